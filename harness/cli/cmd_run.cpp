@@ -1,0 +1,130 @@
+#include <cstdio>
+#include <filesystem>
+
+#include "harness/cli/common.hpp"
+#include "harness/core/errors.hpp"
+#include "harness/core/fileio.hpp"
+
+namespace kgate::cli {
+namespace {
+
+struct RunOpts {
+  std::string cases, rows, candidate, baselines, out, out_dir = "out", policy = "correct", sign;
+  std::string backend = "auto", timer = "cupti", suite;
+  bool resume = false, warm = false, quiet = false;
+  int groups = 3, blocks = 2, m = 5;
+  uint64_t seed = 20261129;
+  double warmup_us = 1000;
+  int warmup_calls = 3;
+};
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> v;
+  size_t a = 0;
+  while (a <= s.size()) {
+    size_t b = s.find(',', a);
+    if (b == std::string::npos) b = s.size();
+    if (b > a) v.push_back(s.substr(a, b - a));
+    a = b + 1;
+  }
+  return v;
+}
+
+int run_one(const RunOpts& o, Backend& backend, const std::string& cases, const std::string& cand,
+            const std::string& bases, const std::string& policy, const std::string& out) {
+  RunConfig c;
+  c.cases_path = portable_path(cases);
+  if (!std::filesystem::exists(c.cases_path)) c.cases_path = cases;
+  c.rows_filter = o.rows;
+  c.candidate = cand;
+  c.baselines = split(bases);
+  c.out_path = out;
+  c.resume = o.resume;
+  if (!o.sign.empty()) c.sign_key = o.sign;
+  c.policy = Policy::parse(policy);
+  c.schedule = {o.groups, o.blocks, o.m, o.seed};
+  c.warmup_min_us = o.warmup_us;
+  c.warmup_min_calls = o.warmup_calls;
+  c.quiet = o.quiet;
+  std::fprintf(stderr, "[kgate] %s: %s vs %s on %s (%s backend, %s timer)\n", out.c_str(), cand.c_str(),
+               bases.c_str(), cases.c_str(), backend.name().c_str(), backend.timer().c_str());
+  RunOutcome r = run_campaign(c, backend);
+  const json& s = r.summary;
+  std::printf("%s: %lld rows, %lld pass policy, %lld fail", r.receipt_path.c_str(),
+              static_cast<long long>(s["rows"].get<int64_t>()), static_cast<long long>(s["policy_passed"].get<int64_t>()),
+              static_cast<long long>(s["policy_failed"].get<int64_t>()));
+  for (auto it = s["by_baseline"].begin(); it != s["by_baseline"].end(); ++it)
+    if (!it.value()["geomean_ratio"].is_null())
+      std::printf("; vs %s geomean %.4f, min %.4f (%s)", it.key().c_str(), it.value()["geomean_ratio"].get<double>(),
+                  it.value()["min_ratio"].get<double>(), it.value()["min_ratio_row"].get<std::string>().c_str());
+  std::printf("\n");
+  return r.policy_passed ? kExitOk : kExitFail;
+}
+
+}  // namespace
+
+void add_run(CLI::App& app, Action& action) {
+  auto o = std::make_shared<RunOpts>();
+  auto* sc = app.add_subcommand("run", "Run a case table: correctness of every arm, then counterbalanced paired timing; "
+                                       "writes a sealed receipt (and its .samples.json sidecar).\n"
+                                       "Without --cases, runs the default suite (cases/suites.json) for this machine's backend.");
+  sc->add_option("--cases", o->cases, "case table (cases/*.json)");
+  sc->add_option("--rows", o->rows, "only rows whose id matches these comma-separated globs");
+  sc->add_option("--candidate", o->candidate, "candidate implementation (kgate list)");
+  sc->add_option("--baseline", o->baselines, "baseline implementation(s), comma-separated; each is its own ABBA pairing");
+  sc->add_option("--out", o->out, "receipt path (default: <out-dir>/<table>.<candidate>.json)");
+  sc->add_option("--out-dir", o->out_dir, "directory for receipts when --out is not given")->capture_default_str();
+  sc->add_option("--policy", o->policy, "required gates: correct,strict,limit(L),drift(D),parity,fallback or a JSON file")->capture_default_str();
+  sc->add_flag("--resume", o->resume, "continue a killed run from its journal (<out>.journal)");
+  sc->add_option("--sign", o->sign, "Ed25519 private key (PEM) to sign the body digest (kgate keygen)");
+  sc->add_option("--backend", o->backend, "auto | cpu | cuda")->capture_default_str();
+  sc->add_option("--timer", o->timer, "GPU timer: cupti | events")->capture_default_str();
+  sc->add_flag("--warm", o->warm, "GPU: do not flush L2 before samples (labelled in the receipt)");
+  sc->add_option("--groups", o->groups, "groups G (drift is measured across groups)")->capture_default_str();
+  sc->add_option("--blocks", o->blocks, "blocks per pair per group (even: half ABBA, half BAAB)")->capture_default_str();
+  sc->add_option("--m", o->m, "samples per letter of a block")->capture_default_str();
+  sc->add_option("--seed", o->seed, "run seed (row order, inputs)")->capture_default_str();
+  sc->add_option("--warmup-us", o->warmup_us, "minimum warm-up work per arm per unit, microseconds")->capture_default_str();
+  sc->add_option("--warmup-calls", o->warmup_calls, "minimum warm-up calls per arm per unit")->capture_default_str();
+  sc->add_option("--suite", o->suite, "suite file for the default run (default: cases/suites.json)");
+  sc->add_flag("--quiet", o->quiet, "no progress line");
+  sc->callback([o, &action] {
+    action = [o]() -> int {
+      auto backend = select_backend(o->backend, o->timer, o->warm, true);
+      if (!o->cases.empty()) {
+        if (o->candidate.empty() || o->baselines.empty())
+          throw InputError("run --cases needs --candidate and --baseline (kgate list shows the arms)");
+        std::string out = o->out;
+        if (out.empty()) {
+          std::string stem = std::filesystem::path(o->cases).stem().string();
+          out = o->out_dir + "/" + stem + "." + o->candidate + ".json";
+        }
+        return run_one(*o, *backend, o->cases, o->candidate, o->baselines, o->policy, out);
+      }
+      if (!o->candidate.empty() || !o->baselines.empty() || !o->out.empty())
+        throw InputError("--candidate/--baseline/--out need --cases (without --cases the default suite runs)");
+      std::string suite_path = o->suite.empty() ? source_root() + "/cases/suites.json" : o->suite;
+      json suites;
+      try {
+        suites = json::parse(read_file(suite_path));
+      } catch (const json::parse_error& e) {
+        throw InputError(suite_path + ": malformed JSON (" + e.what() + ")");
+      }
+      if (!suites.contains(backend->name()) || !suites[backend->name()].is_array())
+        throw InputError(suite_path + ": no '" + backend->name() + "' suite");
+      int rc = kExitOk;
+      for (const auto& e : suites[backend->name()]) {
+        for (const char* k : {"cases", "candidate", "baseline", "out"})
+          if (!e.contains(k) || !e[k].is_string()) throw InputError(suite_path + ": suite entry lacks string field '" + k + "'");
+        std::string cases = e["cases"];
+        if (!std::filesystem::exists(cases)) cases = source_root() + "/" + cases;
+        int r = run_one(*o, *backend, cases, e["candidate"], e["baseline"], e.value("policy", o->policy),
+                        o->out_dir + "/" + e["out"].get<std::string>());
+        rc = std::max(rc, r);
+      }
+      return rc;
+    };
+  });
+}
+
+}  // namespace kgate::cli

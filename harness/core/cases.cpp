@@ -1,0 +1,187 @@
+#include "harness/core/cases.hpp"
+
+#include <set>
+
+#include "harness/core/crypto.hpp"
+#include "harness/core/errors.hpp"
+#include "harness/core/fileio.hpp"
+#include "harness/core/registry.hpp"
+
+namespace kgate {
+
+std::string normalize_params(const Family& f, const json& in, json& out) {
+  if (!in.is_object()) return "params: must be an object";
+  out = json::object();
+  for (auto it = in.begin(); it != in.end(); ++it) {
+    bool known = false;
+    for (const auto& p : f.params) known |= p.name == it.key();
+    if (!known) return "params." + it.key() + ": unknown parameter for family '" + f.name + "'";
+  }
+  for (const auto& p : f.params) {
+    std::string field = "params." + p.name;
+    if (!in.contains(p.name)) {
+      if (p.required) return field + ": missing (required)";
+      out[p.name] = p.fallback;
+      continue;
+    }
+    const json& v = in.at(p.name);
+    switch (p.kind) {
+      case ParamSpec::Kind::Int: {
+        if (!v.is_number_integer()) return field + ": must be an integer";
+        int64_t x = v.get<int64_t>();
+        if (x < p.min || x > p.max)
+          return field + ": " + std::to_string(x) + " out of range [" + std::to_string(p.min) +
+                 ", " + (p.max == std::numeric_limits<int64_t>::max() ? std::string("inf")
+                                                                       : std::to_string(p.max)) + "]";
+        out[p.name] = x;
+        break;
+      }
+      case ParamSpec::Kind::Bool:
+        if (!v.is_boolean()) return field + ": must be true or false";
+        out[p.name] = v;
+        break;
+      case ParamSpec::Kind::String: {
+        if (!v.is_string()) return field + ": must be a string";
+        auto s = v.get<std::string>();
+        if (!p.choices.empty()) {
+          bool ok = false;
+          std::string all;
+          for (const auto& c : p.choices) {
+            ok |= c == s;
+            all += (all.empty() ? "" : "|") + c;
+          }
+          if (!ok) return field + ": '" + s + "' is not one of " + all;
+        }
+        out[p.name] = s;
+        break;
+      }
+    }
+  }
+  if (f.check) return f.check(out);
+  return "";
+}
+
+CaseTable load_case_table(const std::string& path) { return parse_case_table(path, read_file(path)); }
+
+CaseTable parse_case_table(const std::string& path, const std::string& bytes) {
+  auto fail = [&](const std::string& where, const std::string& msg) -> InputError {
+    return InputError(path + ": " + (where.empty() ? "" : where + ": ") + msg);
+  };
+  json doc;
+  try {
+    doc = json::parse(bytes);
+  } catch (const json::parse_error& e) {
+    throw fail("", std::string("malformed JSON (") + e.what() + ")");
+  }
+  if (!doc.is_object()) throw fail("", "top level must be an object");
+  CaseTable t;
+  t.path = path;
+  t.sha256 = sha256_hex(bytes);
+  auto str_field = [&](const char* k, bool req) -> std::string {
+    if (!doc.contains(k)) {
+      if (req) throw fail("", std::string("field '") + k + "': missing");
+      return "";
+    }
+    if (!doc[k].is_string()) throw fail("", std::string("field '") + k + "': must be a string");
+    return doc[k].get<std::string>();
+  };
+  t.name = str_field("table", true);
+  t.family = str_field("family", true);
+  t.description = str_field("description", false);
+  const Family* fam = Registry::instance().find_family(t.family);
+  if (!fam) throw fail("", "field 'family': unknown family '" + t.family + "'");
+  json defaults = json::object();
+  if (doc.contains("defaults")) {
+    if (!doc["defaults"].is_object()) throw fail("", "field 'defaults': must be an object");
+    defaults = doc["defaults"];
+  }
+  if (!doc.contains("rows") || !doc["rows"].is_array()) throw fail("", "field 'rows': missing or not an array");
+  if (doc["rows"].empty()) throw fail("", "field 'rows': table has no rows");
+  for (auto it = doc.begin(); it != doc.end(); ++it)
+    if (it.key() != "table" && it.key() != "family" && it.key() != "description" &&
+        it.key() != "defaults" && it.key() != "rows")
+      throw fail("", "field '" + it.key() + "': unknown top-level field");
+  std::set<std::string> seen;
+  size_t idx = 0;
+  for (const auto& r : doc["rows"]) {
+    std::string where = "rows[" + std::to_string(idx) + "]";
+    if (!r.is_object()) throw fail(where, "must be an object");
+    if (!r.contains("id") || !r["id"].is_string() || r["id"].get<std::string>().empty())
+      throw fail(where, "field 'id': missing or not a non-empty string");
+    CaseRow row;
+    row.id = r["id"].get<std::string>();
+    row.index = idx;
+    where = "row '" + row.id + "'";
+    if (!seen.insert(row.id).second) throw fail(where, "field 'id': duplicate id");
+    for (auto it = r.begin(); it != r.end(); ++it)
+      if (it.key() != "id" && it.key() != "family" && it.key() != "params" && it.key() != "tags" &&
+          it.key() != "tolerance")
+        throw fail(where, "field '" + it.key() + "': unknown row field");
+    row.family = t.family;
+    if (r.contains("family") && r["family"] != t.family)
+      throw fail(where, "field 'family': row family differs from the table's '" + t.family + "'");
+    json params = defaults;
+    if (r.contains("params")) {
+      if (!r["params"].is_object()) throw fail(where, "field 'params': must be an object");
+      for (auto it = r["params"].begin(); it != r["params"].end(); ++it) params[it.key()] = it.value();
+    }
+    std::string err = normalize_params(*fam, params, row.params);
+    if (!err.empty()) throw fail(where, "field '" + err.substr(0, err.find(':')) + "'" + err.substr(err.find(':')));
+    row.tags = json::object();
+    if (r.contains("tags")) {
+      if (!r["tags"].is_object()) throw fail(where, "field 'tags': must be an object of strings");
+      for (auto it = r["tags"].begin(); it != r["tags"].end(); ++it) {
+        if (!it.value().is_string()) throw fail(where, "field 'tags." + it.key() + "': must be a string");
+        row.tags[it.key()] = it.value();
+      }
+    }
+    row.tolerance = fam->tolerance ? fam->tolerance(row.params) : Tolerance{};
+    if (r.contains("tolerance")) {
+      const auto& tol = r["tolerance"];
+      for (const char* k : {"atol", "rtol"}) {
+        if (!tol.is_object() || !tol.contains(k) || !tol[k].is_number() || tol[k].get<double>() < 0)
+          throw fail(where, std::string("field 'tolerance.") + k + "': missing or not a number >= 0");
+      }
+      row.tolerance = {tol["atol"].get<double>(), tol["rtol"].get<double>()};
+      row.tolerance_explicit = true;
+    }
+    t.rows.push_back(std::move(row));
+    ++idx;
+  }
+  return t;
+}
+
+bool glob_match(const std::string& p, const std::string& s) {
+  size_t pi = 0, si = 0, star = std::string::npos, mark = 0;
+  while (si < s.size()) {
+    if (pi < p.size() && (p[pi] == s[si] || p[pi] == '?')) { ++pi; ++si; }
+    else if (pi < p.size() && p[pi] == '*') { star = pi++; mark = si; }
+    else if (star != std::string::npos) { pi = star + 1; si = ++mark; }
+    else return false;
+  }
+  while (pi < p.size() && p[pi] == '*') ++pi;
+  return pi == p.size();
+}
+
+void filter_rows(CaseTable& t, const std::string& globs) {
+  if (globs.empty()) return;
+  std::vector<std::string> pats;
+  size_t s = 0;
+  while (s <= globs.size()) {
+    size_t e = globs.find(',', s);
+    if (e == std::string::npos) e = globs.size();
+    if (e > s) pats.push_back(globs.substr(s, e - s));
+    s = e + 1;
+  }
+  std::vector<CaseRow> kept;
+  for (auto& r : t.rows)
+    for (const auto& p : pats)
+      if (glob_match(p, r.id)) {
+        kept.push_back(r);
+        break;
+      }
+  if (kept.empty()) throw InputError(t.path + ": --rows '" + globs + "' matches no row");
+  t.rows = std::move(kept);
+}
+
+}  // namespace kgate

@@ -1,0 +1,73 @@
+#include "harness/core/cpu_backend.hpp"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <thread>
+
+#include "harness/core/errors.hpp"
+
+namespace kgate {
+
+void merge_check(Correctness& into, const Correctness& o, const std::string& what) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%s%s: max_abs %.3g, mismatches %lld%s", into.note.empty() ? "" : "; ",
+                what.c_str(), o.max_abs_err, static_cast<long long>(o.mismatches + o.nonfinite + o.unwritten),
+                o.note.empty() ? "" : (" (" + o.note + ")").c_str());
+  into.note += buf;
+  if (o.max_abs_err > into.max_abs_err && o.mismatches + o.nonfinite > 0 && into.mismatches + into.nonfinite == 0) {
+    into.worst = what + o.worst;
+    into.worst_out = o.worst_out;
+    into.worst_ref = o.worst_ref;
+  }
+  into.max_abs_err = std::max(into.max_abs_err, o.max_abs_err);
+  into.max_rel_err = std::max(into.max_rel_err, o.max_rel_err);
+  into.elements += o.elements;
+  into.mismatches += o.mismatches;
+  into.nonfinite += o.nonfinite;
+  into.unwritten += o.unwritten;
+  into.passed = into.passed && o.passed;
+}
+
+namespace {
+
+class CpuBackend final : public Backend {
+ public:
+  std::string name() const override { return "cpu"; }
+  std::string timer() const override { return "host"; }
+  json environment() const override {
+    json e;
+    std::string model = "unknown";
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line))
+      if (line.rfind("model name", 0) == 0) {
+        model = line.substr(line.find(':') + 2);
+        break;
+      }
+    utsname u{};
+    uname(&u);
+    e["backend"] = "cpu";
+    e["cpu"] = model;
+    e["logical_cpus"] = std::thread::hardware_concurrency();
+    e["os"] = std::string(u.sysname) + " " + u.release + " " + u.machine;
+    e["compiler"] = __VERSION__;
+    e["gpus"] = json::array();
+    return e;
+  }
+  json protocol() const override {
+    return json{{"cold_l2", false}, {"flush_bytes", 0},
+                {"note", "CPU backend: host steady_clock around each call; caches are not flushed"}};
+  }
+  std::unique_ptr<RowContext> prepare(const Family& fam, const CaseRow& row, uint64_t seed) override {
+    if (!fam.make_cpu_context) throw InputError("family '" + fam.name + "' has no CPU context");
+    return fam.make_cpu_context(row, seed);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<CpuBackend>(); }
+
+}  // namespace kgate

@@ -1,0 +1,18 @@
+#pragma once
+// SHA-256 and Ed25519 through OpenSSL's EVP interface.
+#include <string>
+#include <string_view>
+
+namespace kgate {
+
+std::string sha256_hex(std::string_view bytes);
+std::string sha256_file_hex(const std::string& path);  // throws InputError if unreadable
+
+// Ed25519 keys as PEM files (PKCS#8 private, SubjectPublicKeyInfo public).
+void ed25519_keygen(const std::string& private_pem_path, const std::string& public_pem_path);
+std::string ed25519_sign_hex(const std::string& private_pem_path, std::string_view message);
+std::string ed25519_public_pem_from_private(const std::string& private_pem_path);
+bool ed25519_verify_hex(const std::string& public_pem, std::string_view message,
+                        const std::string& signature_hex);
+
+}  // namespace kgate

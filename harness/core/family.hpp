@@ -1,0 +1,52 @@
+#pragma once
+// A kernel family: its parameter schema, cross-field checks, default tolerances, and how to
+// make a row's inputs and reference on each backend. Implementations register separately.
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/core/jcs.hpp"
+
+namespace kgate {
+
+struct CaseRow;
+struct Implementation;
+class RowContext;
+
+struct ParamSpec {
+  enum class Kind { Int, Bool, String };
+  std::string name;
+  Kind kind = Kind::Int;
+  bool required = true;
+  int64_t min = 1;  // ints: inclusive bounds
+  int64_t max = std::numeric_limits<int64_t>::max();
+  std::vector<std::string> choices;  // strings: allowed values (empty = any)
+  json fallback;                     // used when not required and absent
+  std::string help;
+};
+
+struct Tolerance {
+  double atol = 1e-2, rtol = 1e-2;
+};
+
+struct Family {
+  std::string name;
+  std::string summary;
+  std::vector<ParamSpec> params;
+  // Extra checks over the normalized params; return "field: message" or empty when valid.
+  std::function<std::string(const json& params)> check;
+  std::function<Tolerance(const json& params)> tolerance;
+  // CPU backend: inputs + double-precision reference on the host.
+  std::function<std::unique_ptr<RowContext>(const CaseRow&, uint64_t seed)> make_cpu_context;
+  // GPU backend (set by the GPU library when built with CUDA).
+  std::function<std::unique_ptr<RowContext>(const CaseRow&, uint64_t seed, void* gpu)> make_gpu_context;
+};
+
+// Validates and fills defaults: returns the normalized params or "field: message".
+std::string normalize_params(const Family& f, const json& in, json& out);
+
+}  // namespace kgate

@@ -1,0 +1,67 @@
+#include "harness/core/fileio.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "harness/core/errors.hpp"
+
+namespace kgate {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot read (" + std::strerror(errno) + ")");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool file_exists(const std::string& path) { return std::filesystem::exists(path); }
+
+static void write_all(int fd, const std::string& bytes, const std::string& path) {
+  size_t off = 0;
+  while (off < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + off, bytes.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw std::runtime_error(path + ": write failed (" + std::strerror(errno) + ")");
+    }
+    off += static_cast<size_t>(n);
+  }
+}
+
+void write_file_atomic(const std::string& path, const std::string& bytes) {
+  auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) throw InputError(tmp + ": cannot create (" + std::strerror(errno) + ")");
+  try {
+    write_all(fd, bytes, tmp);
+  } catch (...) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  ::fsync(fd);
+  ::close(fd);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    throw std::runtime_error(path + ": rename failed (" + std::strerror(errno) + ")");
+  }
+}
+
+void append_line_durable(const std::string& path, const std::string& line) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  if (fd < 0) throw InputError(path + ": cannot open journal (" + std::strerror(errno) + ")");
+  write_all(fd, line + "\n", path);
+  ::fsync(fd);
+  ::close(fd);
+}
+
+}  // namespace kgate

@@ -1,0 +1,257 @@
+#include "harness/core/gates.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+#include "harness/core/errors.hpp"
+#include "harness/core/fileio.hpp"
+#include "harness/core/stats.hpp"
+
+namespace kgate {
+
+const std::vector<std::string>& all_gate_names() {
+  static const std::vector<std::string> g = {"correct", "strict", "limit", "drift", "parity", "fallback"};
+  return g;
+}
+
+json Policy::to_json() const {
+  json j;
+  j["gates"] = gates;
+  j["limit"] = limit ? json(*limit) : json(nullptr);
+  j["drift"] = drift ? json(*drift) : json(nullptr);
+  j["limit_by_tag"] = json::object();
+  for (const auto& [k, v] : limit_by_tag) j["limit_by_tag"][k] = v;
+  return j;
+}
+
+static void check_gate_name(const std::string& g, const std::string& where) {
+  for (const auto& n : all_gate_names())
+    if (n == g) return;
+  throw InputError(where + ": unknown gate '" + g + "' (known: correct, strict, limit(L), drift(D), parity, fallback)");
+}
+
+Policy Policy::from_json(const json& j, const std::string& where) {
+  Policy p;
+  if (!j.is_object() || !j.contains("gates") || !j["gates"].is_array())
+    throw InputError(where + ": field 'gates': missing or not an array");
+  std::set<std::string> seen;
+  for (const auto& g : j["gates"]) {
+    if (!g.is_string()) throw InputError(where + ": field 'gates': entries must be strings");
+    check_gate_name(g.get<std::string>(), where);
+    if (seen.insert(g.get<std::string>()).second) p.gates.push_back(g.get<std::string>());
+  }
+  auto num = [&](const char* k) -> std::optional<double> {
+    if (!j.contains(k) || j[k].is_null()) return std::nullopt;
+    if (!j[k].is_number() || j[k].get<double>() < 0)
+      throw InputError(where + ": field '" + k + "': must be a number >= 0");
+    return j[k].get<double>();
+  };
+  p.limit = num("limit");
+  p.drift = num("drift");
+  if (j.contains("limit_by_tag")) {
+    if (!j["limit_by_tag"].is_object()) throw InputError(where + ": field 'limit_by_tag': must be an object");
+    for (auto it = j["limit_by_tag"].begin(); it != j["limit_by_tag"].end(); ++it) {
+      if (!it.value().is_number() || it.value().get<double>() < 0 || it.key().find('=') == std::string::npos)
+        throw InputError(where + ": field 'limit_by_tag." + it.key() + "': needs key=value and a number >= 0");
+      p.limit_by_tag[it.key()] = it.value().get<double>();
+    }
+  }
+  for (const auto& g : p.gates) {
+    if (g == "limit" && !p.limit && p.limit_by_tag.empty())
+      throw InputError(where + ": gate 'limit' needs a value: limit(L) or field 'limit'");
+    if (g == "drift" && !p.drift) throw InputError(where + ": gate 'drift' needs a value: drift(D) or field 'drift'");
+  }
+  return p;
+}
+
+Policy Policy::parse(const std::string& spec) {
+  if (spec.empty()) throw InputError("--policy: empty");
+  if (std::filesystem::is_regular_file(spec)) {
+    json j;
+    try {
+      j = json::parse(read_file(spec));
+    } catch (const json::parse_error& e) {
+      throw InputError(spec + ": malformed JSON (" + e.what() + ")");
+    }
+    return from_json(j, spec);
+  }
+  json j;
+  j["gates"] = json::array();
+  size_t s = 0;
+  while (s < spec.size()) {
+    size_t e = spec.find(',', s);
+    if (e == std::string::npos) e = spec.size();
+    std::string tok = spec.substr(s, e - s);
+    s = e + 1;
+    if (tok.empty()) continue;
+    auto lp = tok.find('(');
+    if (lp != std::string::npos) {
+      if (tok.back() != ')') throw InputError("--policy: '" + tok + "': expected name(value)");
+      std::string name = tok.substr(0, lp), val = tok.substr(lp + 1, tok.size() - lp - 2);
+      double v;
+      try {
+        size_t used = 0;
+        v = std::stod(val, &used);
+        if (used != val.size()) throw std::invalid_argument(val);
+      } catch (const std::exception&) {
+        throw InputError("--policy: '" + tok + "': value is not a number");
+      }
+      if (name != "limit" && name != "drift") throw InputError("--policy: '" + tok + "': only limit(L) and drift(D) take a value");
+      j[name] = v;
+      j["gates"].push_back(name);
+    } else {
+      j["gates"].push_back(tok);
+    }
+  }
+  return from_json(j, "--policy");
+}
+
+// A tri-state verdict: true, false, or null (not applicable / not measurable here).
+static json tri(std::optional<bool> b) { return b ? json(*b) : json(nullptr); }
+
+void derive_row(json& row, const json& samples, const Policy& policy) {
+  bool measured = row["disposition"] == "passed";
+  // Statistics per pair.
+  if (measured) {
+    const json& sp = samples.at("pairs");
+    if (sp.size() != row["pairs"].size()) throw AuditError("row '" + row["id"].get<std::string>() + "': sample pairs do not match the row's pairs");
+    for (size_t i = 0; i < sp.size(); ++i) {
+      auto gb = sp[i].at("baseline").get<std::vector<std::vector<double>>>();
+      auto gc = sp[i].at("candidate").get<std::vector<std::vector<double>>>();
+      std::vector<double> ab, ac;
+      for (auto& g : gb) ab.insert(ab.end(), g.begin(), g.end());
+      for (auto& g : gc) ac.insert(ac.end(), g.begin(), g.end());
+      auto to_j = [](const SampleSummary& s) {
+        return json{{"n", s.n}, {"median_us", s.median}, {"q1_us", s.q1}, {"q3_us", s.q3},
+                    {"iqr_us", s.iqr}, {"min_us", s.min}, {"max_us", s.max}};
+      };
+      PairStats ps = pair_stats(gb, gc);
+      json& p = row["pairs"][i];
+      p["baseline_stats"] = to_j(summarize(ab));
+      p["candidate_stats"] = to_j(summarize(ac));
+      p["ratio"] = ps.ratio;
+      p["group_ratios"] = ps.group_ratios;
+      p["drift"] = ps.drift;
+      p["groups_agree"] = ps.groups_agree;
+    }
+  } else {
+    for (auto& p : row["pairs"]) {
+      p["baseline_stats"] = nullptr;
+      p["candidate_stats"] = nullptr;
+      p["ratio"] = nullptr;
+      p["group_ratios"] = nullptr;
+      p["drift"] = nullptr;
+      p["groups_agree"] = nullptr;
+    }
+  }
+  // Effective limit for this row: the tag override if any, else the policy's.
+  std::optional<double> L = policy.limit;
+  for (const auto& [kv, v] : policy.limit_by_tag) {
+    auto eq = kv.find('=');
+    std::string k = kv.substr(0, eq), val = kv.substr(eq + 1);
+    if (row["tags"].contains(k) && row["tags"][k] == val) L = v;
+  }
+  json raw;
+  {
+    bool all_correct = !row["correctness"].empty();
+    for (const auto& c : row["correctness"]) all_correct &= c["passed"].get<bool>();
+    raw["correct"] = all_correct && row["disposition"] != "incorrect";
+  }
+  std::optional<bool> strict, limit, drift;
+  if (measured && !row["pairs"].empty()) {
+    strict = limit = drift = true;
+    for (const auto& p : row["pairs"]) {
+      double r = p["ratio"].get<double>();
+      *strict = *strict && r > 1;
+      if (L) *limit = *limit && p["candidate_stats"]["median_us"].get<double>() <=
+                                   (1 + *L) * p["baseline_stats"]["median_us"].get<double>();
+      if (policy.drift) *drift = *drift && p["drift"].get<double>() <= *policy.drift && p["groups_agree"].get<bool>();
+    }
+    if (!L) limit.reset();
+    if (!policy.drift) drift.reset();
+  }
+  raw["strict"] = tri(strict);
+  raw["limit"] = tri(limit);
+  raw["limit_value"] = L ? json(*L) : json(nullptr);
+  raw["drift"] = tri(drift);
+  // Activity gates need an activity timer (cupti); with host/events timers they are null.
+  std::optional<bool> parity, fallback;
+  const json& sig = row["signatures"];
+  if (measured && sig.is_object() && !sig.empty()) {
+    parity = fallback = true;
+    for (const auto& p : row["pairs"]) {
+      const json& a = sig.at(p["baseline"].get<std::string>());
+      const json& b = sig.at(p["candidate"].get<std::string>());
+      *parity = *parity && a["A"] == b["A"] && a["L"] == b["L"] && a["K"] == b["K"] &&
+                a["consistent"].get<bool>() && b["consistent"].get<bool>();
+      *fallback = *fallback && b["undeclared"].empty();
+    }
+  }
+  raw["parity"] = tri(parity);
+  raw["fallback"] = tri(fallback);
+  json failed = json::array();
+  for (const auto& g : policy.gates)
+    if (!(raw[g].is_boolean() && raw[g].get<bool>())) failed.push_back(g);
+  row["verdicts"] = {{"raw", raw}, {"policy", failed.empty()}, {"failed", failed}};
+}
+
+json derive_summary(const json& rows) {
+  json s;
+  s["rows"] = rows.size();
+  size_t pass = 0;
+  json disp = json::object(), gate_fail = json::object();
+  struct Acc {
+    std::vector<double> ratios;
+    std::map<std::string, std::vector<double>> by_tag;
+    double sum_b = 0, sum_c = 0, min_r = 0;
+    std::string min_row;
+    size_t unmeasured = 0;
+  };
+  std::map<std::string, Acc> acc;
+  for (const auto& r : rows) {
+    pass += r["verdicts"]["policy"].get<bool>();
+    std::string d = r["disposition"];
+    disp[d] = disp.value(d, 0) + 1;
+    for (const auto& g : r["verdicts"]["failed"]) gate_fail[g.get<std::string>()] = gate_fail.value(g.get<std::string>(), 0) + 1;
+    for (const auto& p : r["pairs"]) {
+      Acc& a = acc[p["baseline"].get<std::string>()];
+      if (p["ratio"].is_null()) {
+        ++a.unmeasured;
+        continue;
+      }
+      double x = p["ratio"].get<double>();
+      if (a.ratios.empty() || x < a.min_r) {
+        a.min_r = x;
+        a.min_row = r["id"];
+      }
+      a.ratios.push_back(x);
+      a.sum_b += p["baseline_stats"]["median_us"].get<double>();
+      a.sum_c += p["candidate_stats"]["median_us"].get<double>();
+      for (auto it = r["tags"].begin(); it != r["tags"].end(); ++it)
+        a.by_tag[it.key() + "=" + it.value().get<std::string>()].push_back(x);
+    }
+  }
+  s["policy_passed"] = pass;
+  s["policy_failed"] = rows.size() - pass;
+  s["dispositions"] = disp;
+  s["gate_failures"] = gate_fail;
+  json pairs = json::object();
+  for (auto& [name, a] : acc) {
+    json j;
+    j["measured_rows"] = a.ratios.size();
+    j["unmeasured_rows"] = a.unmeasured;
+    j["geomean_ratio"] = a.ratios.empty() ? json(nullptr) : json(geomean(a.ratios));
+    j["min_ratio"] = a.ratios.empty() ? json(nullptr) : json(a.min_r);
+    j["min_ratio_row"] = a.ratios.empty() ? json(nullptr) : json(a.min_row);
+    j["sum_baseline_median_us"] = a.sum_b;
+    j["sum_candidate_median_us"] = a.sum_c;
+    j["by_tag"] = json::object();
+    for (auto& [tag, v] : a.by_tag) j["by_tag"][tag] = {{"rows", v.size()}, {"geomean_ratio", geomean(v)}};
+    pairs[name] = j;
+  }
+  s["by_baseline"] = pairs;
+  return s;
+}
+
+}  // namespace kgate

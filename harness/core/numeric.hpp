@@ -1,0 +1,86 @@
+#pragma once
+// Host-side number formats and seeded data, shared by references, CPU arms and GPU contexts.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+namespace kgate {
+
+inline uint16_t f32_to_bf16_bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40);  // NaN stays NaN
+  u += 0x7fffu + ((u >> 16) & 1u);  // round to nearest even
+  return static_cast<uint16_t>(u >> 16);
+}
+inline float bf16_bits_to_f32(uint16_t b) {
+  uint32_t u = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+inline float round_bf16(float f) { return bf16_bits_to_f32(f32_to_bf16_bits(f)); }
+
+// OCP FP8 E4M3 (no infinities; 0x7f/0xff are NaN; max 448).
+inline float fp8_e4m3_to_f32(uint8_t v) {
+  int s = v >> 7, e = (v >> 3) & 15, m = v & 7;
+  float r;
+  if (e == 15 && m == 7) return NAN;
+  if (e == 0) r = std::ldexp(static_cast<float>(m), -9);  // subnormal: m/8 * 2^-6
+  else r = std::ldexp(1.0f + static_cast<float>(m) / 8.0f, e - 7);
+  return s ? -r : r;
+}
+// Round to nearest even, saturating at +-448.
+inline uint8_t f32_to_fp8_e4m3(float f) {
+  uint8_t best = 0;
+  float bd = INFINITY;
+  // 126 finite non-negative codes: a direct search is exact and small enough for test data.
+  float a = std::fabs(f);
+  for (int c = 0; c < 0x7f; ++c) {
+    float d = std::fabs(fp8_e4m3_to_f32(static_cast<uint8_t>(c)) - a);
+    if (d < bd || (d == bd && (c & 1) == 0)) { bd = d; best = static_cast<uint8_t>(c); }
+  }
+  return static_cast<uint8_t>(best | (f < 0 ? 0x80 : 0));
+}
+
+// Poison written into every output before a call: a NaN with a payload no arithmetic makes.
+// Representable in BF16 (0x7fde) and FP32 (0x7fde0000), so "never written" is detectable.
+inline constexpr uint16_t kPoisonBf16 = 0x7fde;
+inline constexpr uint32_t kPoisonF32 = 0x7fde0000u;
+inline bool is_poison_f32(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u == kPoisonF32;
+}
+inline float poison_f32() {
+  float f;
+  uint32_t u = kPoisonF32;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+// Seeded, platform-independent random numbers (splitmix64 stream).
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : s_(seed) {}
+  uint64_t next() {
+    uint64_t z = (s_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
+  float uniform(float lo, float hi) { return lo + static_cast<float>(uniform()) * (hi - lo); }
+  float normal() {
+    double u1 = uniform(), u2 = uniform();
+    if (u1 < 1e-300) u1 = 1e-300;
+    return static_cast<float>(std::sqrt(-2 * std::log(u1)) * std::cos(6.283185307179586 * u2));
+  }
+  uint64_t below(uint64_t n) { return next() % n; }
+
+ private:
+  uint64_t s_;
+};
+
+}  // namespace kgate

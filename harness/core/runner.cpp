@@ -1,0 +1,425 @@
+#include "harness/core/runner.hpp"
+
+#include <signal.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "harness/core/artifacts.hpp"
+#include "harness/core/crypto.hpp"
+#include "harness/core/errors.hpp"
+#include "harness/core/fileio.hpp"
+#include "harness/core/receipt.hpp"
+#include "harness/core/stats.hpp"
+
+namespace kgate {
+
+json Correctness::to_json(const std::string& arm) const {
+  return json{{"arm", arm},           {"passed", passed},       {"max_abs_err", max_abs_err},
+              {"max_rel_err", max_rel_err}, {"worst", worst},   {"worst_out", worst_out},
+              {"worst_ref", worst_ref}, {"elements", elements}, {"mismatches", mismatches},
+              {"nonfinite", nonfinite}, {"unwritten", unwritten}, {"note", note}};
+}
+
+Correctness compare_outputs(const std::vector<double>& out, const std::vector<double>& ref,
+                            const std::vector<bool>& unwritten, const Tolerance& tol,
+                            const std::function<std::string(size_t)>& coords) {
+  Correctness c;
+  c.elements = static_cast<int64_t>(out.size());
+  double worst_excess = -1;
+  size_t worst_i = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (!unwritten.empty() && unwritten[i]) {
+      ++c.unwritten;
+      continue;
+    }
+    if (!std::isfinite(out[i]) || !std::isfinite(ref[i])) {
+      // A non-finite reference (e.g. lse = -inf for an empty row) must be matched exactly.
+      if (!(out[i] == ref[i])) {
+        ++c.nonfinite;
+        if (worst_excess < INFINITY) { worst_excess = INFINITY; worst_i = i; }
+      }
+      continue;
+    }
+    double err = std::fabs(out[i] - ref[i]);
+    double bound = tol.atol + tol.rtol * std::fabs(ref[i]);
+    c.max_abs_err = std::max(c.max_abs_err, err);
+    c.max_rel_err = std::max(c.max_rel_err, err / std::max(std::fabs(ref[i]), tol.atol > 0 ? tol.atol : 1e-30));
+    if (err > bound) ++c.mismatches;
+    double excess = err - bound;
+    if (excess > worst_excess) { worst_excess = excess; worst_i = i; }
+  }
+  if (!out.empty()) {
+    c.worst = coords(worst_i);
+    c.worst_out = std::isfinite(out[worst_i]) ? out[worst_i] : 0;
+    c.worst_ref = std::isfinite(ref[worst_i]) ? ref[worst_i] : 0;
+  }
+  c.passed = c.mismatches == 0 && c.nonfinite == 0 && c.unwritten == 0 && !out.empty();
+  if (out.empty()) c.note = "no output elements compared";
+  return c;
+}
+
+namespace {
+
+std::string utc_now() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+uint64_t row_seed(uint64_t run_seed, const std::string& id) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a of the id, mixed with the run seed
+  for (unsigned char c : id) h = (h ^ c) * 1099511628211ull;
+  uint64_t s = run_seed ^ h;
+  return splitmix64(s);
+}
+
+json arm_json(const Implementation& impl, const std::string& role) {
+  json src = json::array();
+  for (const auto& p : impl.sources) src.push_back({{"path", p}, {"sha256", built_source_sha256(p)}});
+  return json{{"name", impl.name}, {"role", role}, {"backend", impl.backend},
+              {"archs", impl.archs}, {"kernel_names", impl.kernel_names}, {"sources", src}};
+}
+
+struct RowState {
+  json correctness;  // journal record, once checked
+  std::map<int, json> units;  // group -> unit record
+  std::string failed_error;
+};
+
+json signatures_json(const std::map<std::string, std::vector<Signature>>& sigs,
+                     const std::map<std::string, const Implementation*>& impls) {
+  json out = json::object();
+  for (const auto& [arm, v] : sigs) {
+    if (v.empty()) continue;
+    bool consistent = true;
+    std::set<std::string> names;
+    for (const auto& s : v) {
+      consistent &= s == v.front();
+      names.insert(s.kernel_names.begin(), s.kernel_names.end());
+    }
+    json und = json::array();
+    const auto& declared = impls.at(arm)->kernel_names;
+    for (const auto& n : names)
+      if (std::find(declared.begin(), declared.end(), n) == declared.end()) und.push_back(n);
+    out[arm] = {{"A", v.front().records}, {"L", v.front().launches},
+                {"K", static_cast<int64_t>(v.front().kernel_names.size())},
+                {"names", std::vector<std::string>(names.begin(), names.end())},
+                {"consistent", consistent}, {"undeclared", und}, {"calls", v.size()}};
+  }
+  return out;
+}
+
+}  // namespace
+
+RunOutcome run_campaign(const RunConfig& cfg, Backend& backend) {
+  cfg.schedule.validate();
+  Registry& reg = Registry::instance();
+  CaseTable table = load_case_table(cfg.cases_path);
+  filter_rows(table, cfg.rows_filter);
+  const Family& fam = reg.family(table.family);
+  if (cfg.baselines.empty()) throw InputError("--baseline: at least one baseline is required");
+  std::map<std::string, const Implementation*> impls;
+  std::vector<std::pair<std::string, std::string>> arm_roles;
+  auto add_arm = [&](const std::string& name, const std::string& role, const char* flag) {
+    const Implementation& im = reg.impl(name);
+    if (im.family != table.family)
+      throw InputError(std::string(flag) + " " + name + ": family '" + im.family + "' but " +
+                       cfg.cases_path + " is a '" + table.family + "' table");
+    if (im.backend != backend.name())
+      throw InputError(std::string(flag) + " " + name + ": a " + im.backend + " implementation, but this run uses the " +
+                       backend.name() + " backend (use --backend or choose a " + backend.name() + " arm; kgate list)");
+    if (impls.count(name)) throw InputError(std::string(flag) + " " + name + ": arm named twice");
+    impls[name] = &im;
+    arm_roles.push_back({name, role});
+  };
+  add_arm(cfg.candidate, "candidate", "--candidate");
+  for (const auto& b : cfg.baselines) add_arm(b, "baseline", "--baseline");
+
+  json protocol = backend.protocol();
+  protocol["timer"] = backend.timer();
+  protocol["groups"] = cfg.schedule.groups;
+  protocol["blocks"] = cfg.schedule.blocks;
+  protocol["m"] = cfg.schedule.m;
+  protocol["seed"] = cfg.schedule.seed;
+  protocol["warmup_min_us"] = cfg.warmup_min_us;
+  protocol["warmup_min_calls"] = cfg.warmup_min_calls;
+  protocol["pairing"] = "ABBA/BAAB counterbalanced, equal counts per group";
+
+  json arms = json::array();
+  for (const auto& [n, role] : arm_roles) arms.push_back(arm_json(*impls[n], role));
+  json row_ids = json::array();
+  for (const auto& r : table.rows) row_ids.push_back(r.id);
+
+  // Everything that must match for a resumed run to continue this one.
+  json run_identity = {{"cases_sha256", table.sha256}, {"rows", row_ids}, {"arms", arms},
+                       {"protocol", protocol}, {"backend", backend.name()},
+                       {"binary_sha256", self_binary_sha256()}};
+  std::string identity_digest = sha256_hex(canonicalize(run_identity));
+  std::string journal = cfg.out_path + ".journal";
+
+  std::map<std::string, RowState> state;
+  size_t resumed_units = 0;
+  if (cfg.resume) {
+    if (!file_exists(journal)) throw InputError(journal + ": no journal to resume (run without --resume)");
+    std::istringstream in(read_file(journal));
+    std::string line, kept;
+    bool header_ok = false;
+    size_t lineno = 0;
+    while (std::getline(in, line)) {
+      ++lineno;
+      json j;
+      try {
+        j = json::parse(line);
+      } catch (const json::parse_error&) {
+        // Only the last line can be torn (killed mid-append); drop it.
+        if (in.peek() != EOF) throw InputError(journal + ":" + std::to_string(lineno) + ": corrupt journal line");
+        break;
+      }
+      if (lineno == 1) {
+        if (j.value("kind", "") != "header" || j.value("identity_sha256", "") != identity_digest)
+          throw InputError(journal + ": this journal is for a different run (cases, arms, protocol or binary differ); "
+                           "rerun with the original flags or remove the journal");
+        header_ok = true;
+      } else {
+        std::string id = j.at("row");
+        if (j["kind"] == "correctness") state[id].correctness = j;
+        else if (j["kind"] == "unit") { state[id].units[j["group"].get<int>()] = j; ++resumed_units; }
+        else if (j["kind"] == "row_failed") state[id].failed_error = j["error"];
+      }
+      kept += line + "\n";
+    }
+    if (!header_ok) throw InputError(journal + ": empty journal");
+    write_file_atomic(journal, kept);  // drop a torn tail before appending
+  } else {
+    auto parent = std::filesystem::path(cfg.out_path).parent_path();
+    if (!parent.empty()) std::filesystem::create_directories(parent);
+    if (file_exists(journal))
+      throw InputError(journal + ": a journal of an unfinished run exists; pass --resume to continue it, or remove it");
+    append_line_durable(journal, canonicalize(json{{"kind", "header"}, {"identity_sha256", identity_digest},
+                                                   {"identity", run_identity}, {"started_utc", utc_now()}}));
+  }
+
+  const char* kill_env = std::getenv("KGATE_TEST_KILL_AFTER_UNITS");
+  long kill_after = kill_env ? std::atol(kill_env) : -1;
+  long units_this_process = 0;
+
+  std::vector<Unit> units = plan_units(table.rows.size(), cfg.schedule);
+  auto t0 = std::chrono::steady_clock::now();
+  std::string started = utc_now();
+  size_t done = 0;
+  for (const Unit& u : units) {
+    const CaseRow& row = table.rows[u.row];
+    RowState& st = state[row.id];
+    ++done;
+    if (!cfg.quiet) {
+      double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      double eta = done > 1 ? el / static_cast<double>(done - 1) * static_cast<double>(units.size() - done + 1) : 0;
+      std::fprintf(stderr, "\r[kgate] unit %zu/%zu  row %zu/%zu %-28.28s group %d/%d  elapsed %.1fs  eta %.0fs   ",
+                   done, units.size(), u.row + 1, table.rows.size(), row.id.c_str(), u.group + 1,
+                   cfg.schedule.groups, el, eta);
+      std::fflush(stderr);
+    }
+    if (!st.failed_error.empty() || st.units.count(u.group)) continue;
+    if (!st.correctness.is_null() && st.correctness["disposition"] != "passed") continue;
+    uint64_t seed = row_seed(cfg.schedule.seed, row.id);
+    try {
+      std::unique_ptr<RowContext> ctx;
+      if (st.correctness.is_null()) {
+        json rec = {{"kind", "correctness"}, {"row", row.id}, {"error", nullptr}};
+        std::string unsupported;
+        for (const auto& [n, role] : arm_roles) {
+          const Implementation* im = impls[n];
+          if (im->supports) {
+            std::string why = im->supports(row.params);
+            if (!why.empty()) unsupported += (unsupported.empty() ? "" : "; ") + n + ": " + why;
+          }
+        }
+        json checks = json::array();
+        std::string disposition = "passed";
+        if (!unsupported.empty()) {
+          disposition = "not_supported";
+          rec["error"] = unsupported;
+        } else {
+          ctx = backend.prepare(fam, row, seed);
+          for (const auto& [n, role] : arm_roles) {
+            Correctness c = ctx->check(*impls[n]);
+            checks.push_back(c.to_json(n));
+            if (!c.passed) disposition = "incorrect";
+          }
+        }
+        rec["disposition"] = disposition;
+        rec["correctness"] = checks;
+        append_line_durable(journal, canonicalize(rec));
+        st.correctness = rec;
+        if (disposition != "passed") continue;
+      }
+      if (!ctx) ctx = backend.prepare(fam, row, seed);
+      // Warm-up: at least warmup_min_calls calls and warmup_min_us of work per arm.
+      for (const auto& [n, role] : arm_roles) {
+        double spent = 0;
+        for (int c = 0; c < cfg.warmup_min_calls || spent < cfg.warmup_min_us; ++c) {
+          spent += ctx->warm_call_us(*impls[n]);
+          if (c > 100000) break;
+        }
+      }
+      json pairs = json::array();
+      std::map<std::string, std::vector<Signature>> sigs;
+      json events = json::object(), clocks = json::object();
+      std::string letters = block_letters(cfg.schedule, u.group, u.row);
+      for (const auto& b : cfg.baselines) {
+        std::vector<double> sb, sc;
+        for (char L : letters) {
+          const std::string& arm = L == 'A' ? b : cfg.candidate;
+          Sample s = ctx->time_once(*impls[arm]);
+          (L == 'A' ? sb : sc).push_back(s.us);
+          if (s.signature) sigs[arm].push_back(*s.signature);
+          if (s.events_us > 0) events[arm].push_back(s.events_us);
+          if (s.sm_clock_mhz > 0) clocks[arm].push_back(s.sm_clock_mhz);
+        }
+        pairs.push_back({{"baseline", sb}, {"candidate", sc}});
+      }
+      json rec = {{"kind", "unit"}, {"row", row.id}, {"group", u.group}, {"pairs", pairs},
+                  {"signatures", signatures_json(sigs, impls)}, {"events_us", events}, {"sm_clock_mhz", clocks}};
+      append_line_durable(journal, canonicalize(rec));
+      st.units[u.group] = rec;
+      if (kill_after >= 0 && ++units_this_process >= kill_after) ::raise(SIGKILL);  // resume tests
+    } catch (const DeviceError& e) {
+      std::string msg = e.what();
+      append_line_durable(journal, canonicalize(json{{"kind", "row_failed"}, {"row", row.id}, {"error", msg}}));
+      st.failed_error = msg;
+    } catch (const InputError&) {
+      throw;
+    } catch (const std::exception& e) {
+      std::string msg = e.what();
+      append_line_durable(journal, canonicalize(json{{"kind", "row_failed"}, {"row", row.id}, {"error", msg}}));
+      st.failed_error = msg;
+    }
+  }
+  if (!cfg.quiet) std::fprintf(stderr, "\n");
+
+  // Assemble rows from the journal state.
+  json rows = json::array();
+  json sample_rows = json::object();
+  for (const auto& r : table.rows) {
+    RowState& st = state[r.id];
+    json row;
+    row["id"] = r.id;
+    row["family"] = r.family;
+    row["params"] = r.params;
+    row["tags"] = r.tags;
+    row["tolerance"] = {{"atol", r.tolerance.atol}, {"rtol", r.tolerance.rtol}};
+    row["correctness"] = st.correctness.is_null() ? json::array() : st.correctness["correctness"];
+    std::string disp = st.correctness.is_null() ? "skipped" : st.correctness["disposition"].get<std::string>();
+    json err = st.correctness.is_null() ? json(nullptr) : st.correctness["error"];
+    if (!st.failed_error.empty()) {
+      disp = "failed";
+      err = st.failed_error;
+    }
+    if (disp == "passed" && static_cast<int>(st.units.size()) != cfg.schedule.groups) {
+      disp = "failed";
+      err = "missing timing units";
+    }
+    row["disposition"] = disp;
+    row["error"] = err;
+    json pairs = json::array();
+    for (const auto& b : cfg.baselines) pairs.push_back({{"baseline", b}, {"candidate", cfg.candidate}});
+    row["pairs"] = pairs;
+    row["signatures"] = nullptr;
+    row["events_median_us"] = nullptr;
+    json samples = nullptr;
+    if (disp == "passed") {
+      samples = {{"pairs", json::array()}};
+      for (size_t p = 0; p < cfg.baselines.size(); ++p) {
+        json gb = json::array(), gc = json::array();
+        for (auto& [g, unit] : st.units) {
+          gb.push_back(unit["pairs"][p]["baseline"]);
+          gc.push_back(unit["pairs"][p]["candidate"]);
+        }
+        samples["pairs"].push_back({{"baseline", gb}, {"candidate", gc}});
+      }
+      // Activity signatures, merged over groups.
+      json sig = json::object();
+      for (auto& [g, unit] : st.units)
+        for (auto it = unit["signatures"].begin(); it != unit["signatures"].end(); ++it) {
+          if (!sig.contains(it.key())) sig[it.key()] = it.value();
+          else {
+            json& s = sig[it.key()];
+            bool same = s["A"] == it.value()["A"] && s["L"] == it.value()["L"] && s["K"] == it.value()["K"] &&
+                        s["names"] == it.value()["names"];
+            s["consistent"] = s["consistent"].get<bool>() && it.value()["consistent"].get<bool>() && same;
+            s["calls"] = s["calls"].get<int64_t>() + it.value()["calls"].get<int64_t>();
+            std::set<std::string> und(s["undeclared"].begin(), s["undeclared"].end());
+            for (const auto& n : it.value()["undeclared"]) und.insert(n.get<std::string>());
+            s["undeclared"] = std::vector<std::string>(und.begin(), und.end());
+          }
+        }
+      if (!sig.empty()) row["signatures"] = sig;
+      json ev = json::object();
+      std::map<std::string, std::vector<double>> evs;
+      for (auto& [g, unit] : st.units)
+        for (auto it = unit["events_us"].begin(); it != unit["events_us"].end(); ++it)
+          for (const auto& x : it.value()) evs[it.key()].push_back(x.get<double>());
+      for (auto& [arm, v] : evs) ev[arm] = median(v);
+      if (!ev.empty()) row["events_median_us"] = ev;
+      sample_rows[r.id] = samples;
+    }
+    derive_row(row, samples, cfg.policy);
+    rows.push_back(row);
+  }
+  auto t1 = std::chrono::steady_clock::now();
+
+  json sidecar = {{"schema", kSamplesSchema}, {"unit", "us"}, {"rows", sample_rows}};
+  std::string sidecar_bytes = canonicalize(sidecar) + "\n";
+  std::string sidecar_path = sidecar_path_for(cfg.out_path);
+  std::string sidecar_name = std::filesystem::path(sidecar_path).filename().string();
+  std::string sidecar_sha = sha256_hex(sidecar_bytes);
+
+  json subject = json::array();
+  subject.push_back({{"name", "kgate"}, {"digest", {{"sha256", self_binary_sha256()}}}});
+  std::string cases_rel = cfg.cases_path;
+  subject.push_back({{"name", cases_rel}, {"digest", {{"sha256", table.sha256}}}});
+  std::set<std::string> seen_src;
+  for (const auto& a : arms)
+    for (const auto& s : a["sources"])
+      if (seen_src.insert(s["path"]).second)
+        subject.push_back({{"name", s["path"]}, {"digest", {{"sha256", s["sha256"]}}}});
+  subject.push_back({{"name", sidecar_name}, {"digest", {{"sha256", sidecar_sha}}}});
+
+  json pred;
+  pred["tool"] = {{"name", "kgate"}, {"version", KGATE_VERSION}, {"git_commit", KGATE_GIT_COMMIT},
+                  {"binary_sha256", self_binary_sha256()}};
+  pred["backend"] = backend.name();
+  pred["timer"] = backend.timer();
+  pred["environment"] = backend.environment();
+  pred["protocol"] = protocol;
+  pred["cases"] = {{"path", cases_rel}, {"sha256", table.sha256}, {"table", table.name},
+                   {"family", table.family}, {"rows_filter", cfg.rows_filter}};
+  pred["arms"] = arms;
+  pred["policy"] = cfg.policy.to_json();
+  pred["samples"] = {{"path", sidecar_name}, {"sha256", sidecar_sha}};
+  pred["run"] = {{"finished_utc", utc_now()}, {"wall_s_this_process", std::chrono::duration<double>(t1 - t0).count()},
+                 {"resumed_units", resumed_units}, {"units", units.size()}};
+  pred["rows"] = rows;
+  pred["summary"] = derive_summary(rows);
+  json body = {{"_type", "https://in-toto.io/Statement/v1"}, {"subject", subject},
+               {"predicateType", kPredicateType}, {"predicate", pred}};
+  json receipt = seal_receipt(body, cfg.sign_key);
+  write_file_atomic(sidecar_path, sidecar_bytes);
+  write_file_atomic(cfg.out_path, receipt_bytes(receipt));
+  std::filesystem::remove(journal);
+  RunOutcome o;
+  o.receipt_path = cfg.out_path;
+  o.summary = pred["summary"];
+  o.policy_passed = pred["summary"]["policy_failed"] == 0;
+  return o;
+}
+
+}  // namespace kgate

@@ -1,0 +1,102 @@
+// CPU implementations of sparse_mla: per-(token, head) scalar loops, and an Eigen version that
+// gathers a token's rows once and does the two products as matrix products for all heads.
+#include <Eigen/Dense>
+#include <cmath>
+#include <limits>
+
+#include "harness/core/numeric.hpp"
+#include "references/sparse_mla/family.hpp"
+
+namespace kgate::sparse_mla {
+namespace {
+
+using RowMat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// Dequantizes the token's active valid rows into `rows` (n x 512).
+int64_t gather(const HostProblem& hp, int64_t t, RowMat& rows) {
+  const Params& p = hp.p;
+  int64_t W = p.width(), n = 0;
+  rows.resize(std::max<int64_t>(1, std::min<int64_t>(hp.lens[t], W)), kD);
+  for (int64_t c = 0; c < std::min<int64_t>(hp.lens[t], W); ++c) {
+    int32_t idx = hp.indices[t * W + c];
+    if (idx < 0) continue;
+    const auto& tab = c < kSwaCols ? hp.swa : hp.compressed;
+    decode_row(&tab[idx * p.row_bytes()], p.fp8, rows.row(n).data());
+    ++n;
+  }
+  return n;
+}
+
+void finish(const HostProblem& hp, int64_t t, int64_t h, float lse, float* out_row, std::vector<float>& lse_out) {
+  float scale = hp.sink.empty() ? 1.f : 1.f / (1.f + std::exp(hp.sink[h] - lse));
+  for (int i = 0; i < kD; ++i) out_row[i] = round_bf16(out_row[i] * scale);
+  lse_out[t * hp.p.heads + h] = lse;
+}
+
+void scalar(const HostProblem& hp, std::vector<float>& out, std::vector<float>& lse) {
+  int64_t T = hp.p.tokens(), H = hp.p.heads;
+  RowMat rows;
+  std::vector<float> s;
+  for (int64_t t = 0; t < T; ++t) {
+    int64_t n = gather(hp, t, rows);
+    s.resize(n);
+    for (int64_t h = 0; h < H; ++h) {
+      float* o = &out[(t * H + h) * kD];
+      if (n == 0) {
+        std::fill(o, o + kD, 0.f);
+        lse[t * H + h] = -std::numeric_limits<float>::infinity();
+        continue;
+      }
+      const float* q = &hp.q[(t * H + h) * kD];
+      float mx = -INFINITY;
+      for (int64_t j = 0; j < n; ++j) {
+        float acc = 0;
+        for (int i = 0; i < kD; ++i) acc += q[i] * rows(j, i);
+        s[j] = acc * static_cast<float>(hp.sm_scale);
+        mx = std::max(mx, s[j]);
+      }
+      float sum = 0;
+      for (int64_t j = 0; j < n; ++j) sum += (s[j] = std::exp(s[j] - mx));
+      std::fill(o, o + kD, 0.f);
+      for (int64_t j = 0; j < n; ++j)
+        for (int i = 0; i < kD; ++i) o[i] += s[j] / sum * rows(j, i);
+      finish(hp, t, h, mx + std::log(sum), o, lse);
+    }
+  }
+}
+
+void eigen_batched(const HostProblem& hp, std::vector<float>& out, std::vector<float>& lse) {
+  int64_t T = hp.p.tokens(), H = hp.p.heads;
+  RowMat rows, S, O;
+  for (int64_t t = 0; t < T; ++t) {
+    int64_t n = gather(hp, t, rows);
+    Eigen::Map<RowMat> outT(&out[t * H * kD], H, kD);
+    if (n == 0) {
+      outT.setZero();
+      for (int64_t h = 0; h < H; ++h) lse[t * H + h] = -std::numeric_limits<float>::infinity();
+      continue;
+    }
+    Eigen::Map<const RowMat> Q(&hp.q[t * H * kD], H, kD);
+    S.noalias() = (Q * rows.topRows(n).transpose()) * static_cast<float>(hp.sm_scale);
+    Eigen::VectorXf mx = S.rowwise().maxCoeff();
+    S = (S.colwise() - mx).array().exp().matrix();
+    Eigen::VectorXf sum = S.rowwise().sum();
+    O.noalias() = S * rows.topRows(n);
+    for (int64_t h = 0; h < H; ++h) {
+      outT.row(h) = O.row(h) / sum[h];
+      finish(hp, t, h, mx[h] + std::log(sum[h]), outT.row(h).data(), lse);
+    }
+  }
+}
+
+}  // namespace
+
+void register_cpu_impls(Registry& r) {
+  r.add({"sparse_mla.cpu_scalar", "sparse_mla", "cpu", "baseline", {"host"}, {}, {"kernels/sparse_mla/cpu_impls.cpp"},
+         "per-(token, head) scalar softmax attention", nullptr, reinterpret_cast<void*>(&scalar)});
+  r.add({"sparse_mla.cpu_eigen", "sparse_mla", "cpu", "candidate", {"host"}, {}, {"kernels/sparse_mla/cpu_impls.cpp"},
+         "gather once per token, Eigen matrix products over all heads", nullptr,
+         reinterpret_cast<void*>(&eigen_batched)});
+}
+
+}  // namespace kgate::sparse_mla

@@ -1,0 +1,100 @@
+// CPU implementations of ssu for the CPU backend: a plain fp32 loop and an Eigen version
+// threaded over (batch, head).
+#include <Eigen/Dense>
+#include <cmath>
+#include <thread>
+
+#include "harness/core/numeric.hpp"
+#include "references/ssu/family.hpp"
+
+namespace kgate::ssu {
+namespace {
+
+inline float dt_eff(const HostProblem& hp, int64_t b, int64_t h) {
+  float dt = hp.dt[b * hp.p.nheads + h] + hp.dt_bias[h];
+  if (hp.p.softplus) dt = dt > 20.f ? dt : std::log1p(std::exp(dt));
+  return dt;
+}
+
+void scalar(const HostProblem& hp, std::vector<float>& state, std::vector<float>& out) {
+  const Params& p = hp.p;
+  int64_t hpg = p.nheads / p.ngroups;
+  std::vector<float> s(kP * kN);
+  for (int64_t b = 0; b < p.batch; ++b)
+    for (int64_t h = 0; h < p.nheads; ++h) {
+      int32_t slot = hp.slots[b];
+      int64_t g = h / hpg;
+      float dt = dt_eff(hp, b, h), dA = std::exp(hp.A[h] * dt);
+      const float* x = &hp.x[b * p.x_stride() + h * kP];
+      const float* B = &hp.B[b * p.bc_stride() + g * kN];
+      const float* C = &hp.C[b * p.bc_stride() + g * kN];
+      float* st = slot >= 0 ? &state[((slot * p.nheads) + h) * kP * kN] : nullptr;
+      for (int d = 0; d < kP; ++d) {
+        float acc = 0;
+        for (int n = 0; n < kN; ++n) {
+          float v = (st ? st[d * kN + n] * dA : 0.f) + dt * B[n] * x[d];
+          acc += v * C[n];  // out uses the fp32 state; only the stored copy is rounded
+          if (st) st[d * kN + n] = p.state_bf16 ? round_bf16(v) : v;
+        }
+        float o = acc + hp.D[h] * x[d];
+        if (p.has_z) {
+          float z = hp.z[b * p.x_stride() + h * kP + d];
+          o *= z / (1.f + std::exp(-z));
+        }
+        out[(b * p.nheads + h) * kP + d] = p.io_bf16 ? round_bf16(o) : o;
+      }
+    }
+}
+
+void eigen_threaded(const HostProblem& hp, std::vector<float>& state, std::vector<float>& out) {
+  using Mat = Eigen::Matrix<float, kP, kN, Eigen::RowMajor>;
+  using RowN = Eigen::Matrix<float, 1, kN>;
+  using ColP = Eigen::Matrix<float, kP, 1>;
+  const Params& p = hp.p;
+  int64_t hpg = p.nheads / p.ngroups, total = p.batch * p.nheads;
+  unsigned nt = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), static_cast<unsigned>(total)));
+  auto work = [&](unsigned t) {
+    Mat s;
+    for (int64_t i = t; i < total; i += nt) {
+      int64_t b = i / p.nheads, h = i % p.nheads, g = h / hpg;
+      int32_t slot = hp.slots[b];
+      float dt = dt_eff(hp, b, h), dA = std::exp(hp.A[h] * dt);
+      Eigen::Map<const ColP> x(&hp.x[b * p.x_stride() + h * kP]);
+      Eigen::Map<const RowN> B(&hp.B[b * p.bc_stride() + g * kN]);
+      Eigen::Map<const RowN> C(&hp.C[b * p.bc_stride() + g * kN]);
+      if (slot >= 0) {
+        Eigen::Map<Mat> st(&state[((slot * p.nheads) + h) * kP * kN]);
+        s.noalias() = st * dA + (dt * x) * B;
+        if (p.state_bf16) st = s.unaryExpr([](float v) { return round_bf16(v); });
+        else st = s;
+      } else {
+        s.noalias() = (dt * x) * B;
+      }
+      ColP o = s * C.transpose() + hp.D[h] * x;
+      for (int d = 0; d < kP; ++d) {
+        float v = o[d];
+        if (p.has_z) {
+          float z = hp.z[b * p.x_stride() + h * kP + d];
+          v *= z / (1.f + std::exp(-z));
+        }
+        out[(b * p.nheads + h) * kP + d] = p.io_bf16 ? round_bf16(v) : v;
+      }
+    }
+  };
+  std::vector<std::thread> th;
+  for (unsigned t = 1; t < nt; ++t) th.emplace_back(work, t);
+  work(0);
+  for (auto& x : th) x.join();
+}
+
+}  // namespace
+
+void register_cpu_impls(Registry& r) {
+  r.add({"ssu.cpu_scalar", "ssu", "cpu", "baseline", {"host"}, {}, {"kernels/ssu/cpu_impls.cpp"},
+         "plain fp32 loops over (batch, head, d, n)", nullptr, reinterpret_cast<void*>(&scalar)});
+  r.add({"ssu.cpu_eigen", "ssu", "cpu", "candidate", {"host"}, {}, {"kernels/ssu/cpu_impls.cpp"},
+         "Eigen rank-1 update + GEMV per (batch, head), threaded", nullptr,
+         reinterpret_cast<void*>(&eigen_threaded)});
+}
+
+}  // namespace kgate::ssu
