@@ -45,6 +45,7 @@ void add_compare(CLI::App& app, Action& action) {
   sc->add_flag("--fail-on-regression", o->fail, "exit 1 when any row regressed");
   sc->callback([o, &action] {
     action = [o]() -> int {
+      if (!(o->threshold >= 0)) throw InputError("--threshold: must be >= 0");
       json a = load_audited(o->old_r), b = load_audited(o->new_r);
       CompareResult c = compare_receipts(a, b, o->threshold);
       std::fputs(compare_markdown(c, o->threshold).c_str(), stdout);

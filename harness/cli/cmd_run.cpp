@@ -46,8 +46,6 @@ int run_one(const RunOpts& o, Backend& backend, const std::string& cases, const 
   c.warmup_min_us = o.warmup_us;
   c.warmup_min_calls = o.warmup_calls;
   c.quiet = o.quiet;
-  std::fprintf(stderr, "[kgate] %s: %s vs %s on %s (%s backend, %s timer)\n", out.c_str(), cand.c_str(),
-               bases.c_str(), cases.c_str(), backend.name().c_str(), backend.timer().c_str());
   RunOutcome r = run_campaign(c, backend);
   const json& s = r.summary;
   std::printf("%s: %lld rows, %lld pass policy, %lld fail", r.receipt_path.c_str(),
@@ -107,7 +105,7 @@ void add_run(CLI::App& app, Action& action) {
       json suites;
       try {
         suites = json::parse(read_file(suite_path));
-      } catch (const json::parse_error& e) {
+      } catch (const json::exception& e) {
         throw InputError(suite_path + ": malformed JSON (" + e.what() + ")");
       }
       if (!suites.contains(backend->name()) || !suites[backend->name()].is_array())

@@ -70,7 +70,7 @@ CaseTable parse_case_table(const std::string& path, const std::string& bytes) {
   json doc;
   try {
     doc = json::parse(bytes);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
     throw fail("", std::string("malformed JSON (") + e.what() + ")");
   }
   if (!doc.is_object()) throw fail("", "top level must be an object");

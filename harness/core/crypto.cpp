@@ -114,6 +114,17 @@ std::string ed25519_sign_hex(const std::string& priv_path, std::string_view msg)
   return to_hex(sig.data(), siglen);
 }
 
+std::string ed25519_canonical_public_pem(const std::string& pem) {
+  std::unique_ptr<BIO, BioFree> in(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
+  Pkey k(PEM_read_bio_PUBKEY(in.get(), nullptr, nullptr, nullptr));
+  if (!k || EVP_PKEY_id(k.get()) != EVP_PKEY_ED25519) return "";
+  std::unique_ptr<BIO, BioFree> out(BIO_new(BIO_s_mem()));
+  PEM_write_bio_PUBKEY(out.get(), k.get());
+  char* data = nullptr;
+  long n = BIO_get_mem_data(out.get(), &data);
+  return std::string(data, static_cast<size_t>(n));
+}
+
 bool ed25519_verify_hex(const std::string& public_pem, std::string_view msg,
                         const std::string& sig_hex) {
   std::unique_ptr<BIO, BioFree> bio(BIO_new_mem_buf(public_pem.data(), static_cast<int>(public_pem.size())));

@@ -12,6 +12,9 @@ std::string sha256_file_hex(const std::string& path);  // throws InputError if u
 void ed25519_keygen(const std::string& private_pem_path, const std::string& public_pem_path);
 std::string ed25519_sign_hex(const std::string& private_pem_path, std::string_view message);
 std::string ed25519_public_pem_from_private(const std::string& private_pem_path);
+// The PEM as OpenSSL writes it for the key the input encodes ("" if not an Ed25519 key):
+// lets an auditor insist on one spelling of the key, so no byte of a receipt is free.
+std::string ed25519_canonical_public_pem(const std::string& pem);
 bool ed25519_verify_hex(const std::string& public_pem, std::string_view message,
                         const std::string& signature_hex);
 

@@ -71,7 +71,7 @@ Policy Policy::parse(const std::string& spec) {
     json j;
     try {
       j = json::parse(read_file(spec));
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {
       throw InputError(spec + ": malformed JSON (" + e.what() + ")");
     }
     return from_json(j, spec);

@@ -8,6 +8,16 @@
 
 namespace kgate {
 
+static constexpr const char* kSignedMessage = "body_sha256 (64 lowercase hex characters, ASCII)";
+
+// Every object of the envelope has exactly these keys: nothing unsealed can ride along.
+static bool exact_keys(const json& j, std::initializer_list<const char*> keys) {
+  if (!j.is_object() || j.size() != keys.size()) return false;
+  for (const char* k : keys)
+    if (!j.contains(k)) return false;
+  return true;
+}
+
 std::string row_digest(const json& row) { return sha256_hex(canonicalize(row)); }
 
 json seal_receipt(const json& body, const std::optional<std::string>& sign_key) {
@@ -21,7 +31,7 @@ json seal_receipt(const json& body, const std::optional<std::string>& sign_key) 
   seal["row_sha256"] = rows;
   if (sign_key) {
     seal["signature"] = {{"scheme", "ed25519"},
-                         {"signed", "body_sha256 (64 lowercase hex characters, ASCII)"},
+                         {"signed", kSignedMessage},
                          {"public_key_pem", ed25519_public_pem_from_private(*sign_key)},
                          {"signature_hex", ed25519_sign_hex(*sign_key, digest)}};
   } else {
@@ -51,7 +61,7 @@ AuditResult audit_receipt(const std::string& path, const std::optional<std::stri
   json r;
   try {
     r = json::parse(bytes);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
     bad(std::string("not valid JSON: ") + e.what());
     return res;
   }
@@ -62,7 +72,10 @@ AuditResult audit_receipt(const std::string& path, const std::optional<std::stri
     return res;
   }
   try {
+    if (!exact_keys(r, {"schema", "body", "seal"})) bad("receipt must have exactly the keys schema, body, seal");
     if (r.value("schema", "") != kReceiptSchema) bad("schema is not " + std::string(kReceiptSchema));
+    if (!exact_keys(r.at("seal"), {"canonicalization", "algorithm", "body_sha256", "row_sha256", "signature"}))
+      bad("seal has missing or extra keys");
     const json& body = r.at("body");
     const json& seal = r.at("seal");
     const json& pred = body.at("predicate");
@@ -81,6 +94,10 @@ AuditResult audit_receipt(const std::string& path, const std::optional<std::stri
     const json& sig = seal.at("signature");
     if (!sig.is_null()) {
       std::string pem = sig.at("public_key_pem");
+      if (ed25519_canonical_public_pem(pem) != pem) bad("signature public key is not a canonical Ed25519 PEM");
+      if (!exact_keys(sig, {"scheme", "signed", "public_key_pem", "signature_hex"}) || sig.at("scheme") != "ed25519" ||
+          sig.at("signed") != kSignedMessage)
+        bad("signature block is not the ed25519 form kgate writes");
       if (pubkey_path) {
         std::string want = read_file(*pubkey_path);
         if (want != pem) bad("signature key differs from --pubkey " + *pubkey_path);

@@ -143,6 +143,9 @@ RunOutcome run_campaign(const RunConfig& cfg, Backend& backend) {
   add_arm(cfg.candidate, "candidate", "--candidate");
   for (const auto& b : cfg.baselines) add_arm(b, "baseline", "--baseline");
 
+  std::fprintf(stderr, "[kgate] %s: %s vs %s, %zu rows of %s (%s backend, %s timer)\n", cfg.out_path.c_str(),
+               cfg.candidate.c_str(), cfg.baselines.front().c_str(), table.rows.size(), cfg.cases_path.c_str(),
+               backend.name().c_str(), backend.timer().c_str());
   json protocol = backend.protocol();
   protocol["timer"] = backend.timer();
   protocol["groups"] = cfg.schedule.groups;
@@ -178,7 +181,7 @@ RunOutcome run_campaign(const RunConfig& cfg, Backend& backend) {
       json j;
       try {
         j = json::parse(line);
-      } catch (const json::parse_error&) {
+      } catch (const json::exception&) {
         // Only the last line can be torn (killed mid-append); drop it.
         if (in.peek() != EOF) throw InputError(journal + ":" + std::to_string(lineno) + ": corrupt journal line");
         break;

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# run -> audit -> gate -> compare -> report on the CPU backend, and the exit codes of each.
+source "$(dirname "$0")/lib.sh"
+cd "$WORK"
+cp -r "$SRC/cases" cases
+run() { "$KGATE" run --backend cpu --quiet --groups 2 --m 2 --warmup-calls 1 --warmup-us 0 "$@"; }
+run --cases cases/cpu/ag_gemm.json --candidate ag_gemm.cpu_eigen --baseline ag_gemm.cpu_blocked --out r1.json >out.txt 2>err.txt
+check "run ag_gemm" 0 $?
+expect_grep "run prints a summary" "3 rows, 3 pass policy" out.txt
+run --cases cases/cpu/ag_gemm.json --candidate ag_gemm.cpu_eigen --baseline ag_gemm.cpu_blocked --out r2.json --seed 9 >/dev/null 2>&1
+check "second run" 0 $?
+"$KGATE" audit r1.json r2.json >audit.txt; check "audit two receipts" 0 $?
+expect_grep "audit says OK" "r1.json: OK" audit.txt
+"$KGATE" gate r1.json --policy correct >gate.txt; check "gate correct" 0 $?
+"$KGATE" gate r1.json --policy "correct,limit(1000)" >/dev/null; check "gate generous limit" 0 $?
+# Reversed roles: the scalar arm as candidate is slower, so strict must fail.
+run --cases cases/cpu/ag_gemm.json --candidate ag_gemm.cpu_blocked --baseline ag_gemm.cpu_eigen --out slow.json --policy strict >/dev/null 2>&1
+check "run with a failing strict policy exits 1" 1 $?
+"$KGATE" audit slow.json >/dev/null; check "a failing receipt still audits" 0 $?
+"$KGATE" gate slow.json --policy strict >gate2.txt; check "gate strict on slower candidate" 1 $?
+expect_grep "gate names the failing gate" "gates=strict" gate2.txt
+"$KGATE" gate r1.json --policy correct --against-tree "$SRC" >/dev/null; check "gate against the unchanged tree" 0 $?
+mkdir tree && cp -r "$SRC/kernels" "$SRC/references" tree/ && cp -r cases tree/cases
+echo "// changed" >> tree/kernels/ag_gemm/cpu_impls.cpp
+"$KGATE" gate r1.json --policy correct --against-tree tree >stale.txt; check "gate against a changed kernel" 1 $?
+expect_grep "gate names the stale source" "STALE kernels/ag_gemm/cpu_impls.cpp" stale.txt
+"$KGATE" compare r1.json r2.json >cmp.txt; check "compare" 0 $?
+expect_grep "compare matches rows" "3 rows matched" cmp.txt
+"$KGATE" compare r1.json slow.json >cmp2.txt; check "compare receipts with other arms" 0 $?
+expect_grep "rows of other arms are not matched" "0 rows matched" cmp2.txt
+"$KGATE" compare r1.json r2.json --threshold -1 >/dev/null 2>&1; check "negative threshold" 2 $?
+"$KGATE" report r1.json --format md >r.md; check "report md" 0 $?
+expect_grep "md table" "| ag-cpu-w2-m32-n128-k256 |" r.md
+"$KGATE" report r1.json --format csv >r.csv; check "report csv" 0 $?
+[ "$(wc -l <r.csv)" -eq 4 ]; check "csv has header + 3 rows" 0 $?
+"$KGATE" report r1.json --format html >/dev/null 2>&1; check "unknown report format" 2 $?
+# Signed receipts.
+"$KGATE" keygen k >/dev/null; check "keygen" 0 $?
+run --cases cases/cpu/ssu.json --rows 'ssu-cpu-h8g1*' --candidate ssu.cpu_eigen --baseline ssu.cpu_scalar --out s.json --sign k.key >/dev/null 2>&1
+check "signed run" 0 $?
+"$KGATE" audit s.json --pubkey k.pub >/dev/null; check "audit with the right key" 0 $?
+"$KGATE" keygen other >/dev/null
+"$KGATE" audit s.json --pubkey other.pub >/dev/null; check "audit with another key" 1 $?
+"$KGATE" audit r1.json --pubkey k.pub >/dev/null; check "unsigned receipt with --pubkey" 1 $?
+# Tampering.
+sed 's/"disposition":"passed"/"disposition":"failed"/' r1.json >t.json
+"$KGATE" audit t.json >/dev/null; check "audit a tampered copy" 1 $?
+"$KGATE" gate t.json --policy correct >/dev/null 2>&1; check "gate refuses a tampered receipt" 1 $?
+"$KGATE" report t.json >/dev/null 2>&1; check "report refuses a tampered receipt" 1 $?
+# Usage errors: exit 2 with one line.
+"$KGATE" run --backend cpu --cases cases/cpu/ag_gemm.json --candidate ssu.cpu_eigen --baseline ag_gemm.cpu_blocked --out x.json 2>e.txt
+check "arm of another family" 2 $?
+expect_grep "names the flag" "candidate ssu.cpu_eigen" e.txt
+"$KGATE" run --backend cpu --cases cases/cpu/ag_gemm.json --candidate ag_gemm.nope --baseline ag_gemm.cpu_blocked --out x.json 2>/dev/null
+check "unknown arm" 2 $?
+"$KGATE" run --backend cpu --cases cases/cpu/ag_gemm.json --candidate ag_gemm.cpu_eigen --baseline ag_gemm.cpu_blocked --blocks 3 --out x.json 2>/dev/null
+check "odd --blocks" 2 $?
+"$KGATE" run --backend cpu --cases cases/cpu/ag_gemm.json --candidate ag_gemm.cpu_eigen --baseline ag_gemm.cpu_blocked --policy "fast" --out x.json 2>/dev/null
+check "unknown gate" 2 $?
+"$KGATE" run --bogus 2>/dev/null; check "unknown flag" 2 $?
+"$KGATE" 2>/dev/null; check "no subcommand" 2 $?
+"$KGATE" audit missing.json >/dev/null; check "audit a missing file" 1 $?
+"$KGATE" gate r1.json --policy "limit(x)" 2>/dev/null; check "bad policy value" 2 $?
+"$KGATE" list >list.txt; check "list" 0 $?
+expect_grep "list shows arms" "ssu.cpu_eigen" list.txt
+expect_grep "list shows tables" "cases/cpu/ssu.json" list.txt
+"$KGATE" env --backend cpu >env.txt; check "env" 0 $?
+expect_grep "env names the backend" '"backend": "cpu"' env.txt
+"$KGATE" run --help >help.txt; check "run --help" 0 $?
+expect_grep "help explains --resume" "resume" help.txt
+finish

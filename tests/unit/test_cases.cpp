@@ -1,0 +1,96 @@
+#include <gtest/gtest.h>
+
+#include "harness/core/cases.hpp"
+#include "harness/core/errors.hpp"
+
+using namespace kgate;
+
+namespace {
+
+std::string expect_input_error(const std::string& text) {
+  try {
+    parse_case_table("t.json", text);
+  } catch (const InputError& e) {
+    std::string m = e.what();
+    EXPECT_EQ(m.find('\n'), std::string::npos) << "one line: " << m;
+    EXPECT_EQ(m.rfind("t.json: ", 0), 0u) << m;
+    return m;
+  }
+  ADD_FAILURE() << "no InputError for: " << text;
+  return "";
+}
+
+const char* kGood = R"({"table": "t", "family": "ag_gemm", "rows": [
+  {"id": "r1", "params": {"world_size": 1, "m": 2, "n": 3, "k": 4}, "tags": {"dtype": "bf16"}}]})";
+
+}  // namespace
+
+TEST(Cases, LoadsAValidTable) {
+  CaseTable t = parse_case_table("t.json", kGood);
+  ASSERT_EQ(t.rows.size(), 1u);
+  EXPECT_EQ(t.rows[0].params["k"], 4);
+  EXPECT_EQ(t.rows[0].tags["dtype"], "bf16");
+  EXPECT_EQ(t.sha256.size(), 64u);
+  EXPECT_DOUBLE_EQ(t.rows[0].tolerance.atol, 1e-2);
+}
+
+TEST(Cases, DefaultsFillOptionalParams) {
+  CaseTable t = parse_case_table("t.json", R"({"table": "t", "family": "ssu", "rows": [
+    {"id": "a", "params": {"batch": 2, "nheads": 4, "ngroups": 2, "pool_slots": 4, "state_dtype": "fp32"}}]})");
+  EXPECT_EQ(t.rows[0].params["pad_slots"], 0);
+  EXPECT_EQ(t.rows[0].params["io_dtype"], "bf16");
+  EXPECT_EQ(t.rows[0].params["softplus"], true);
+}
+
+TEST(Cases, BadInputNamesFileRowAndField) {
+  EXPECT_NE(expect_input_error("{not json").find("malformed JSON"), std::string::npos);
+  EXPECT_NE(expect_input_error(R"({"table": "t", "family": "nope", "rows": [{"id": "a"}]})").find("unknown family 'nope'"), std::string::npos);
+  auto row = [](const std::string& params, const std::string& extra = "") {
+    return std::string(R"({"table": "t", "family": "ag_gemm", "rows": [{"id": "r7", "params": )") + params + extra + "}]}";
+  };
+  std::string m = expect_input_error(row(R"({"world_size": 1, "m": 2, "n": 3})"));
+  EXPECT_NE(m.find("row 'r7'"), std::string::npos) << m;
+  EXPECT_NE(m.find("params.k"), std::string::npos) << m;
+  EXPECT_NE(m.find("missing"), std::string::npos) << m;
+  m = expect_input_error(row(R"({"world_size": 1, "m": "2", "n": 3, "k": 4})"));
+  EXPECT_NE(m.find("params.m"), std::string::npos) << m;
+  EXPECT_NE(m.find("integer"), std::string::npos) << m;
+  m = expect_input_error(row(R"({"world_size": 1, "m": 0, "n": 3, "k": 4})"));
+  EXPECT_NE(m.find("params.m"), std::string::npos) << m;
+  EXPECT_NE(m.find("out of range"), std::string::npos) << m;
+  m = expect_input_error(row(R"({"world_size": 1, "m": -5, "n": 3, "k": 4})"));
+  EXPECT_NE(m.find("out of range"), std::string::npos) << m;
+  m = expect_input_error(row(R"({"world_size": 1, "m": 2, "n": 3, "k": 4, "q": 1})"));
+  EXPECT_NE(m.find("params.q"), std::string::npos) << m;
+  m = expect_input_error(row(R"({"world_size": 1, "m": 2, "n": 3, "k": 4})", R"(, "tolerance": {"atol": -1, "rtol": 0})"));
+  EXPECT_NE(m.find("tolerance.atol"), std::string::npos) << m;
+  m = expect_input_error(R"({"table": "t", "family": "ag_gemm", "rows": [
+    {"id": "d", "params": {"world_size": 1, "m": 2, "n": 3, "k": 4}},
+    {"id": "d", "params": {"world_size": 1, "m": 2, "n": 3, "k": 4}}]})");
+  EXPECT_NE(m.find("duplicate id"), std::string::npos) << m;
+  EXPECT_NE(m.find("row 'd'"), std::string::npos) << m;
+  // Out-of-range index relations: pad slots beyond batch, pool smaller than batch.
+  m = expect_input_error(R"({"table": "t", "family": "ssu", "rows": [
+    {"id": "p", "params": {"batch": 2, "nheads": 4, "ngroups": 2, "pool_slots": 4, "state_dtype": "fp32", "pad_slots": 3}}]})");
+  EXPECT_NE(m.find("pad_slots"), std::string::npos) << m;
+  m = expect_input_error(R"({"table": "t", "family": "ssu", "rows": [
+    {"id": "p", "params": {"batch": 8, "nheads": 4, "ngroups": 3, "pool_slots": 8, "state_dtype": "fp32"}}]})");
+  EXPECT_NE(m.find("ngroups"), std::string::npos) << m;
+  m = expect_input_error(R"({"table": "t", "family": "ssu", "rows": [
+    {"id": "p", "params": {"batch": 2, "nheads": 4, "ngroups": 2, "pool_slots": 4, "state_dtype": "fp16"}}]})");
+  EXPECT_NE(m.find("params.state_dtype"), std::string::npos) << m;
+  EXPECT_NE(expect_input_error(R"({"table": "t", "family": "ag_gemm", "rows": []})").find("no rows"), std::string::npos);
+  EXPECT_NE(expect_input_error(R"({"table": "t", "family": "ag_gemm", "rows": [{"params": {}}]})").find("rows[0]"), std::string::npos);
+}
+
+TEST(Cases, RowFilterGlobs) {
+  CaseTable t = parse_case_table("t.json", R"({"table": "t", "family": "ag_gemm", "rows": [
+    {"id": "a-1", "params": {"world_size": 1, "m": 2, "n": 3, "k": 4}},
+    {"id": "b-1", "params": {"world_size": 1, "m": 2, "n": 3, "k": 4}}]})");
+  filter_rows(t, "b-*");
+  ASSERT_EQ(t.rows.size(), 1u);
+  EXPECT_EQ(t.rows[0].id, "b-1");
+  EXPECT_THROW(filter_rows(t, "zzz"), InputError);
+  EXPECT_TRUE(glob_match("*mla*fp8", "sparse-mla-h8-fp8"));
+  EXPECT_FALSE(glob_match("a?c", "abbc"));
+}

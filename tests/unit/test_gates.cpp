@@ -1,0 +1,106 @@
+#include <gtest/gtest.h>
+
+#include "harness/core/errors.hpp"
+#include "harness/core/gates.hpp"
+
+using namespace kgate;
+
+namespace {
+
+json make_row(double base_us, double cand_us, bool correct = true) {
+  json row = {{"id", "r"}, {"tags", {{"band", "b1-b8"}}}, {"disposition", correct ? "passed" : "incorrect"},
+              {"correctness", json::array({{{"arm", "c"}, {"passed", correct}}})},
+              {"pairs", json::array({{{"baseline", "b"}, {"candidate", "c"}}})}, {"signatures", nullptr}};
+  return row;
+}
+json samples(double b, double c) {
+  return {{"pairs", json::array({{{"baseline", {{b, b}, {b, b}}}, {"candidate", {{c, c}, {c, c}}}}})}};
+}
+
+}  // namespace
+
+TEST(Gates, PolicyParsing) {
+  Policy p = Policy::parse("correct,strict,limit(0.045),drift(0.02)");
+  EXPECT_EQ(p.gates, (std::vector<std::string>{"correct", "strict", "limit", "drift"}));
+  EXPECT_DOUBLE_EQ(*p.limit, 0.045);
+  EXPECT_DOUBLE_EQ(*p.drift, 0.02);
+  EXPECT_THROW(Policy::parse("fast"), InputError);
+  EXPECT_THROW(Policy::parse("limit(x)"), InputError);
+  EXPECT_THROW(Policy::parse("strict(1)"), InputError);
+  EXPECT_THROW(Policy::from_json(json{{"gates", {"limit"}}}, "p"), InputError);  // limit without a value
+  Policy back = Policy::from_json(p.to_json(), "roundtrip");
+  EXPECT_EQ(back.to_json(), p.to_json());
+}
+
+TEST(Gates, StrictTieFailsAndLimitIsInclusive) {
+  Policy p = Policy::parse("correct,strict,limit(0.05)");
+  json row = make_row(10, 10);
+  derive_row(row, samples(10, 10), p);
+  EXPECT_EQ(row["verdicts"]["raw"]["strict"], false);  // tie
+  EXPECT_EQ(row["verdicts"]["raw"]["limit"], true);
+  EXPECT_EQ(row["verdicts"]["policy"], false);
+  row = make_row(10, 10.5);
+  derive_row(row, samples(10, 10.5), p);
+  EXPECT_EQ(row["verdicts"]["raw"]["limit"], true);  // exactly 1.05x: inclusive
+  row = make_row(10, 10.6);
+  derive_row(row, samples(10, 10.6), p);
+  EXPECT_EQ(row["verdicts"]["raw"]["limit"], false);
+  row = make_row(10, 8);
+  derive_row(row, samples(10, 8), p);
+  EXPECT_EQ(row["verdicts"]["policy"], true);
+  EXPECT_DOUBLE_EQ(row["pairs"][0]["ratio"].get<double>(), 1.25);
+}
+
+TEST(Gates, LimitByTagOverridesPolicyLimit) {
+  Policy p = Policy::from_json(json{{"gates", {"limit"}}, {"limit", 0.05}, {"limit_by_tag", {{"band=b1-b8", 0.5}}}}, "p");
+  json row = make_row(10, 14);
+  derive_row(row, samples(10, 14), p);
+  EXPECT_EQ(row["verdicts"]["raw"]["limit_value"], 0.5);
+  EXPECT_EQ(row["verdicts"]["policy"], true);
+}
+
+TEST(Gates, IncorrectRowFailsAndStaysMeasuredAsNull) {
+  Policy p = Policy::parse("correct");
+  json row = make_row(10, 5, false);
+  derive_row(row, nullptr, p);
+  EXPECT_EQ(row["verdicts"]["raw"]["correct"], false);
+  EXPECT_TRUE(row["pairs"][0]["ratio"].is_null());
+  EXPECT_EQ(row["verdicts"]["policy"], false);
+  json s = derive_summary(json::array({row}));
+  EXPECT_EQ(s["rows"], 1);
+  EXPECT_EQ(s["policy_failed"], 1);
+  EXPECT_EQ(s["by_baseline"]["b"]["unmeasured_rows"], 1);
+}
+
+TEST(Gates, DriftAndActivityGates) {
+  Policy p = Policy::parse("drift(0.02),parity,fallback");
+  json row = make_row(10, 5);
+  json smp = {{"pairs", json::array({{{"baseline", {{10.0}, {10.0}, {10.0}}}, {"candidate", {{5.0}, {5.0}, {4.0}}}}})}};
+  derive_row(row, smp, p);
+  EXPECT_EQ(row["verdicts"]["raw"]["drift"], false);  // 2.5 / 2 - 1 = 25 %
+  EXPECT_TRUE(row["verdicts"]["raw"]["parity"].is_null());  // host timer: no activity records
+  EXPECT_EQ(row["verdicts"]["policy"], false);
+  EXPECT_EQ(row["verdicts"]["failed"].size(), 3u);
+  row = make_row(10, 5);
+  row["signatures"] = {{"b", {{"A", 2}, {"L", 2}, {"K", 1}, {"consistent", true}, {"undeclared", json::array()}}},
+                       {"c", {{"A", 2}, {"L", 2}, {"K", 1}, {"consistent", true}, {"undeclared", {"cutlass_fallback"}}}}};
+  derive_row(row, samples(10, 5), p);
+  EXPECT_EQ(row["verdicts"]["raw"]["parity"], true);
+  EXPECT_EQ(row["verdicts"]["raw"]["fallback"], false);
+}
+
+#include "harness/core/report.hpp"
+
+TEST(Compare, FlagsRegressionsBeyondThreshold) {
+  auto receipt = [](double r1, json r2) {
+    json rows = json::array();
+    rows.push_back({{"id", "x"}, {"pairs", json::array({{{"baseline", "b"}, {"ratio", r1}, {"drift", 0.01}}})}});
+    rows.push_back({{"id", "y"}, {"pairs", json::array({{{"baseline", "b"}, {"ratio", r2}, {"drift", 0.01}}})}});
+    return json{{"body", {{"predicate", {{"rows", rows}}}}}};
+  };
+  CompareResult c = compare_receipts(receipt(1.5, 1.2), receipt(1.4, 1.2), 0.05);
+  EXPECT_EQ(c.regressions, 1);  // 1.4 / 1.5 - 1 = -6.7 %
+  EXPECT_NEAR(c.rows[0]["change"].get<double>(), 1.4 / 1.5 - 1, 1e-12);
+  EXPECT_EQ(compare_receipts(receipt(1.5, 1.2), receipt(1.45, 1.2), 0.05).regressions, 0);
+  EXPECT_EQ(compare_receipts(receipt(1.5, 1.2), receipt(1.5, nullptr), 0.05).regressions, 1);  // row lost its ratio
+}

@@ -1,0 +1,145 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "harness/core/crypto.hpp"
+#include "harness/core/fileio.hpp"
+#include "harness/core/numeric.hpp"
+#include "harness/core/receipt.hpp"
+#include "harness/core/runner.hpp"
+
+using namespace kgate;
+namespace fs = std::filesystem;
+
+namespace {
+
+class ReceiptTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = fs::temp_directory_path() / ("kgate_receipt_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    write_file_atomic((dir_ / "t.json").string(), R"({"table": "t", "family": "ag_gemm", "rows": [
+      {"id": "a", "params": {"world_size": 1, "m": 8, "n": 16, "k": 32}, "tags": {"world": "1"}},
+      {"id": "b", "params": {"world_size": 2, "m": 4, "n": 16, "k": 32}, "tags": {"world": "2"}}]})");
+    ed25519_keygen((dir_ / "k.key").string(), (dir_ / "k.pub").string());
+    RunConfig c;
+    c.cases_path = (dir_ / "t.json").string();
+    c.candidate = "ag_gemm.cpu_eigen";
+    c.baselines = {"ag_gemm.cpu_blocked"};
+    c.out_path = (dir_ / "r.json").string();
+    c.policy = Policy::parse("correct");
+    c.schedule = {2, 2, 2, 5};
+    c.warmup_min_us = 0;
+    c.warmup_min_calls = 1;
+    c.quiet = true;
+    c.sign_key = (dir_ / "k.key").string();
+    auto b = make_cpu_backend();
+    run_campaign(c, *b);
+    bytes_ = read_file(c.out_path);
+  }
+  static void TearDownTestSuite() { fs::remove_all(dir_); }
+  static std::string path() { return (dir_ / "r.json").string(); }
+  static std::string tampered() { return (dir_ / "x.json").string(); }
+  static bool audit_ok(const std::string& bytes) {
+    write_file_atomic(tampered(), bytes);
+    // The tampered copy shares the original's sidecar name, so copy it alongside.
+    return audit_receipt(tampered(), std::nullopt).ok();
+  }
+  static inline fs::path dir_;
+  static inline std::string bytes_;
+};
+
+void collect_leaves(const json& j, const json::json_pointer& at, std::vector<json::json_pointer>& out) {
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) collect_leaves(it.value(), at / it.key(), out);
+  } else if (j.is_array()) {
+    for (size_t i = 0; i < j.size(); ++i) collect_leaves(j[i], at / i, out);
+  } else {
+    out.push_back(at);
+  }
+}
+
+}  // namespace
+
+TEST_F(ReceiptTest, FreshReceiptAudits) {
+  AuditResult a = audit_receipt(path(), std::nullopt);
+  for (const auto& p : a.problems) ADD_FAILURE() << p;
+  EXPECT_TRUE(a.ok());
+  EXPECT_TRUE(audit_receipt(path(), (dir_ / "k.pub").string()).ok());
+  json r = json::parse(bytes_);
+  EXPECT_EQ(r["body"]["predicate"]["rows"].size(), 2u);
+  EXPECT_EQ(r["body"]["predicate"]["backend"], "cpu");
+  EXPECT_EQ(r["body"]["predicate"]["timer"], "host");
+  EXPECT_EQ(r["body"]["_type"], "https://in-toto.io/Statement/v1");
+  EXPECT_EQ(bytes_, canonicalize(r) + "\n");
+}
+
+TEST_F(ReceiptTest, WrongPublicKeyIsRejected) {
+  ed25519_keygen((dir_ / "o.key").string(), (dir_ / "o.pub").string());
+  EXPECT_FALSE(audit_receipt(path(), (dir_ / "o.pub").string()).ok());
+}
+
+TEST_F(ReceiptTest, EverySingleByteChangeIsCaught) {
+  Rng rng(12345);
+  int caught = 0;
+  for (int i = 0; i < 1000; ++i) {
+    std::string b = bytes_;
+    size_t pos = rng.below(b.size());
+    char c;
+    do c = static_cast<char>(rng.below(256)); while (c == b[pos]);
+    b[pos] = c;
+    bool ok = audit_ok(b);
+    caught += !ok;
+    if (ok) ADD_FAILURE() << "byte " << pos << " (" << bytes_.substr(pos > 40 ? pos - 40 : 0, 60) << ") -> " << int(c) << " passed audit";
+  }
+  EXPECT_EQ(caught, 1000);
+}
+
+TEST_F(ReceiptTest, EveryValueChangeIsCaughtEvenWhenResealed) {
+  json r = json::parse(bytes_);
+  std::vector<json::json_pointer> leaves;
+  collect_leaves(r["body"], json::json_pointer(), leaves);
+  Rng rng(777);
+  int caught = 0, caught_resealed = 0, n = 0;
+  for (int i = 0; i < 1000; ++i) {
+    json t = r;
+    const auto& ptr = leaves[rng.below(leaves.size())];
+    json& v = t["body"][ptr];
+    if (v.is_number()) v = v.get<double>() * 1.0001 + 1e-9;
+    else if (v.is_boolean()) v = !v.get<bool>();
+    else if (v.is_string()) v = v.get<std::string>() + "x";
+    else v = 0;
+    ++n;
+    caught += !audit_ok(receipt_bytes(t));
+    // An attacker who also recomputes the seal: digests match, so only the recomputation
+    // of statistics, verdicts and summary (or the subject digests) can catch it.
+    json resealed = seal_receipt(t["body"], std::nullopt);
+    bool ok = audit_ok(receipt_bytes(resealed));
+    if (!ok) ++caught_resealed;
+    else {
+      // Fields that are recorded facts (not derivable) may change undetected once resealed;
+      // those must not be numbers the verdicts or summary depend on.
+      std::string s = ptr.to_string();
+      EXPECT_TRUE(s.find("/verdicts") == std::string::npos && s.find("_stats") == std::string::npos &&
+                  s.find("/ratio") == std::string::npos && s.find("/summary") == std::string::npos &&
+                  s.find("/drift") == std::string::npos)
+          << "resealed change to a derived field passed audit: " << s;
+    }
+  }
+  EXPECT_EQ(caught, n);
+  EXPECT_GT(caught_resealed, 0);
+}
+
+TEST_F(ReceiptTest, SidecarTamperIsCaught) {
+  std::string sc = sidecar_path_for(path());
+  std::string orig = read_file(sc);
+  std::string t = orig;
+  size_t p = t.find_first_of("123456789", t.find("\"rows\""));
+  t[p] = t[p] == '9' ? '8' : static_cast<char>(t[p] + 1);
+  write_file_atomic(sc, t);
+  EXPECT_FALSE(audit_receipt(path(), std::nullopt).ok());
+  fs::remove(sc);
+  EXPECT_FALSE(audit_receipt(path(), std::nullopt).ok());
+  write_file_atomic(sc, orig);
+  EXPECT_TRUE(audit_receipt(path(), std::nullopt).ok());
+}

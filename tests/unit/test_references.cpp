@@ -1,0 +1,89 @@
+// The oracles themselves: conventions checked against hand-computed values.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "harness/core/numeric.hpp"
+#include "references/ag_gemm/ag_gemm.hpp"
+#include "references/sparse_mla/sparse_mla.hpp"
+#include "references/ssu/ssu.hpp"
+
+using namespace kgate;
+
+TEST(Numeric, Bf16AndFp8) {
+  EXPECT_EQ(f32_to_bf16_bits(1.0f), 0x3f80);
+  EXPECT_EQ(round_bf16(1.00390625f), 1.0f);         // tie -> even
+  EXPECT_EQ(round_bf16(1.01171875f), 1.015625f);    // tie -> even (up)
+  EXPECT_EQ(fp8_e4m3_to_f32(0x38), 1.0f);
+  EXPECT_EQ(fp8_e4m3_to_f32(0x7e), 448.0f);
+  EXPECT_EQ(fp8_e4m3_to_f32(0x01), std::ldexp(1.0f, -9));
+  EXPECT_TRUE(std::isnan(fp8_e4m3_to_f32(0x7f)));
+  EXPECT_EQ(fp8_e4m3_to_f32(0xb8), -1.0f);
+  EXPECT_EQ(f32_to_fp8_e4m3(1000.f), 0x7e);  // saturates
+  for (int c = 0; c < 0x7f; ++c) EXPECT_EQ(f32_to_fp8_e4m3(fp8_e4m3_to_f32(static_cast<uint8_t>(c))), c);
+  EXPECT_TRUE(is_poison_f32(bf16_bits_to_f32(kPoisonBf16)));
+}
+
+TEST(SsuReference, PadSlotIsZeroStateAndPoolUntouched) {
+  ssu::Params p{2, 2, 1, 4, 1, 0, false, false, false, false, false};
+  ssu::HostProblem hp = ssu::make_problem(p, 3);
+  int b = hp.slots[0] == -1 ? 0 : 1;
+  ASSERT_EQ(hp.slots[b], -1);
+  ssu::Reference r = ssu::reference(hp);
+  // Pool unchanged except for the real slot.
+  int real = hp.slots[1 - b];
+  size_t per = 2 * ssu::kP * ssu::kN;
+  for (size_t s = 0; s < 4; ++s)
+    if (static_cast<int>(s) != real)
+      for (size_t i = 0; i < per; ++i) ASSERT_EQ(r.state[s * per + i], hp.state[s * per + i]);
+  // out for the pad row: sum_n dt B[n] x[d] C[n] + D x[d] (no softplus).
+  int h = 1, d = 5;
+  double dt = hp.dt[b * 2 + h] + hp.dt_bias[h];
+  double x = hp.x[b * p.x_stride() + h * ssu::kP + d], acc = 0;
+  for (int n = 0; n < ssu::kN; ++n) acc += dt * hp.B[b * p.bc_stride() + n] * x * hp.C[b * p.bc_stride() + n];
+  EXPECT_NEAR(r.out[(b * 2 + h) * ssu::kP + d], acc + hp.D[h] * x, 1e-9);
+}
+
+TEST(SparseMlaReference, EmptyTokenAndSingleRow) {
+  sparse_mla::Params p{1, 2, 2, 4, 4, 0, 0, 0, false, false, false};
+  sparse_mla::HostProblem hp = sparse_mla::make_problem(p, 9);
+  hp.lens[0] = 0;  // token 0: no active row
+  hp.lens[1] = 1;  // token 1: exactly one row -> out = that row, lse = score
+  ASSERT_NE(hp.indices[1 * 128 + 0], -1);
+  sparse_mla::Reference r = sparse_mla::reference(hp);
+  EXPECT_TRUE(std::isinf(r.lse[0]) && r.lse[0] < 0);
+  EXPECT_EQ(r.out[0], 0.0);
+  std::vector<float> row(512);
+  sparse_mla::decode_row(&hp.swa[hp.indices[128] * 1024], false, row.data());
+  EXPECT_EQ(r.out[(1 * 2 + 0) * 512 + 7], round_bf16(row[7]));
+  double s = 0;
+  for (int i = 0; i < 512; ++i) s += static_cast<double>(hp.q[(1 * 2) * 512 + i]) * row[i];
+  EXPECT_NEAR(r.lse[2], s * hp.sm_scale, 1e-9);
+}
+
+TEST(SparseMlaReference, Fp8RowLayout) {
+  std::vector<uint8_t> row(584, 0);
+  row[0] = 0x38;            // e4m3 1.0 in tile 0
+  row[64] = 0x40;           // e4m3 2.0 in tile 1
+  row[576] = 127 + 2;       // tile 0 scale 4
+  row[577] = 127 - 1;       // tile 1 scale 0.5
+  uint16_t b = f32_to_bf16_bits(3.5f);
+  std::memcpy(&row[448 + 2 * 5], &b, 2);  // rope value 5
+  std::vector<float> out(512);
+  sparse_mla::decode_row(row.data(), true, out.data());
+  EXPECT_EQ(out[0], 4.0f);
+  EXPECT_EQ(out[64], 1.0f);
+  EXPECT_EQ(out[448 + 5], 3.5f);
+}
+
+TEST(AgGemmReference, GatheredRankOrder) {
+  ag_gemm::Params p{2, 1, 1, 2};
+  ag_gemm::HostProblem hp;
+  hp.p = p;
+  hp.A = {{1, 2}, {3, 4}};
+  hp.B = {10, 100};
+  auto C = ag_gemm::reference(hp);
+  ASSERT_EQ(C.size(), 2u);
+  EXPECT_EQ(C[0], 210);  // 1*10 + 2*100, rank 0 first
+  EXPECT_EQ(C[1], round_bf16(430));
+}
