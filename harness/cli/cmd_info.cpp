@@ -37,7 +37,9 @@ void add_list(CLI::App& app, Action& action) {
       if (std::filesystem::is_directory(d)) {
         std::vector<std::string> files;
         for (const auto& e : std::filesystem::recursive_directory_iterator(d))
-          if (e.path().extension() == ".json" && e.path().filename() != "suites.json") files.push_back(e.path().string());
+          if (e.path().extension() == ".json" && e.path().filename() != "suites.json" &&
+              e.path().parent_path().filename() != "policies")
+            files.push_back(e.path().string());
         std::sort(files.begin(), files.end());
         for (const auto& f : files) {
           try {

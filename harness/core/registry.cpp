@@ -8,9 +8,15 @@ Registry& Registry::instance() {
   static Registry* r = [] {
     auto* reg = new Registry;
     register_cpu_families(*reg);
+    for (auto* hook : extension_hooks()) hook(*reg);
     return reg;
   }();
   return *r;
+}
+
+std::vector<void (*)(Registry&)>& extension_hooks() {
+  static std::vector<void (*)(Registry&)> hooks;
+  return hooks;
 }
 
 void Registry::add_family(Family f) { families_.push_back(std::move(f)); }

@@ -42,5 +42,8 @@ class Registry {
 // Registration of every family and CPU arm (explicit: no static-init order games). The GPU
 // library adds its arms and contexts through its own entry point (harness/gpu/gpu.hpp).
 void register_cpu_families(Registry& r);
+// Libraries linked into the binary (the GPU backend) add themselves here before the registry
+// is first used (the CLI does so at the start of main).
+std::vector<void (*)(Registry&)>& extension_hooks();
 
 }  // namespace kgate

@@ -89,6 +89,7 @@ json arm_json(const Implementation& impl, const std::string& role) {
 }
 
 struct RowState {
+  std::unique_ptr<RowContext> ctx;  // inputs on the device, reused by the row's units
   json correctness;  // journal record, once checked
   std::map<int, json> units;  // group -> unit record
   std::string failed_error;
@@ -107,8 +108,10 @@ json signatures_json(const std::map<std::string, std::vector<Signature>>& sigs,
     }
     json und = json::array();
     const auto& declared = impls.at(arm)->kernel_names;
+    // A declared name matches any observed name containing it (observed names are mangled).
     for (const auto& n : names)
-      if (std::find(declared.begin(), declared.end(), n) == declared.end()) und.push_back(n);
+      if (std::none_of(declared.begin(), declared.end(), [&](const std::string& d) { return n.find(d) != std::string::npos; }))
+        und.push_back(n);
     out[arm] = {{"A", v.front().records}, {"L", v.front().launches},
                 {"K", static_cast<int64_t>(v.front().kernel_names.size())},
                 {"names", std::vector<std::string>(names.begin(), names.end())},
@@ -234,7 +237,7 @@ RunOutcome run_campaign(const RunConfig& cfg, Backend& backend) {
     if (!st.correctness.is_null() && st.correctness["disposition"] != "passed") continue;
     uint64_t seed = row_seed(cfg.schedule.seed, row.id);
     try {
-      std::unique_ptr<RowContext> ctx;
+      std::unique_ptr<RowContext>& ctx = st.ctx;
       if (st.correctness.is_null()) {
         json rec = {{"kind", "correctness"}, {"row", row.id}, {"error", nullptr}};
         std::string unsupported;
@@ -262,7 +265,10 @@ RunOutcome run_campaign(const RunConfig& cfg, Backend& backend) {
         rec["correctness"] = checks;
         append_line_durable(journal, canonicalize(rec));
         st.correctness = rec;
-        if (disposition != "passed") continue;
+        if (disposition != "passed") {
+          ctx.reset();
+          continue;
+        }
       }
       if (!ctx) ctx = backend.prepare(fam, row, seed);
       // Warm-up: at least warmup_min_calls calls and warmup_min_us of work per arm.
@@ -275,7 +281,7 @@ RunOutcome run_campaign(const RunConfig& cfg, Backend& backend) {
       }
       json pairs = json::array();
       std::map<std::string, std::vector<Signature>> sigs;
-      json events = json::object(), clocks = json::object();
+      json events = json::object(), clocks = json::object(), self = json::object();
       std::string letters = block_letters(cfg.schedule, u.group, u.row);
       for (const auto& b : cfg.baselines) {
         std::vector<double> sb, sc;
@@ -286,24 +292,28 @@ RunOutcome run_campaign(const RunConfig& cfg, Backend& backend) {
           if (s.signature) sigs[arm].push_back(*s.signature);
           if (s.events_us > 0) events[arm].push_back(s.events_us);
           if (s.sm_clock_mhz > 0) clocks[arm].push_back(s.sm_clock_mhz);
+          if (s.self_us > 0) self[arm].push_back(s.self_us);
         }
         pairs.push_back({{"baseline", sb}, {"candidate", sc}});
       }
       json rec = {{"kind", "unit"}, {"row", row.id}, {"group", u.group}, {"pairs", pairs},
-                  {"signatures", signatures_json(sigs, impls)}, {"events_us", events}, {"sm_clock_mhz", clocks}};
+                  {"signatures", signatures_json(sigs, impls)}, {"events_us", events}, {"sm_clock_mhz", clocks}, {"self_us", self}};
       append_line_durable(journal, canonicalize(rec));
       st.units[u.group] = rec;
+      if (static_cast<int>(st.units.size()) == cfg.schedule.groups) ctx.reset();  // row done: free its inputs
       if (kill_after >= 0 && ++units_this_process >= kill_after) ::raise(SIGKILL);  // resume tests
     } catch (const DeviceError& e) {
       std::string msg = e.what();
       append_line_durable(journal, canonicalize(json{{"kind", "row_failed"}, {"row", row.id}, {"error", msg}}));
       st.failed_error = msg;
+      st.ctx.reset();
     } catch (const InputError&) {
       throw;
     } catch (const std::exception& e) {
       std::string msg = e.what();
       append_line_durable(journal, canonicalize(json{{"kind", "row_failed"}, {"row", row.id}, {"error", msg}}));
       st.failed_error = msg;
+      st.ctx.reset();
     }
   }
   if (!cfg.quiet) std::fprintf(stderr, "\n");
@@ -336,7 +346,9 @@ RunOutcome run_campaign(const RunConfig& cfg, Backend& backend) {
     for (const auto& b : cfg.baselines) pairs.push_back({{"baseline", b}, {"candidate", cfg.candidate}});
     row["pairs"] = pairs;
     row["signatures"] = nullptr;
-    row["events_median_us"] = nullptr;
+    row["events_timer_us"] = nullptr;
+    row["self_clock_us"] = nullptr;
+    row["sm_clock_mhz"] = nullptr;
     json samples = nullptr;
     if (disp == "passed") {
       samples = {{"pairs", json::array()}};
@@ -365,13 +377,24 @@ RunOutcome run_campaign(const RunConfig& cfg, Backend& backend) {
           }
         }
       if (!sig.empty()) row["signatures"] = sig;
-      json ev = json::object();
-      std::map<std::string, std::vector<double>> evs;
-      for (auto& [g, unit] : st.units)
-        for (auto it = unit["events_us"].begin(); it != unit["events_us"].end(); ++it)
-          for (const auto& x : it.value()) evs[it.key()].push_back(x.get<double>());
-      for (auto& [arm, v] : evs) ev[arm] = median(v);
-      if (!ev.empty()) row["events_median_us"] = ev;
+      // Side measurements (events timer, the kernel's own clock, SM clock): medians per arm.
+      auto side = [&](const char* key) -> json {
+        std::map<std::string, std::vector<double>> v;
+        for (auto& [g, unit] : st.units)
+          if (unit.contains(key))
+            for (auto it = unit[key].begin(); it != unit[key].end(); ++it)
+              for (const auto& x : it.value()) v[it.key()].push_back(x.get<double>());
+        if (v.empty()) return nullptr;
+        json out = json::object();
+        for (auto& [arm, xs] : v) {
+          auto sm = summarize(xs);
+          out[arm] = {{"median", sm.median}, {"min", sm.min}, {"max", sm.max}, {"n", sm.n}};
+        }
+        return out;
+      };
+      row["events_timer_us"] = side("events_us");
+      row["self_clock_us"] = side("self_us");
+      row["sm_clock_mhz"] = side("sm_clock_mhz");
       sample_rows[r.id] = samples;
     }
     derive_row(row, samples, cfg.policy);

@@ -36,6 +36,7 @@ struct Sample {
   std::optional<Signature> signature;  // activity timers only
   double sm_clock_mhz = 0;             // 0 when unknown
   double events_us = 0;                // events timer alongside, when available (0 = none)
+  double self_us = 0;                  // the kernel's own clock (calibration arms), 0 = none
 };
 
 class RowContext {

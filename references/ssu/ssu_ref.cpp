@@ -1,4 +1,5 @@
 #include <cmath>
+#include <thread>
 
 #include "harness/core/numeric.hpp"
 #include "references/ssu/ssu.hpp"
@@ -28,8 +29,25 @@ HostProblem make_problem(const Params& p, uint64_t seed) {
   auto io = [&](float v) { return p.io_bf16 ? round_bf16(v) : v; };
   auto wt = [&](float v) { return p.weight_bf16 ? round_bf16(v) : v; };
   auto st = [&](float v) { return p.state_bf16 ? round_bf16(v) : v; };
+  // The pool can hold 10^8+ values: fill it in fixed 1 Mi-element chunks, each with its own
+  // stream, on every core. The values depend only on the seed, not on the thread count.
   hp.state.resize(static_cast<size_t>(p.pool_slots * p.nheads * kP * kN));
-  for (auto& v : hp.state) v = st(rng.normal());
+  {
+    constexpr size_t kChunk = 1 << 20;
+    size_t chunks = (hp.state.size() + kChunk - 1) / kChunk;
+    unsigned nt = std::max(1u, std::thread::hardware_concurrency());
+    auto fill = [&](unsigned t) {
+      for (size_t c = t; c < chunks; c += nt) {
+        Rng r(seed ^ (0xA24BAED4963EE407ull * (c + 1)));
+        for (size_t i = c * kChunk; i < std::min(hp.state.size(), (c + 1) * kChunk); ++i)
+          hp.state[i] = st(r.uniform(-2.0f, 2.0f));
+      }
+    };
+    std::vector<std::thread> th;
+    for (unsigned t = 1; t < nt; ++t) th.emplace_back(fill, t);
+    fill(0);
+    for (auto& x : th) x.join();
+  }
   // Distinct random slots; pad_slots of them replaced by -1 at random positions.
   std::vector<int32_t> all(static_cast<size_t>(p.pool_slots));
   for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int32_t>(i);
@@ -74,8 +92,10 @@ Reference reference(const HostProblem& hp) {
   r.out.resize(static_cast<size_t>(p.batch * p.nheads * kP));
   r.state.assign(hp.state.begin(), hp.state.end());
   int64_t hpg = p.nheads / p.ngroups;
+  unsigned nt = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), static_cast<unsigned>(p.batch)));
+  auto work = [&](unsigned t) {
   std::vector<double> s(kP * kN);
-  for (int64_t b = 0; b < p.batch; ++b) {
+  for (int64_t b = t; b < p.batch; b += nt) {
     int32_t slot = hp.slots[b];
     for (int64_t h = 0; h < p.nheads; ++h) {
       int64_t g = h / hpg;
@@ -106,6 +126,11 @@ Reference reference(const HostProblem& hp) {
           r.state[base + i] = p.state_bf16 ? round_bf16(static_cast<float>(s[i])) : static_cast<float>(s[i]);
     }
   }
+  };
+  std::vector<std::thread> th;
+  for (unsigned t = 1; t < nt; ++t) th.emplace_back(work, t);
+  work(0);
+  for (auto& x : th) x.join();
   return r;
 }
 

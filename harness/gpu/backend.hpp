@@ -1,0 +1,57 @@
+#pragma once
+#include <cuda_runtime.h>
+
+#include <memory>
+#include <string>
+
+#include "harness/core/runner.hpp"
+#include "harness/gpu/device.hpp"
+#include "harness/gpu/timer.hpp"
+
+namespace kgate::gpu {
+
+class GpuBackend final : public Backend {
+ public:
+  GpuBackend(const std::string& timer, bool warm);
+  std::string name() const override { return "cuda"; }
+  std::string timer() const override { return timer_->name(); }
+  json environment() const override;
+  json protocol() const override;
+  std::unique_ptr<RowContext> prepare(const Family& fam, const CaseRow& row, uint64_t seed) override;
+
+  cudaStream_t stream() const { return stream_.get(); }
+  const DeviceInfo& device() const { return info_; }
+  // One protocol sample: flush L2 (unless --warm), synchronize, measure the launch.
+  Sample sample(const Launch& launch);
+  // One untimed-by-protocol call (warm-up), timed with events so warm-up can reach its budget.
+  double warm_call(const Launch& launch);
+
+ private:
+  DeviceInfo info_;
+  Stream stream_;
+  std::unique_ptr<L2Flusher> flusher_;
+  std::unique_ptr<Timer> timer_;
+  std::unique_ptr<Timer> events_;
+  std::string fallback_reason_;
+  bool warm_;
+};
+
+// Base of every family's GPU row context: timing and warm-up go through the backend.
+class GpuRowContext : public RowContext {
+ public:
+  explicit GpuRowContext(GpuBackend& be) : be_(be) {}
+  Sample time_once(const Implementation& impl) override {
+    return be_.sample([&](cudaStream_t s) { launch(impl, s); });
+  }
+  double warm_call_us(const Implementation& impl) override {
+    return be_.warm_call([&](cudaStream_t s) { launch(impl, s); });
+  }
+
+ protected:
+  virtual void launch(const Implementation& impl, cudaStream_t s) = 0;
+  GpuBackend& be_;
+};
+
+void launch_prime_kernel(cudaStream_t s);
+
+}  // namespace kgate::gpu

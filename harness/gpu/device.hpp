@@ -1,0 +1,86 @@
+#pragma once
+// RAII device resources, device identity, and the L2 flush.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/core/jcs.hpp"
+#include "harness/gpu/check.hpp"
+
+namespace kgate::gpu {
+
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(size_t bytes);
+  ~DeviceBuffer();
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& o) noexcept : p_(o.p_), n_(o.n_) { o.p_ = nullptr; o.n_ = 0; }
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept;
+  void* get() const { return p_; }
+  template <class T> T* as() const { return static_cast<T*>(p_); }
+  size_t bytes() const { return n_; }
+  void upload(const void* host, size_t bytes, size_t offset = 0);
+  void download(void* host, size_t bytes, size_t offset = 0) const;
+
+ private:
+  void* p_ = nullptr;
+  size_t n_ = 0;
+};
+
+class Stream {
+ public:
+  Stream();
+  ~Stream();
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  cudaStream_t get() const { return s_; }
+
+ private:
+  cudaStream_t s_ = nullptr;
+};
+
+class Event {
+ public:
+  Event();
+  ~Event();
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  cudaEvent_t get() const { return e_; }
+
+ private:
+  cudaEvent_t e_ = nullptr;
+};
+
+// Writes >= 2x the L2 size before every sample, outside the measured window; allocated once.
+class L2Flusher {
+ public:
+  explicit L2Flusher(int device);
+  void flush(cudaStream_t s);
+  size_t bytes() const { return buf_.bytes(); }
+
+ private:
+  DeviceBuffer buf_;
+  unsigned value_ = 0;
+};
+
+struct DeviceInfo {
+  int ordinal = 0;
+  std::string name, uuid, pci_bus_id;
+  int cc_major = 0, cc_minor = 0, sm_count = 0;
+  size_t l2_bytes = 0, global_mem_bytes = 0;
+  int driver_version = 0, runtime_version = 0;
+  int max_sm_clock_mhz = 0;
+  json to_json() const;
+};
+DeviceInfo query_device(int ordinal);
+std::string nccl_version_string();
+// Current SM clock through NVML (loaded at run time); 0 when NVML is not available.
+unsigned current_sm_clock_mhz(const std::string& pci_bus_id);
+unsigned current_mem_clock_mhz(const std::string& pci_bus_id);
+
+}  // namespace kgate::gpu

@@ -1,0 +1,17 @@
+#pragma once
+// The GPU backend's entry points (compiled only with CUDA; the CLI guards with KGATE_HAVE_CUDA).
+#include <memory>
+#include <string>
+
+#include "harness/core/registry.hpp"
+#include "harness/core/runner.hpp"
+
+namespace kgate::gpu {
+
+bool device_present(std::string* why);
+// timer: "cupti" (falls back to "events", saying why, when CUPTI is held) or "events".
+std::unique_ptr<Backend> make_backend(const std::string& timer, bool warm);
+// Adds GPU families (calib), GPU arms, and each family's GPU context.
+void install(Registry& r);
+
+}  // namespace kgate::gpu

@@ -1,0 +1,142 @@
+// ssu on the GPU: inputs uploaded once per row, the CPU reference as oracle, arm registration.
+#include <cuda_bf16.h>
+
+#include <cstring>
+
+#include "harness/core/numeric.hpp"
+#include "harness/gpu/backend.hpp"
+#include "kernels/ssu/ssu_gpu.cuh"
+#include "references/ssu/family.hpp"
+
+namespace kgate::ssu::gpu {
+
+void launch_baseline(const Args& a, cudaStream_t s);
+void launch_fast(const Args& a, cudaStream_t s);
+void launch_floor(const Args& a, cudaStream_t s);
+
+namespace {
+
+using kgate::gpu::DeviceBuffer;
+
+// Host floats (already exact in their dtype) to the device dtype's bytes.
+std::vector<unsigned char> encode(const std::vector<float>& v, bool bf16) {
+  std::vector<unsigned char> out(v.size() * (bf16 ? 2 : 4));
+  if (bf16) {
+    for (size_t i = 0; i < v.size(); ++i) {
+      uint16_t b = f32_to_bf16_bits(v[i]);
+      std::memcpy(&out[2 * i], &b, 2);
+    }
+  } else {
+    std::memcpy(out.data(), v.data(), out.size());
+  }
+  return out;
+}
+std::vector<float> decode(const std::vector<unsigned char>& raw, bool bf16) {
+  std::vector<float> v(raw.size() / (bf16 ? 2 : 4));
+  if (bf16) {
+    for (size_t i = 0; i < v.size(); ++i) {
+      uint16_t b;
+      std::memcpy(&b, &raw[2 * i], 2);
+      v[i] = bf16_bits_to_f32(b);
+    }
+  } else {
+    std::memcpy(v.data(), raw.data(), raw.size());
+  }
+  return v;
+}
+DeviceBuffer upload(const std::vector<float>& v, bool bf16) {
+  auto bytes = encode(v, bf16);
+  DeviceBuffer d(std::max<size_t>(bytes.size(), 16));
+  if (!bytes.empty()) d.upload(bytes.data(), bytes.size());
+  return d;
+}
+
+class Context final : public kgate::gpu::GpuRowContext {
+ public:
+  Context(const CaseRow& row, uint64_t seed, kgate::gpu::GpuBackend& be)
+      : GpuRowContext(be), hp_(make_problem(Params::from_json(row.params), seed)), tol_(row.tolerance) {
+    const Params& p = hp_.p;
+    state_ = upload(hp_.state, p.state_bf16);
+    pristine_ = DeviceBuffer(state_.bytes());
+    KGATE_CUDA(cudaMemcpy(pristine_.get(), state_.get(), state_.bytes(), cudaMemcpyDeviceToDevice));
+    slots_ = DeviceBuffer(hp_.slots.size() * 4);
+    slots_.upload(hp_.slots.data(), hp_.slots.size() * 4);
+    x_ = upload(hp_.x, p.io_bf16);
+    B_ = upload(hp_.B, p.io_bf16);
+    C_ = upload(hp_.C, p.io_bf16);
+    z_ = upload(hp_.z, p.io_bf16);
+    out_ = DeviceBuffer(static_cast<size_t>(p.batch * p.nheads * kP) * (p.io_bf16 ? 2 : 4));
+    dt_ = upload(hp_.dt, p.weight_bf16);
+    A_ = upload(hp_.A, p.weight_bf16);
+    D_ = upload(hp_.D, p.weight_bf16);
+    dtb_ = upload(hp_.dt_bias, p.weight_bf16);
+    args_ = Args{state_.get(), slots_.as<int32_t>(), x_.get(), B_.get(), C_.get(), p.has_z ? z_.get() : nullptr,
+                 out_.get(), dt_.get(), A_.get(), D_.get(), dtb_.get(), static_cast<int>(p.batch),
+                 static_cast<int>(p.nheads), static_cast<int>(p.ngroups), p.x_stride(), p.bc_stride(),
+                 p.state_bf16, p.io_bf16, p.weight_bf16, p.softplus, p.has_z};
+  }
+
+  Correctness check(const Implementation& impl) override {
+    const Params& p = hp_.p;
+    KGATE_CUDA(cudaMemcpy(state_.get(), pristine_.get(), state_.bytes(), cudaMemcpyDeviceToDevice));
+    std::vector<float> poison(static_cast<size_t>(p.batch * p.nheads * kP), poison_f32());
+    auto pb = encode(poison, p.io_bf16);
+    out_.upload(pb.data(), pb.size());
+    launch(impl, be_.stream());
+    KGATE_CUDA(cudaStreamSynchronize(be_.stream()));
+    std::vector<unsigned char> so(state_.bytes()), oo(out_.bytes());
+    state_.download(so.data(), so.size());
+    out_.download(oo.data(), oo.size());
+    std::vector<float> state = decode(so, p.state_bf16), out = decode(oo, p.io_bf16);
+    if (impl.role == "floor") {
+      // The floor arm only moves the state bytes: it must leave every byte as it found it.
+      Correctness c;
+      c.elements = static_cast<int64_t>(state.size());
+      c.mismatches = std::memcmp(state.data(), hp_.state.data(), state.size() * 4) ? 1 : 0;
+      for (size_t i = 0; c.mismatches && i < state.size(); ++i)
+        if (std::memcmp(&state[i], &hp_.state[i], 4)) {
+          c.worst = "state[" + std::to_string(i) + "]";
+          break;
+        }
+      c.passed = c.mismatches == 0;
+      c.note = "floor arm: state bytes read and written back bit-identical; computes no output";
+      return c;
+    }
+    if (!ref_) ref_ = std::make_unique<Reference>(reference(hp_));
+    return check_outputs(hp_, *ref_, state, out, tol_);
+  }
+
+ protected:
+  void launch(const Implementation& impl, cudaStream_t s) override {
+    reinterpret_cast<GpuFn>(impl.launch)(args_, s);
+    KGATE_CUDA_LAUNCHED();
+  }
+
+ private:
+  HostProblem hp_;
+  Tolerance tol_;
+  std::unique_ptr<Reference> ref_;
+  DeviceBuffer state_, pristine_, slots_, x_, B_, C_, z_, out_, dt_, A_, D_, dtb_;
+  Args args_{};
+};
+
+}  // namespace
+
+void install(Registry& r) {
+  Family* f = r.find_family_mut("ssu");
+  f->make_gpu_context = [](const CaseRow& row, uint64_t seed, void* be) -> std::unique_ptr<RowContext> {
+    return std::make_unique<Context>(row, seed, *static_cast<kgate::gpu::GpuBackend*>(be));
+  };
+  const std::vector<std::string> src = {"kernels/ssu/ssu_gpu.cu", "kernels/ssu/ssu_gpu.cuh", "kernels/ssu/gpu_context.cpp"};
+  r.add({"ssu.baseline", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_baseline_kernel"}, src,
+         "Triton selective_state_update structure, BLOCK_SIZE_M=8, 4 warps, grid (dim tiles, batch, heads)", nullptr,
+         reinterpret_cast<void*>(&launch_baseline)});
+  r.add({"ssu.fast", "ssu", "cuda", "candidate", {"sm_90a"}, {"ssu_fast_kernel"}, src,
+         "row owner: one CTA per (batch, head), all state loads in flight before compute", nullptr,
+         reinterpret_cast<void*>(&launch_fast)});
+  r.add({"ssu.floor", "ssu", "cuda", "floor", {"sm_90a"}, {"ssu_floor_kernel"}, src,
+         "copies the state bytes the update reads and writes (bandwidth anchor)", nullptr,
+         reinterpret_cast<void*>(&launch_floor)});
+}
+
+}  // namespace kgate::ssu::gpu
