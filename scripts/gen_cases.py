@@ -47,7 +47,7 @@ ssu = {"table": "ssu", "family": "ssu",
        "rows": ssu_rows()}
 
 calib_rows = []
-for us in [5, 10, 20, 50, 100, 500, 1000, 5000]:
+for us in [0, 5, 10, 20, 50, 100, 500, 1000, 5000]:
     calib_rows.append({"id": f"spin-{us}us", "params": {"kind": "spin", "us": us}, "tags": {"kind": "spin"}})
 for us, pct in [(1000, 50), (200, 25), (2000, 75)]:
     calib_rows.append({"id": f"overlap-{us}us-{pct}pct", "params": {"kind": "overlap", "us": us, "overlap_pct": pct},

@@ -162,7 +162,7 @@ void install(Registry& r) {
   f.summary = "timer calibration: spin kernels of known duration, an overlapping pair, a D2D copy (GPU only)";
   f.params = {
       {"kind", PS::Kind::String, true, 0, 0, {"spin", "overlap", "copy"}, {}, "what the arm launches"},
-      {"us", PS::Kind::Int, false, 1, 10'000'000, {}, 10, "spin duration, microseconds of SM clock"},
+      {"us", PS::Kind::Int, false, 0, 10'000'000, {}, 10, "spin duration, microseconds of SM clock (0: an empty spin)"},
       {"overlap_pct", PS::Kind::Int, false, 0, 100, {}, 50, "overlap: percent of T the two kernels overlap"},
       {"bytes", PS::Kind::Int, false, 1, int64_t(1) << 36, {}, 1 << 24, "copy: bytes"},
   };

@@ -20,6 +20,12 @@ void launch_fast(const Args& a, cudaStream_t s);
 
 namespace {
 
+// The CLI adds the GPU library's registrations at start-up; so does this test binary.
+const bool kGpuInstalled = [] {
+  extension_hooks().push_back(&gpu::install);
+  return true;
+}();
+
 bool have_gpu() {
   std::string why;
   return gpu::device_present(&why);
