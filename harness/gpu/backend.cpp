@@ -97,6 +97,13 @@ Sample GpuBackend::sample(const Launch& launch) {
   return s;
 }
 
+Sample GpuRowContext::time_once(const Implementation& impl) {
+  return be_.sample([this, &impl](cudaStream_t s) { launch(impl, s); });
+}
+double GpuRowContext::warm_call_us(const Implementation& impl) {
+  return be_.warm_call([this, &impl](cudaStream_t s) { launch(impl, s); });
+}
+
 double GpuBackend::warm_call(const Launch& launch) { return events_->measure(launch, stream_.get()).us; }
 
 std::unique_ptr<Backend> make_backend(const std::string& timer, bool warm) {

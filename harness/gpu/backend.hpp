@@ -37,15 +37,14 @@ class GpuBackend final : public Backend {
 };
 
 // Base of every family's GPU row context: timing and warm-up go through the backend.
+// Methods with lambdas are out of line (backend.cpp): this header is compiled by both nvcc and
+// g++, and an inline lambda's closure layout can differ between the two front ends while the
+// linker keeps one copy of each inline function (seen as a crash on the H200).
 class GpuRowContext : public RowContext {
  public:
   explicit GpuRowContext(GpuBackend& be) : be_(be) {}
-  Sample time_once(const Implementation& impl) override {
-    return be_.sample([&](cudaStream_t s) { launch(impl, s); });
-  }
-  double warm_call_us(const Implementation& impl) override {
-    return be_.warm_call([&](cudaStream_t s) { launch(impl, s); });
-  }
+  Sample time_once(const Implementation& impl) override;
+  double warm_call_us(const Implementation& impl) override;
 
  protected:
   virtual void launch(const Implementation& impl, cudaStream_t s) = 0;

@@ -4,11 +4,11 @@
 //    (dim tiles, batch, heads); each program loads an 8 x 128 state tile, updates it, reduces
 //    over dstate. 16-byte state accesses (what Triton emits for this tile).
 //  - ssu.floor: copies exactly the state bytes the update reads and writes (same slot table,
-//    same tiles), 16-byte streaming loads/stores: the memory-bandwidth anchor.
-//  - ssu.fast: one CTA per (batch, head) owns the whole 64 x 128 tile; every lane issues all of
-//    its 16-byte state loads before any arithmetic (4 x 16 B bf16, 8 x 16 B fp32 in flight per
-//    lane), side inputs (x, B, C, z, dt) are loaded meanwhile with scalar loads (any alignment),
-//    B and C stay in registers, state is streamed with evict-first hints.
+//    same tiles, same geometry as fast), 16-byte streaming loads/stores: the bandwidth anchor.
+//  - ssu.fast: row owner. A 2-warp CTA owns 32 (bf16) or 16 (fp32) rows of one head; every lane
+//    issues all 8 of its 16-byte state loads before any arithmetic (128 B in flight per lane),
+//    side inputs (x, B, C, z, dt) are loaded first with scalar loads (any alignment), B and C
+//    stay in registers, state is streamed with evict-first hints. See kernels/ssu/NOTES.md.
 #include <cuda_bf16.h>
 
 #include "kernels/ssu/ssu_gpu.cuh"
@@ -102,26 +102,35 @@ __global__ void __launch_bounds__(kBaseThreads) ssu_baseline_kernel(Args a) {
 }
 
 // ---------------------------------------------------------------- fast (row owner)
-constexpr int kFastThreads = 256;  // 8 warps x 8 rows = one 64-row head per CTA
+// Geometry shared by fast and floor: every lane moves NL = 8 16-byte chunks of state, so a
+// warp owns RPW = 8 * (32 / CPR) rows (16 bf16, 8 fp32) and a 2-warp CTA owns 32 or 16 rows
+// (2 or 4 CTAs per head). Small CTAs keep the tail of the last wave short.
+template <class ST>
+struct Geo {
+  static constexpr int V = Chunk<ST>::V;
+  static constexpr int CPR = kN / V;          // 16-byte chunks per row: 16 (bf16) or 32 (fp32)
+  static constexpr int RPL = 32 / CPR;        // rows one warp-wide load covers: 2 or 1
+  static constexpr int NL = 8;                // loads in flight per lane
+  static constexpr int RPW = NL * RPL;        // rows per warp
+  static constexpr int kWarps = 2;
+  static constexpr int kThreads = 32 * kWarps;
+  static constexpr int kRowsPerCta = kWarps * RPW;
+  static constexpr int kCtasPerHead = kP / kRowsPerCta;
+  // Resident CTAs asked of ptxas: as many as fit without spills (bf16 keeps 16 more B/C values).
+  static constexpr int kMinBlocks = sizeof(ST) == 2 ? 10 : 14;
+};
 
 template <class ST, class IT>
-__global__ void __launch_bounds__(kFastThreads) ssu_fast_kernel(Args a) {
-  constexpr int V = Chunk<ST>::V;
-  constexpr int CPR = kN / V;        // 16-byte chunks per row: 16 (bf16) or 32 (fp32)
-  constexpr int RPL = 32 / CPR;      // rows one warp-wide load covers: 2 or 1
-  constexpr int NL = 8 / RPL;        // loads per lane: 4 or 8
-  const int h = blockIdx.x % a.nheads, b = blockIdx.x / a.nheads;
+__global__ void __launch_bounds__(Geo<ST>::kThreads, Geo<ST>::kMinBlocks) ssu_fast_kernel(Args a) {
+  using G = Geo<ST>;
+  constexpr int V = G::V, CPR = G::CPR, RPL = G::RPL, NL = G::NL;
+  const int part = blockIdx.x % G::kCtasPerHead, bh = blockIdx.x / G::kCtasPerHead;
+  const int h = bh % a.nheads, b = bh / a.nheads;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int cc = lane % CPR, rsub = lane / CPR;
+  const int row0 = part * G::kRowsPerCta + warp * G::RPW;
+  // Side inputs first: they do not depend on the slot, so their latency overlaps its load.
   const int slot = a.slots[b];
-  const uint4* tile = reinterpret_cast<const uint4*>(static_cast<ST*>(a.state) +
-                                                     ((static_cast<long long>(slot) * a.nheads + h) * kP + warp * 8) * kN);
-  uint4 raw[NL];
-  if (slot >= 0) {
-#pragma unroll
-    for (int i = 0; i < NL; ++i) raw[i] = __ldcs(tile + i * 32 + lane);
-  }
-  // Side inputs while the state is in flight.
   const int g = h / (a.nheads / a.ngroups);
   const float dt = dt_eff(a, b, h);
   const float dA = __expf(load_w(a.A, h, a.weight_bf16) * dt);
@@ -132,10 +141,21 @@ __global__ void __launch_bounds__(kFastThreads) ssu_fast_kernel(Args a) {
     Bv[j] = ld_io<IT>(a.B, bci + j) * dt;
     Cv[j] = ld_io<IT>(a.C, bci + j);
   }
-  const long long xrow = static_cast<long long>(b) * a.x_stride + h * kP + warp * 8 + rsub;
-  float x[NL], acc[NL];
+  const long long xrow = static_cast<long long>(b) * a.x_stride + h * kP + row0 + rsub;
+  float x[NL];
 #pragma unroll
   for (int i = 0; i < NL; ++i) x[i] = ld_io<IT>(a.x, xrow + i * RPL);
+  uint4* tile = reinterpret_cast<uint4*>(static_cast<ST*>(a.state) +
+                                         ((static_cast<long long>(slot) * a.nheads + h) * kP + row0) * kN);
+  uint4 raw[NL];
+  if (slot >= 0) {
+#pragma unroll
+    for (int i = 0; i < NL; ++i) raw[i] = __ldcs(tile + i * 32 + lane);
+  }
+  const float Dh = load_w(a.D, h, a.weight_bf16);
+  IT* out = static_cast<IT*>(a.out) + (static_cast<long long>(b) * a.nheads + h) * kP + row0 + rsub;
+  // Per chunk: update, reduce over the row's CPR lanes at once (no per-row accumulators live
+  // across the loop: that keeps bf16 under the register budget without spills), write out.
 #pragma unroll
   for (int i = 0; i < NL; ++i) {
     float s[V];
@@ -143,29 +163,17 @@ __global__ void __launch_bounds__(kFastThreads) ssu_fast_kernel(Args a) {
     else
 #pragma unroll
       for (int j = 0; j < V; ++j) s[j] = 0.f;
-    acc[i] = 0.f;
+    float acc = 0.f;
 #pragma unroll
     for (int j = 0; j < V; ++j) {
       s[j] = fmaf(s[j], dA, Bv[j] * x[i]);
-      acc[i] = fmaf(s[j], Cv[j], acc[i]);
+      acc = fmaf(s[j], Cv[j], acc);
     }
-    raw[i] = Chunk<ST>::pack(s);
-  }
-  if (slot >= 0) {
-    uint4* w = const_cast<uint4*>(tile);
+    if (slot >= 0) __stcs(tile + i * 32 + lane, Chunk<ST>::pack(s));
 #pragma unroll
-    for (int i = 0; i < NL; ++i) __stcs(w + i * 32 + lane, raw[i]);
-  }
-#pragma unroll
-  for (int i = 0; i < NL; ++i)
-#pragma unroll
-    for (int o = CPR / 2; o > 0; o >>= 1) acc[i] += __shfl_xor_sync(0xffffffffu, acc[i], o);
-  if (cc == 0) {
-    const float Dh = load_w(a.D, h, a.weight_bf16);
-    IT* out = static_cast<IT*>(a.out) + (static_cast<long long>(b) * a.nheads + h) * kP + warp * 8 + rsub;
-#pragma unroll
-    for (int i = 0; i < NL; ++i) {
-      float o = acc[i] + Dh * x[i];
+    for (int o = CPR / 2; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
+    if (cc == 0) {
+      float o = acc + Dh * x[i];
       if (a.has_z) o = silu_gate(o, ld_io<IT>(a.z, xrow + i * RPL));
       out[i * RPL] = from_f<IT>(o);
     }
@@ -173,20 +181,23 @@ __global__ void __launch_bounds__(kFastThreads) ssu_fast_kernel(Args a) {
 }
 
 // ---------------------------------------------------------------- floor (state bytes in and out)
+// Same geometry and hints as fast: the bytes fast must move, moved with nothing else.
 template <class ST>
-__global__ void __launch_bounds__(kFastThreads) ssu_floor_kernel(Args a) {
-  constexpr int NL = 8 * kN * sizeof(ST) / 16 / 32;
-  const int h = blockIdx.x % a.nheads, b = blockIdx.x / a.nheads;
+__global__ void __launch_bounds__(Geo<ST>::kThreads, 16) ssu_floor_kernel(Args a) {
+  using G = Geo<ST>;
+  const int part = blockIdx.x % G::kCtasPerHead, bh = blockIdx.x / G::kCtasPerHead;
+  const int h = bh % a.nheads, b = bh / a.nheads;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int slot = a.slots[b];
   if (slot < 0) return;
   uint4* tile = reinterpret_cast<uint4*>(static_cast<ST*>(a.state) +
-                                         ((static_cast<long long>(slot) * a.nheads + h) * kP + warp * 8) * kN);
-  uint4 raw[NL];
+                                         ((static_cast<long long>(slot) * a.nheads + h) * kP + part * G::kRowsPerCta +
+                                          warp * G::RPW) * kN);
+  uint4 raw[G::NL];
 #pragma unroll
-  for (int i = 0; i < NL; ++i) raw[i] = __ldcs(tile + i * 32 + lane);
+  for (int i = 0; i < G::NL; ++i) raw[i] = __ldcs(tile + i * 32 + lane);
 #pragma unroll
-  for (int i = 0; i < NL; ++i) __stcs(tile + i * 32 + lane, raw[i]);
+  for (int i = 0; i < G::NL; ++i) __stcs(tile + i * 32 + lane, raw[i]);
 }
 
 template <template <class, class> class K, class F>
@@ -206,11 +217,17 @@ void launch_baseline(const Args& a, cudaStream_t s) {
   dim3 grid(kP / kBaseRows, a.batch, a.nheads);
   dispatch<BaselineK>(a, [&](auto fn) { fn<<<grid, kBaseThreads, 0, s>>>(a); });
 }
+template <class G>
+dim3 grid_of(const Args& a) {
+  return dim3(static_cast<unsigned>(a.batch) * a.nheads * G::kCtasPerHead);
+}
 void launch_fast(const Args& a, cudaStream_t s) {
-  dispatch<FastK>(a, [&](auto fn) { fn<<<a.batch * a.nheads, kFastThreads, 0, s>>>(a); });
+  if (a.state_bf16) dispatch<FastK>(a, [&](auto fn) { fn<<<grid_of<Geo<__nv_bfloat16>>(a), Geo<__nv_bfloat16>::kThreads, 0, s>>>(a); });
+  else dispatch<FastK>(a, [&](auto fn) { fn<<<grid_of<Geo<float>>(a), Geo<float>::kThreads, 0, s>>>(a); });
 }
 void launch_floor(const Args& a, cudaStream_t s) {
-  dispatch<FloorK>(a, [&](auto fn) { fn<<<a.batch * a.nheads, kFastThreads, 0, s>>>(a); });
+  if (a.state_bf16) dispatch<FloorK>(a, [&](auto fn) { fn<<<grid_of<Geo<__nv_bfloat16>>(a), Geo<__nv_bfloat16>::kThreads, 0, s>>>(a); });
+  else dispatch<FloorK>(a, [&](auto fn) { fn<<<grid_of<Geo<float>>(a), Geo<float>::kThreads, 0, s>>>(a); });
 }
 
 }  // namespace kgate::ssu::gpu
