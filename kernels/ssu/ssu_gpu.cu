@@ -102,35 +102,51 @@ __global__ void __launch_bounds__(kBaseThreads) ssu_baseline_kernel(Args a) {
 }
 
 // ---------------------------------------------------------------- fast (row owner)
-// Geometry shared by fast and floor: every lane moves NL = 8 16-byte chunks of state, so a
-// warp owns RPW = 8 * (32 / CPR) rows (16 bf16, 8 fp32) and a 2-warp CTA owns 32 or 16 rows
-// (2 or 4 CTAs per head). Small CTAs keep the tail of the last wave short.
-template <class ST>
+// Geometry: every lane moves NL 16-byte chunks of state, so a warp owns RPW = NL * (32 / CPR)
+// rows and a 2-warp CTA owns 2 * RPW rows. Small CTAs keep the last wave's tail short.
+template <class ST, int NL_>
 struct Geo {
   static constexpr int V = Chunk<ST>::V;
   static constexpr int CPR = kN / V;          // 16-byte chunks per row: 16 (bf16) or 32 (fp32)
-  static constexpr int RPL = 32 / CPR;        // rows one warp-wide load covers: 2 or 1
-  static constexpr int NL = 8;                // loads in flight per lane
+  static constexpr int RPL = 32 / CPR;        // rows one warp-wide chunk covers: 2 or 1
+  static constexpr int NL = NL_;              // chunks in flight per lane
   static constexpr int RPW = NL * RPL;        // rows per warp
   static constexpr int kWarps = 2;
   static constexpr int kThreads = 32 * kWarps;
   static constexpr int kRowsPerCta = kWarps * RPW;
   static constexpr int kCtasPerHead = kP / kRowsPerCta;
-  // Resident CTAs asked of ptxas: as many as fit without spills (bf16 keeps 16 more B/C values).
-  static constexpr int kMinBlocks = sizeof(ST) == 2 ? 10 : 14;
 };
 
-template <class ST, class IT>
-__global__ void __launch_bounds__(Geo<ST>::kThreads, Geo<ST>::kMinBlocks) ssu_fast_kernel(Args a) {
-  using G = Geo<ST>;
-  constexpr int V = G::V, CPR = G::CPR, RPL = G::RPL, NL = G::NL;
+__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
+  unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem) : "memory");
+}
+__device__ __forceinline__ void cp_async_wait_all() {
+  asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;\n" ::: "memory");
+}
+
+// The state stream goes global -> shared through cp.async, so bytes in flight cost shared
+// memory, not registers: occupancy is set by the small register footprint of the arithmetic.
+// Each lane reads back only the chunks it copied itself, so no barrier is needed.
+template <class ST, class IT, int NL>
+__global__ void __launch_bounds__(64, sizeof(ST) == 2 ? 16 : (NL == 8 ? 20 : 24)) ssu_fast_kernel(Args a) {
+  using G = Geo<ST, NL>;
+  constexpr int V = G::V, CPR = G::CPR, RPL = G::RPL;
+  __shared__ uint4 stage[G::kThreads * NL];
   const int part = blockIdx.x % G::kCtasPerHead, bh = blockIdx.x / G::kCtasPerHead;
   const int h = bh % a.nheads, b = bh / a.nheads;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int cc = lane % CPR, rsub = lane / CPR;
   const int row0 = part * G::kRowsPerCta + warp * G::RPW;
-  // Side inputs first: they do not depend on the slot, so their latency overlaps its load.
   const int slot = a.slots[b];
+  uint4* tile = reinterpret_cast<uint4*>(static_cast<ST*>(a.state) +
+                                         ((static_cast<long long>(slot) * a.nheads + h) * kP + row0) * kN);
+  uint4* mine = stage + threadIdx.x;
+  if (slot >= 0) {
+#pragma unroll
+    for (int i = 0; i < NL; ++i) cp_async16(mine + i * G::kThreads, tile + i * 32 + lane);
+  }
+  // Side inputs while the state streams in.
   const int g = h / (a.nheads / a.ngroups);
   const float dt = dt_eff(a, b, h);
   const float dA = __expf(load_w(a.A, h, a.weight_bf16) * dt);
@@ -142,38 +158,36 @@ __global__ void __launch_bounds__(Geo<ST>::kThreads, Geo<ST>::kMinBlocks) ssu_fa
     Cv[j] = ld_io<IT>(a.C, bci + j);
   }
   const long long xrow = static_cast<long long>(b) * a.x_stride + h * kP + row0 + rsub;
-  float x[NL];
+  float x[NL], acc[NL];
 #pragma unroll
   for (int i = 0; i < NL; ++i) x[i] = ld_io<IT>(a.x, xrow + i * RPL);
-  uint4* tile = reinterpret_cast<uint4*>(static_cast<ST*>(a.state) +
-                                         ((static_cast<long long>(slot) * a.nheads + h) * kP + row0) * kN);
-  uint4 raw[NL];
-  if (slot >= 0) {
-#pragma unroll
-    for (int i = 0; i < NL; ++i) raw[i] = __ldcs(tile + i * 32 + lane);
-  }
   const float Dh = load_w(a.D, h, a.weight_bf16);
-  IT* out = static_cast<IT*>(a.out) + (static_cast<long long>(b) * a.nheads + h) * kP + row0 + rsub;
-  // Per chunk: update, reduce over the row's CPR lanes at once (no per-row accumulators live
-  // across the loop: that keeps bf16 under the register budget without spills), write out.
+  cp_async_wait_all();
 #pragma unroll
   for (int i = 0; i < NL; ++i) {
     float s[V];
-    if (slot >= 0) Chunk<ST>::unpack(raw[i], s);
+    if (slot >= 0) Chunk<ST>::unpack(mine[i * G::kThreads], s);
     else
 #pragma unroll
       for (int j = 0; j < V; ++j) s[j] = 0.f;
-    float acc = 0.f;
+    acc[i] = 0.f;
 #pragma unroll
     for (int j = 0; j < V; ++j) {
       s[j] = fmaf(s[j], dA, Bv[j] * x[i]);
-      acc = fmaf(s[j], Cv[j], acc);
+      acc[i] = fmaf(s[j], Cv[j], acc[i]);
     }
     if (slot >= 0) __stcs(tile + i * 32 + lane, Chunk<ST>::pack(s));
+  }
+  // Row sums over the CPR lanes of each row; independent across i, so the shuffles overlap.
 #pragma unroll
-    for (int o = CPR / 2; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
-    if (cc == 0) {
-      float o = acc + Dh * x[i];
+  for (int o = CPR / 2; o > 0; o >>= 1)
+#pragma unroll
+    for (int i = 0; i < NL; ++i) acc[i] += __shfl_xor_sync(0xffffffffu, acc[i], o);
+  if (cc == 0) {
+    IT* out = static_cast<IT*>(a.out) + (static_cast<long long>(b) * a.nheads + h) * kP + row0 + rsub;
+#pragma unroll
+    for (int i = 0; i < NL; ++i) {
+      float o = acc[i] + Dh * x[i];
       if (a.has_z) o = silu_gate(o, ld_io<IT>(a.z, xrow + i * RPL));
       out[i * RPL] = from_f<IT>(o);
     }
@@ -183,8 +197,8 @@ __global__ void __launch_bounds__(Geo<ST>::kThreads, Geo<ST>::kMinBlocks) ssu_fa
 // ---------------------------------------------------------------- floor (state bytes in and out)
 // Same geometry and hints as fast: the bytes fast must move, moved with nothing else.
 template <class ST>
-__global__ void __launch_bounds__(Geo<ST>::kThreads, 16) ssu_floor_kernel(Args a) {
-  using G = Geo<ST>;
+__global__ void __launch_bounds__(64, 16) ssu_floor_kernel(Args a) {
+  using G = Geo<ST, 8>;
   const int part = blockIdx.x % G::kCtasPerHead, bh = blockIdx.x / G::kCtasPerHead;
   const int h = bh % a.nheads, b = bh / a.nheads;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -207,8 +221,13 @@ void dispatch(const Args& a, F&& launch) {
   else if (a.io_bf16) launch(K<float, __nv_bfloat16>::fn);
   else launch(K<float, float>::fn);
 }
+template <template <class, class> class K_>
+struct Pick {
+  template <class ST, class IT> using K = K_<ST, IT>;
+};
 template <class ST, class IT> struct BaselineK { static constexpr auto fn = ssu_baseline_kernel<ST, IT>; };
-template <class ST, class IT> struct FastK { static constexpr auto fn = ssu_fast_kernel<ST, IT>; };
+template <class ST, class IT> struct FastK { static constexpr auto fn = ssu_fast_kernel<ST, IT, 8>; };
+template <class ST, class IT> struct FastSmallK { static constexpr auto fn = ssu_fast_kernel<ST, IT, 2>; };
 template <class ST, class IT> struct FloorK { static constexpr auto fn = ssu_floor_kernel<ST>; };
 
 }  // namespace
@@ -221,13 +240,27 @@ template <class G>
 dim3 grid_of(const Args& a) {
   return dim3(static_cast<unsigned>(a.batch) * a.nheads * G::kCtasPerHead);
 }
+// Heuristic (a pure function of the problem): small batches are latency bound, so lanes carry
+// 2 chunks and many CTAs issue at once; larger batches are bandwidth bound, so lanes carry 8.
+int fast_chunks_per_lane(const Args& a) { return a.batch <= 8 ? 2 : 8; }
+
 void launch_fast(const Args& a, cudaStream_t s) {
-  if (a.state_bf16) dispatch<FastK>(a, [&](auto fn) { fn<<<grid_of<Geo<__nv_bfloat16>>(a), Geo<__nv_bfloat16>::kThreads, 0, s>>>(a); });
-  else dispatch<FastK>(a, [&](auto fn) { fn<<<grid_of<Geo<float>>(a), Geo<float>::kThreads, 0, s>>>(a); });
+  auto go = [&](auto geo, auto kernels) {
+    using G = decltype(geo);
+    dispatch<decltype(kernels)::template K>(a, [&](auto fn) { fn<<<grid_of<G>(a), G::kThreads, 0, s>>>(a); });
+  };
+  const bool small = fast_chunks_per_lane(a) == 2;
+  if (a.state_bf16) {
+    if (small) go(Geo<__nv_bfloat16, 2>{}, Pick<FastSmallK>{});
+    else go(Geo<__nv_bfloat16, 8>{}, Pick<FastK>{});
+  } else {
+    if (small) go(Geo<float, 2>{}, Pick<FastSmallK>{});
+    else go(Geo<float, 8>{}, Pick<FastK>{});
+  }
 }
 void launch_floor(const Args& a, cudaStream_t s) {
-  if (a.state_bf16) dispatch<FloorK>(a, [&](auto fn) { fn<<<grid_of<Geo<__nv_bfloat16>>(a), Geo<__nv_bfloat16>::kThreads, 0, s>>>(a); });
-  else dispatch<FloorK>(a, [&](auto fn) { fn<<<grid_of<Geo<float>>(a), Geo<float>::kThreads, 0, s>>>(a); });
+  if (a.state_bf16) dispatch<FloorK>(a, [&](auto fn) { fn<<<grid_of<Geo<__nv_bfloat16, 8>>(a), 64, 0, s>>>(a); });
+  else dispatch<FloorK>(a, [&](auto fn) { fn<<<grid_of<Geo<float, 8>>(a), 64, 0, s>>>(a); });
 }
 
 }  // namespace kgate::ssu::gpu
