@@ -240,9 +240,10 @@ template <class G>
 dim3 grid_of(const Args& a) {
   return dim3(static_cast<unsigned>(a.batch) * a.nheads * G::kCtasPerHead);
 }
-// Heuristic (a pure function of the problem): small batches are latency bound, so lanes carry
-// 2 chunks and many CTAs issue at once; larger batches are bandwidth bound, so lanes carry 8.
-int fast_chunks_per_lane(const Args& a) { return a.batch <= 8 ? 2 : 8; }
+// Heuristic (a pure function of the problem): with at most ~3 (batch, head) tiles per SM the
+// update is latency bound, so lanes carry 2 chunks and 4x more CTAs issue at once; beyond that
+// it is bandwidth bound and lanes carry 8 (measured on the H200: kernels/ssu/NOTES.md).
+int fast_chunks_per_lane(const Args& a) { return a.batch * a.nheads <= 384 ? 2 : 8; }
 
 void launch_fast(const Args& a, cudaStream_t s) {
   auto go = [&](auto geo, auto kernels) {

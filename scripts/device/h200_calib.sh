@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Issue 3 receipts on the H200: timer accuracy + A/A (calib), cold vs warm copy, 94-row cost,
+# GPU tests, compute-sanitizer on ssu correctness rows. Receipts go to $OUT/receipts.tar.
+set -uo pipefail
+B=$(cd "${1:-build}" && pwd)
+OUT=${OUT:-out/device}
+R=$OUT/r
+mkdir -p "$R"
+export KGATE_SOURCE_DIR=$PWD
+K="$B/kgate"
+"$B/kgate_gpu_tests" 2>&1 | tail -3
+bash tests/gpu/calib_smoke.sh "$K" "$PWD" 2>&1 | tail -1
+bash tests/gpu/ssu_smoke.sh "$K" "$PWD" 2>&1 | tail -1
+"$K" run --quiet --cases cases/calib.json --candidate calib.spin --baseline calib.spin_twin \
+  --policy 'correct,drift(0.02)' --out "$R/calib_aa.json"
+"$K" run --quiet --warm --cases cases/calib.json --rows 'copy-*' --candidate calib.spin --baseline calib.spin_twin \
+  --policy correct --out "$R/calib_copy_warm.json"
+start=$(date +%s.%N)
+"$K" run --quiet --cases cases/calib_94.json --candidate calib.spin --baseline calib.spin_twin --policy correct \
+  --out "$R/calib_94_cost.json"
+end=$(date +%s.%N)
+echo "94-row campaign wall: $(python3 -c "print(round($end - $start, 1))") s"
+"$K" audit "$R"/calib_aa.json "$R"/calib_copy_warm.json "$R"/calib_94_cost.json
+python3 scripts/calib_table.py "$R/calib_aa.json" "$R/calib_copy_warm.json"
+# Sanitizers: CUPTI is held by compute-sanitizer, so kgate falls back to events and says so.
+for tool in memcheck racecheck; do
+  compute-sanitizer --tool $tool --error-exitcode 9 "$K" run --quiet --cases cases/ssu.json \
+    --rows 'ssu-nemotron-h-bf16-b1,ssu-nemotron-h-bf16-b8-pad,ssu-mamba2-2.7b-bf16-b16-fused-unaligned,ssu-nemotron-h-bf16-b32-z,ssu-granite-like-fp32-b8' \
+    --candidate ssu.fast --baseline ssu.baseline,ssu.floor --groups 1 --m 1 --warmup-calls 1 --warmup-us 0 \
+    --policy correct --out "$OUT/san_$tool.json" > "$OUT/sanitizer_$tool.log" 2>&1
+  echo "compute-sanitizer $tool: exit $? ; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|falling back' "$OUT/sanitizer_$tool.log" | tr '\n' ' ')"
+done
+rm -f "$OUT"/san_*
+tar -C "$R" -cf "$OUT/receipts.tar" .

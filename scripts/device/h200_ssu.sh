@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Issue 4 receipts on the H200: ssu.fast vs ssu.baseline (correct,strict) and vs ssu.floor
+# (floor targets), all rows, default protocol. Receipts go to $OUT/receipts.tar.
+set -uo pipefail
+B=$(cd "${1:-build}" && pwd)
+OUT=${OUT:-out/device}
+R=$OUT/r
+mkdir -p "$R"
+export KGATE_SOURCE_DIR=$PWD
+K="$B/kgate"
+"$K" run --quiet --cases cases/ssu.json --candidate ssu.fast --baseline ssu.baseline --policy correct,strict \
+  --out "$R/ssu_fast_vs_baseline.json"
+"$K" run --quiet --cases cases/ssu.json --candidate ssu.fast --baseline ssu.floor --policy cases/policies/ssu_floor.json \
+  --out "$R/ssu_fast_vs_floor.json"
+"$K" audit "$R"/*.json 2>&1 | grep -v samples
+"$K" gate "$R/ssu_fast_vs_baseline.json" --policy correct,strict --against-tree .
+"$K" gate "$R/ssu_fast_vs_floor.json" --policy cases/policies/ssu_floor.json --against-tree .
+python3 scripts/ssu_pairs.py "$R/ssu_fast_vs_baseline.json" "$R/ssu_fast_vs_floor.json"
+tar -C "$R" -cf "$OUT/receipts.tar" .
