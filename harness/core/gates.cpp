@@ -166,7 +166,13 @@ void derive_row(json& row, const json& samples, const Policy& policy) {
       *strict = *strict && r > 1;
       if (L) *limit = *limit && p["candidate_stats"]["median_us"].get<double>() <=
                                    (1 + *L) * p["baseline_stats"]["median_us"].get<double>();
-      if (policy.drift) *drift = *drift && p["drift"].get<double>() <= *policy.drift && p["groups_agree"].get<bool>();
+      // Direction agreement matters only once the pooled ratio is resolved beyond the drift
+      // band: for a tie within +-D (an A/A pair) the groups' sides of 1 are noise.
+      if (policy.drift) {
+        double D = *policy.drift, r = p["ratio"].get<double>();
+        bool resolved = std::fabs(r - 1) > D;
+        *drift = *drift && p["drift"].get<double>() <= D && (!resolved || p["groups_agree"].get<bool>());
+      }
     }
     if (!L) limit.reset();
     if (!policy.drift) drift.reset();

@@ -89,6 +89,21 @@ TEST(Gates, DriftAndActivityGates) {
   EXPECT_EQ(row["verdicts"]["raw"]["fallback"], false);
 }
 
+TEST(Gates, DriftDirectionOnlyCountsOnceResolved) {
+  Policy p = Policy::parse("drift(0.02)");
+  // A/A: pooled 1.000, groups 0.999 and 1.001 straddle 1: a tie, not a disagreement.
+  json row = make_row(10, 10);
+  json aa = {{"pairs", json::array({{{"baseline", {{9.99}, {10.01}, {10.0}}}, {"candidate", {{10.0}, {10.0}, {10.0}}}}})}};
+  derive_row(row, aa, p);
+  EXPECT_FALSE(row["pairs"][0]["groups_agree"].get<bool>());
+  EXPECT_EQ(row["verdicts"]["raw"]["drift"], true);
+  // Resolved (pooled 1.05 > 1 + D) but one group below 1: a real disagreement.
+  row = make_row(10, 10);
+  json split = {{"pairs", json::array({{{"baseline", {{10.5}, {10.5}, {9.9}}}, {"candidate", {{10.0}, {10.0}, {10.0}}}}})}};
+  derive_row(row, split, Policy::parse("drift(0.1)"));
+  EXPECT_EQ(row["verdicts"]["raw"]["drift"], false);
+}
+
 #include "harness/core/report.hpp"
 
 TEST(Compare, FlagsRegressionsBeyondThreshold) {
