@@ -97,10 +97,12 @@ TEST(Gates, DriftDirectionOnlyCountsOnceResolved) {
   derive_row(row, aa, p);
   EXPECT_FALSE(row["pairs"][0]["groups_agree"].get<bool>());
   EXPECT_EQ(row["verdicts"]["raw"]["drift"], true);
-  // Resolved (pooled 1.05 > 1 + D) but one group below 1: a real disagreement.
+  // Resolved (pooled 1.0201 > 1 + D) and drift 1.98 % <= D, but one group below 1: a real
+  // disagreement, so the gate fails on direction alone.
   row = make_row(10, 10);
-  json split = {{"pairs", json::array({{{"baseline", {{10.5}, {10.5}, {9.9}}}, {"candidate", {{10.0}, {10.0}, {10.0}}}}})}};
-  derive_row(row, split, Policy::parse("drift(0.1)"));
+  json split = {{"pairs", json::array({{{"baseline", {{10.201}, {10.201}, {9.999}}}, {"candidate", {{10.0}, {10.0}, {10.0}}}}})}};
+  derive_row(row, split, p);
+  EXPECT_LE(row["pairs"][0]["drift"].get<double>(), 0.02);
   EXPECT_EQ(row["verdicts"]["raw"]["drift"], false);
 }
 
