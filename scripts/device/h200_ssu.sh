@@ -12,7 +12,7 @@ K="$B/kgate"
   --out "$R/ssu_fast_vs_baseline.json"
 "$K" run --quiet --cases cases/ssu.json --candidate ssu.fast --baseline ssu.floor --policy cases/policies/ssu_floor.json \
   --out "$R/ssu_fast_vs_floor.json"
-"$K" audit "$R"/*.json 2>&1 | grep -v samples
+"$K" audit $(ls "$R"/*.json | grep -v "\.samples\.json$")
 "$K" gate "$R/ssu_fast_vs_baseline.json" --policy correct,strict --against-tree .
 "$K" gate "$R/ssu_fast_vs_floor.json" --policy cases/policies/ssu_floor.json --against-tree .
 python3 scripts/ssu_pairs.py "$R/ssu_fast_vs_baseline.json" "$R/ssu_fast_vs_floor.json"
