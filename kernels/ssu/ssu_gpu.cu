@@ -11,8 +11,6 @@
 //    stay in registers, state is streamed with evict-first hints. See kernels/ssu/NOTES.md.
 #include <cuda_bf16.h>
 
-#include <type_traits>
-
 #include "kernels/ssu/ssu_gpu.cuh"
 
 namespace kgate::ssu::gpu {
@@ -148,45 +146,18 @@ __global__ void __launch_bounds__(64, sizeof(ST) == 2 ? 16 : (NL == 8 ? 20 : 24)
 #pragma unroll
     for (int i = 0; i < NL; ++i) cp_async16(mine + i * G::kThreads, tile + i * 32 + lane);
   }
-  // Side inputs while the state streams in. z is needed only at the very end: prefetch it
-  // into L1 now (no registers held) so the gate does not wait on a cold miss in the tail.
-  const long long xrow = static_cast<long long>(b) * a.x_stride + h * kP + row0 + rsub;
-  if (a.has_z && cc == 0) {
-#pragma unroll
-    for (int i = 0; i < NL; ++i)
-      asm volatile("prefetch.global.L1 [%0];" ::"l"(static_cast<const IT*>(a.z) + xrow + i * RPL));
-  }
+  // Side inputs while the state streams in.
   const int g = h / (a.nheads / a.ngroups);
   const float dt = dt_eff(a, b, h);
   const float dA = __expf(load_w(a.A, h, a.weight_bf16) * dt);
   const long long bci = static_cast<long long>(b) * a.bc_stride + g * kN + cc * V;
   float Bv[V], Cv[V];
-  // B and C: each lane's slice is V * sizeof(IT) bytes (8, 16 or 32): vector loads when the
-  // view is aligned to that (8 or 16 bytes), scalar loads otherwise (fused, unaligned views).
-  const IT* Bp = static_cast<const IT*>(a.B) + bci;
-  const IT* Cp = static_cast<const IT*>(a.C) + bci;
-  constexpr int kSlice = V * sizeof(IT);
-  using Word = std::conditional_t<kSlice >= 16, uint4, uint2>;
-  constexpr int W = kSlice / sizeof(Word), E = sizeof(Word) / sizeof(IT);
-  if (((reinterpret_cast<uintptr_t>(Bp) | reinterpret_cast<uintptr_t>(Cp)) & (sizeof(Word) - 1)) == 0) {
 #pragma unroll
-    for (int w = 0; w < W; ++w) {
-      Word rb = __ldg(reinterpret_cast<const Word*>(Bp) + w), rc = __ldg(reinterpret_cast<const Word*>(Cp) + w);
-      const IT* eb = reinterpret_cast<const IT*>(&rb);
-      const IT* ec = reinterpret_cast<const IT*>(&rc);
-#pragma unroll
-      for (int j = 0; j < E; ++j) {
-        Bv[w * E + j] = to_f(eb[j]) * dt;
-        Cv[w * E + j] = to_f(ec[j]);
-      }
-    }
-  } else {
-#pragma unroll
-    for (int j = 0; j < V; ++j) {
-      Bv[j] = to_f(Bp[j]) * dt;
-      Cv[j] = to_f(Cp[j]);
-    }
+  for (int j = 0; j < V; ++j) {
+    Bv[j] = ld_io<IT>(a.B, bci + j) * dt;
+    Cv[j] = ld_io<IT>(a.C, bci + j);
   }
+  const long long xrow = static_cast<long long>(b) * a.x_stride + h * kP + row0 + rsub;
   float x[NL], acc[NL];
 #pragma unroll
   for (int i = 0; i < NL; ++i) x[i] = ld_io<IT>(a.x, xrow + i * RPL);
