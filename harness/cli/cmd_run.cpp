@@ -11,7 +11,7 @@ namespace {
 struct RunOpts {
   std::string cases, rows, candidate, baselines, out, out_dir = "out", policy = "correct", sign;
   std::string backend = "auto", timer = "cupti", suite;
-  bool resume = false, warm = false, quiet = false;
+  bool resume = false, warm = false, quiet = false, isolate = false;
   int groups = 3, blocks = 2, m = 5;
   uint64_t seed = 20261129;
   double warmup_us = 1000;
@@ -30,7 +30,7 @@ std::vector<std::string> split(const std::string& s) {
   return v;
 }
 
-int run_one(const RunOpts& o, Backend& backend, const std::string& cases, const std::string& cand,
+int run_one(const RunOpts& o, const BackendFactory& factory, Backend* backend, const std::string& cases, const std::string& cand,
             const std::string& bases, const std::string& policy, const std::string& out) {
   RunConfig c;
   c.cases_path = portable_path(cases);
@@ -46,7 +46,8 @@ int run_one(const RunOpts& o, Backend& backend, const std::string& cases, const 
   c.warmup_min_us = o.warmup_us;
   c.warmup_min_calls = o.warmup_calls;
   c.quiet = o.quiet;
-  RunOutcome r = run_campaign(c, backend);
+  c.isolate = o.isolate;
+  RunOutcome r = run_campaign(c, factory, backend);
   const json& s = r.summary;
   std::printf("%s: %lld rows, %lld pass policy, %lld fail", r.receipt_path.c_str(),
               static_cast<long long>(s["rows"].get<int64_t>()), static_cast<long long>(s["policy_passed"].get<int64_t>()),
@@ -86,9 +87,23 @@ void add_run(CLI::App& app, Action& action) {
   sc->add_option("--warmup-calls", o->warmup_calls, "minimum warm-up calls per arm per unit")->capture_default_str();
   sc->add_option("--suite", o->suite, "suite file for the default run (default: cases/suites.json)");
   sc->add_flag("--quiet", o->quiet, "no progress line");
+  sc->add_flag("--isolate", o->isolate, "run each row's units in a child process: a kernel that faults (illegal address, "
+                                        "trap) fails its row with the error recorded, and the campaign goes on");
   sc->callback([o, &action] {
     action = [o]() -> int {
-      auto backend = select_backend(o->backend, o->timer, o->warm, true);
+      // With --isolate the device is opened only in child processes (a forked CUDA context is
+      // unusable); the backend choice is made here without initializing it.
+      std::string which = o->backend;
+      if (o->isolate && which == "auto") {
+        // Asking CUDA would initialize it in this (parent) process: look for the driver's node.
+        which = std::filesystem::exists("/dev/nvidiactl") ? "cuda" : "cpu";
+        if (which == "cpu") std::fprintf(stderr, "kgate: no NVIDIA driver node: using the CPU backend (host timer)\n");
+      }
+      BackendFactory factory = [o, which] { return select_backend(which, o->timer, o->warm, false); };
+      std::unique_ptr<Backend> shared;
+      if (!o->isolate) shared = select_backend(o->backend, o->timer, o->warm, true);
+      Backend* backend = shared.get();
+      const std::string backend_name = backend ? backend->name() : which;
       if (!o->cases.empty()) {
         if (o->candidate.empty() || o->baselines.empty())
           throw InputError("run --cases needs --candidate and --baseline (kgate list shows the arms)");
@@ -97,7 +112,7 @@ void add_run(CLI::App& app, Action& action) {
           std::string stem = std::filesystem::path(o->cases).stem().string();
           out = o->out_dir + "/" + stem + "." + o->candidate + ".json";
         }
-        return run_one(*o, *backend, o->cases, o->candidate, o->baselines, o->policy, out);
+        return run_one(*o, factory, backend, o->cases, o->candidate, o->baselines, o->policy, out);
       }
       if (!o->candidate.empty() || !o->baselines.empty() || !o->out.empty())
         throw InputError("--candidate/--baseline/--out need --cases (without --cases the default suite runs)");
@@ -108,15 +123,15 @@ void add_run(CLI::App& app, Action& action) {
       } catch (const json::exception& e) {
         throw InputError(suite_path + ": malformed JSON (" + e.what() + ")");
       }
-      if (!suites.contains(backend->name()) || !suites[backend->name()].is_array())
-        throw InputError(suite_path + ": no '" + backend->name() + "' suite");
+      if (!suites.contains(backend_name) || !suites[backend_name].is_array())
+        throw InputError(suite_path + ": no '" + backend_name + "' suite");
       int rc = kExitOk;
-      for (const auto& e : suites[backend->name()]) {
+      for (const auto& e : suites[backend_name]) {
         for (const char* k : {"cases", "candidate", "baseline", "out"})
           if (!e.contains(k) || !e[k].is_string()) throw InputError(suite_path + ": suite entry lacks string field '" + k + "'");
         std::string cases = e["cases"];
         if (!std::filesystem::exists(cases)) cases = source_root() + "/" + cases;
-        int r = run_one(*o, *backend, cases, e["candidate"], e["baseline"], e.value("policy", o->policy),
+        int r = run_one(*o, factory, backend, cases, e["candidate"], e["baseline"], e.value("policy", o->policy),
                         o->out_dir + "/" + e["out"].get<std::string>());
         rc = std::max(rc, r);
       }

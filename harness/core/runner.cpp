@@ -1,6 +1,10 @@
 #include "harness/core/runner.hpp"
 
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
 
 #include <chrono>
 #include <cmath>
@@ -95,6 +99,34 @@ struct RowState {
   std::string failed_error;
 };
 
+// Applies one journal record to the campaign state; returns true for a timing unit.
+bool apply_journal_record(std::map<std::string, RowState>& state, const json& j) {
+  std::string id = j.at("row");
+  if (j["kind"] == "correctness") state[id].correctness = j;
+  else if (j["kind"] == "unit") {
+    state[id].units[j["group"].get<int>()] = j;
+    return true;
+  } else if (j["kind"] == "row_failed") state[id].failed_error = j["error"];
+  return false;
+}
+
+// Reads journal records from byte offset `from` on (records appended by an isolated child).
+std::vector<json> journal_records_since(const std::string& path, size_t from) {
+  std::string all = read_file(path);
+  std::vector<json> out;
+  std::istringstream in(all.substr(std::min(from, all.size())));
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty()) out.push_back(json::parse(line));
+  return out;
+}
+
+std::string describe_wait_status(int status) {
+  if (WIFSIGNALED(status))
+    return "isolated child terminated by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+  return "isolated child exited with code " + std::to_string(WEXITSTATUS(status));
+}
+
 json signatures_json(const std::map<std::string, std::vector<Signature>>& sigs,
                      const std::map<std::string, const Implementation*>& impls) {
   json out = json::object();
@@ -122,8 +154,78 @@ json signatures_json(const std::map<std::string, std::vector<Signature>>& sigs,
 
 }  // namespace
 
+namespace {
+
+// Backend identity as the receipt records it; in --isolate mode a child process reports it, so
+// the parent never initializes the device itself (a forked CUDA context is unusable).
+struct BackendIdentity {
+  std::string name, timer;
+  json environment, protocol;
+};
+
+BackendIdentity identity_of(Backend& b) { return {b.name(), b.timer(), b.environment(), b.protocol()}; }
+
+BackendIdentity identity_from_child(const BackendFactory& make_backend) {
+  int fds[2];
+  if (::pipe(fds) != 0) throw std::runtime_error("pipe() failed");
+  std::fflush(nullptr);
+  pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork() failed");
+  if (pid == 0) {
+    ::close(fds[0]);
+    int rc = 0;
+    try {
+      auto b = make_backend();
+      BackendIdentity id = identity_of(*b);
+      std::string text = json{{"name", id.name}, {"timer", id.timer}, {"environment", id.environment},
+                              {"protocol", id.protocol}}.dump();
+      size_t off = 0;
+      while (off < text.size()) {
+        ssize_t n = ::write(fds[1], text.data() + off, text.size() - off);
+        if (n <= 0) break;
+        off += static_cast<size_t>(n);
+      }
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "kgate: isolated child: %s\n", e.what());
+      rc = 3;
+    }
+    ::close(fds[1]);
+    std::fflush(nullptr);
+    ::_exit(rc);
+  }
+  ::close(fds[1]);
+  std::string text;
+  char buf[65536];
+  ssize_t n;
+  while ((n = ::read(fds[0], buf, sizeof buf)) > 0) text.append(buf, static_cast<size_t>(n));
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || text.empty())
+    throw DeviceError("--isolate: the child that opens the device failed: " + describe_wait_status(status));
+  json j = json::parse(text);
+  return {j["name"], j["timer"], j["environment"], j["protocol"]};
+}
+
+}  // namespace
+
 RunOutcome run_campaign(const RunConfig& cfg, Backend& backend) {
+  return run_campaign(cfg, BackendFactory{}, &backend);
+}
+
+RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend, Backend* given) {
   cfg.schedule.validate();
+  std::unique_ptr<Backend> owned;
+  BackendIdentity bid;
+  if (given) {
+    bid = identity_of(*given);
+  } else if (cfg.isolate) {
+    bid = identity_from_child(make_backend);
+  } else {
+    owned = make_backend();
+    given = owned.get();
+    bid = identity_of(*given);
+  }
   Registry& reg = Registry::instance();
   CaseTable table = load_case_table(cfg.cases_path);
   filter_rows(table, cfg.rows_filter);
@@ -136,9 +238,9 @@ RunOutcome run_campaign(const RunConfig& cfg, Backend& backend) {
     if (im.family != table.family)
       throw InputError(std::string(flag) + " " + name + ": family '" + im.family + "' but " +
                        cfg.cases_path + " is a '" + table.family + "' table");
-    if (im.backend != backend.name())
+    if (im.backend != bid.name)
       throw InputError(std::string(flag) + " " + name + ": a " + im.backend + " implementation, but this run uses the " +
-                       backend.name() + " backend (use --backend or choose a " + backend.name() + " arm; kgate list)");
+                       bid.name + " backend (use --backend or choose a " + bid.name + " arm; kgate list)");
     if (impls.count(name)) throw InputError(std::string(flag) + " " + name + ": arm named twice");
     impls[name] = &im;
     arm_roles.push_back({name, role});
@@ -148,9 +250,10 @@ RunOutcome run_campaign(const RunConfig& cfg, Backend& backend) {
 
   std::fprintf(stderr, "[kgate] %s: %s vs %s, %zu rows of %s (%s backend, %s timer)\n", cfg.out_path.c_str(),
                cfg.candidate.c_str(), cfg.baselines.front().c_str(), table.rows.size(), cfg.cases_path.c_str(),
-               backend.name().c_str(), backend.timer().c_str());
-  json protocol = backend.protocol();
-  protocol["timer"] = backend.timer();
+               bid.name.c_str(), bid.timer.c_str());
+  json protocol = bid.protocol;
+  protocol["timer"] = bid.timer;
+  protocol["isolate"] = cfg.isolate;
   protocol["groups"] = cfg.schedule.groups;
   protocol["blocks"] = cfg.schedule.blocks;
   protocol["m"] = cfg.schedule.m;
@@ -166,7 +269,7 @@ RunOutcome run_campaign(const RunConfig& cfg, Backend& backend) {
 
   // Everything that must match for a resumed run to continue this one.
   json run_identity = {{"cases_sha256", table.sha256}, {"rows", row_ids}, {"arms", arms},
-                       {"protocol", protocol}, {"backend", backend.name()},
+                       {"protocol", protocol}, {"backend", bid.name},
                        {"binary_sha256", self_binary_sha256()}};
   std::string identity_digest = sha256_hex(canonicalize(run_identity));
   std::string journal = cfg.out_path + ".journal";
@@ -195,10 +298,7 @@ RunOutcome run_campaign(const RunConfig& cfg, Backend& backend) {
                            "rerun with the original flags or remove the journal");
         header_ok = true;
       } else {
-        std::string id = j.at("row");
-        if (j["kind"] == "correctness") state[id].correctness = j;
-        else if (j["kind"] == "unit") { state[id].units[j["group"].get<int>()] = j; ++resumed_units; }
-        else if (j["kind"] == "row_failed") state[id].failed_error = j["error"];
+        resumed_units += apply_journal_record(state, j);
       }
       kept += line + "\n";
     }
@@ -235,86 +335,123 @@ RunOutcome run_campaign(const RunConfig& cfg, Backend& backend) {
     }
     if (!st.failed_error.empty() || st.units.count(u.group)) continue;
     if (!st.correctness.is_null() && st.correctness["disposition"] != "passed") continue;
-    uint64_t seed = row_seed(cfg.schedule.seed, row.id);
-    try {
-      std::unique_ptr<RowContext>& ctx = st.ctx;
-      if (st.correctness.is_null()) {
-        json rec = {{"kind", "correctness"}, {"row", row.id}, {"error", nullptr}};
-        std::string unsupported;
-        for (const auto& [n, role] : arm_roles) {
-          const Implementation* im = impls[n];
-          if (im->supports) {
-            std::string why = im->supports(row.params);
-            if (!why.empty()) unsupported += (unsupported.empty() ? "" : "; ") + n + ": " + why;
-          }
-        }
-        json checks = json::array();
-        std::string disposition = "passed";
-        if (!unsupported.empty()) {
-          disposition = "not_supported";
-          rec["error"] = unsupported;
-        } else {
-          ctx = backend.prepare(fam, row, seed);
+    // One unit: correctness (first time only), warm-up, the paired samples; journalled.
+    auto run_unit = [&](Backend& be) {
+      if (const char* crash = std::getenv("KGATE_TEST_CRASH_ROW"); crash && row.id == crash)
+        ::raise(SIGSEGV);  // isolation tests: a row whose kernel faults
+      uint64_t seed = row_seed(cfg.schedule.seed, row.id);
+      try {
+        std::unique_ptr<RowContext>& ctx = st.ctx;
+        if (st.correctness.is_null()) {
+          json rec = {{"kind", "correctness"}, {"row", row.id}, {"error", nullptr}};
+          std::string unsupported;
           for (const auto& [n, role] : arm_roles) {
-            Correctness c = ctx->check(*impls[n]);
-            checks.push_back(c.to_json(n));
-            if (!c.passed) disposition = "incorrect";
+            const Implementation* im = impls[n];
+            if (im->supports) {
+              std::string why = im->supports(row.params);
+              if (!why.empty()) unsupported += (unsupported.empty() ? "" : "; ") + n + ": " + why;
+            }
+          }
+          json checks = json::array();
+          std::string disposition = "passed";
+          if (!unsupported.empty()) {
+            disposition = "not_supported";
+            rec["error"] = unsupported;
+          } else {
+            ctx = be.prepare(fam, row, seed);
+            for (const auto& [n, role] : arm_roles) {
+              Correctness c = ctx->check(*impls[n]);
+              checks.push_back(c.to_json(n));
+              if (!c.passed) disposition = "incorrect";
+            }
+          }
+          rec["disposition"] = disposition;
+          rec["correctness"] = checks;
+          append_line_durable(journal, canonicalize(rec));
+          st.correctness = rec;
+          if (disposition != "passed") {
+            ctx.reset();
+            return;
           }
         }
-        rec["disposition"] = disposition;
-        rec["correctness"] = checks;
+        if (!ctx) ctx = be.prepare(fam, row, seed);
+        // Warm-up: at least warmup_min_calls calls and warmup_min_us of work per arm.
+        for (const auto& [n, role] : arm_roles) {
+          double spent = 0;
+          for (int c = 0; c < cfg.warmup_min_calls || spent < cfg.warmup_min_us; ++c) {
+            spent += ctx->warm_call_us(*impls[n]);
+            if (c > 100000) break;
+          }
+        }
+        json pairs = json::array();
+        std::map<std::string, std::vector<Signature>> sigs;
+        json events = json::object(), clocks = json::object(), self = json::object();
+        std::string letters = block_letters(cfg.schedule, u.group, u.row);
+        for (const auto& b : cfg.baselines) {
+          std::vector<double> sb, sc;
+          for (char L : letters) {
+            const std::string& arm = L == 'A' ? b : cfg.candidate;
+            Sample s = ctx->time_once(*impls[arm]);
+            (L == 'A' ? sb : sc).push_back(s.us);
+            if (s.signature) sigs[arm].push_back(*s.signature);
+            if (s.events_us > 0) events[arm].push_back(s.events_us);
+            if (s.sm_clock_mhz > 0) clocks[arm].push_back(s.sm_clock_mhz);
+            if (s.self_us > 0) self[arm].push_back(s.self_us);
+          }
+          pairs.push_back({{"baseline", sb}, {"candidate", sc}});
+        }
+        json rec = {{"kind", "unit"}, {"row", row.id}, {"group", u.group}, {"pairs", pairs},
+                    {"signatures", signatures_json(sigs, impls)}, {"events_us", events}, {"sm_clock_mhz", clocks}, {"self_us", self}};
         append_line_durable(journal, canonicalize(rec));
-        st.correctness = rec;
-        if (disposition != "passed") {
-          ctx.reset();
-          continue;
-        }
+        st.units[u.group] = rec;
+        if (static_cast<int>(st.units.size()) == cfg.schedule.groups) ctx.reset();  // row done: free its inputs
+      } catch (const DeviceError& e) {
+        std::string msg = e.what();
+        append_line_durable(journal, canonicalize(json{{"kind", "row_failed"}, {"row", row.id}, {"error", msg}}));
+        st.failed_error = msg;
+        st.ctx.reset();
+      } catch (const InputError&) {
+        throw;
+      } catch (const std::exception& e) {
+        std::string msg = e.what();
+        append_line_durable(journal, canonicalize(json{{"kind", "row_failed"}, {"row", row.id}, {"error", msg}}));
+        st.failed_error = msg;
+        st.ctx.reset();
       }
-      if (!ctx) ctx = backend.prepare(fam, row, seed);
-      // Warm-up: at least warmup_min_calls calls and warmup_min_us of work per arm.
-      for (const auto& [n, role] : arm_roles) {
-        double spent = 0;
-        for (int c = 0; c < cfg.warmup_min_calls || spent < cfg.warmup_min_us; ++c) {
-          spent += ctx->warm_call_us(*impls[n]);
-          if (c > 100000) break;
+    };
+    if (!cfg.isolate) {
+      run_unit(*given);
+    } else {
+      // The unit runs in a child process; what it journals is read back here. A child that
+      // dies (a faulting kernel, an abort) fails its row and the campaign goes on.
+      size_t before = read_file(journal).size();
+      std::fflush(nullptr);
+      pid_t pid = ::fork();
+      if (pid < 0) throw std::runtime_error("fork() failed");
+      if (pid == 0) {
+        int rc = 0;
+        try {
+          auto be = make_backend();
+          run_unit(*be);
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "kgate: isolated child: %s\n", e.what());
+          rc = 3;
         }
+        std::fflush(nullptr);
+        ::_exit(rc);
       }
-      json pairs = json::array();
-      std::map<std::string, std::vector<Signature>> sigs;
-      json events = json::object(), clocks = json::object(), self = json::object();
-      std::string letters = block_letters(cfg.schedule, u.group, u.row);
-      for (const auto& b : cfg.baselines) {
-        std::vector<double> sb, sc;
-        for (char L : letters) {
-          const std::string& arm = L == 'A' ? b : cfg.candidate;
-          Sample s = ctx->time_once(*impls[arm]);
-          (L == 'A' ? sb : sc).push_back(s.us);
-          if (s.signature) sigs[arm].push_back(*s.signature);
-          if (s.events_us > 0) events[arm].push_back(s.events_us);
-          if (s.sm_clock_mhz > 0) clocks[arm].push_back(s.sm_clock_mhz);
-          if (s.self_us > 0) self[arm].push_back(s.self_us);
-        }
-        pairs.push_back({{"baseline", sb}, {"candidate", sc}});
+      int status = 0;
+      ::waitpid(pid, &status, 0);
+      for (const json& rec : journal_records_since(journal, before)) apply_journal_record(state, rec);
+      bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+      if (!ok && st.failed_error.empty() && !st.units.count(u.group)) {
+        std::string msg = describe_wait_status(status);
+        append_line_durable(journal, canonicalize(json{{"kind", "row_failed"}, {"row", row.id}, {"error", msg}}));
+        st.failed_error = msg;
       }
-      json rec = {{"kind", "unit"}, {"row", row.id}, {"group", u.group}, {"pairs", pairs},
-                  {"signatures", signatures_json(sigs, impls)}, {"events_us", events}, {"sm_clock_mhz", clocks}, {"self_us", self}};
-      append_line_durable(journal, canonicalize(rec));
-      st.units[u.group] = rec;
-      if (static_cast<int>(st.units.size()) == cfg.schedule.groups) ctx.reset();  // row done: free its inputs
-      if (kill_after >= 0 && ++units_this_process >= kill_after) ::raise(SIGKILL);  // resume tests
-    } catch (const DeviceError& e) {
-      std::string msg = e.what();
-      append_line_durable(journal, canonicalize(json{{"kind", "row_failed"}, {"row", row.id}, {"error", msg}}));
-      st.failed_error = msg;
-      st.ctx.reset();
-    } catch (const InputError&) {
-      throw;
-    } catch (const std::exception& e) {
-      std::string msg = e.what();
-      append_line_durable(journal, canonicalize(json{{"kind", "row_failed"}, {"row", row.id}, {"error", msg}}));
-      st.failed_error = msg;
-      st.ctx.reset();
     }
+    if (st.units.count(u.group) && kill_after >= 0 && ++units_this_process >= kill_after)
+      ::raise(SIGKILL);  // resume tests: a real kill, no cleanup
   }
   if (!cfg.quiet) std::fprintf(stderr, "\n");
 
@@ -422,9 +559,9 @@ RunOutcome run_campaign(const RunConfig& cfg, Backend& backend) {
   json pred;
   pred["tool"] = {{"name", "kgate"}, {"version", KGATE_VERSION}, {"git_commit", KGATE_GIT_COMMIT},
                   {"binary_sha256", self_binary_sha256()}};
-  pred["backend"] = backend.name();
-  pred["timer"] = backend.timer();
-  pred["environment"] = backend.environment();
+  pred["backend"] = bid.name;
+  pred["timer"] = bid.timer;
+  pred["environment"] = bid.environment;
   pred["protocol"] = protocol;
   pred["cases"] = {{"path", cases_rel}, {"sha256", table.sha256}, {"table", table.name},
                    {"family", table.family}, {"rows_filter", cfg.rows_filter}};

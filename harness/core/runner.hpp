@@ -72,6 +72,7 @@ struct RunConfig {
   double warmup_min_us = 1000;
   int warmup_min_calls = 3;
   bool quiet = false;
+  bool isolate = false;  // each unit in a child process (a faulting kernel fails only its row)
 };
 
 struct RunOutcome {
@@ -80,7 +81,10 @@ struct RunOutcome {
   bool policy_passed = false;
 };
 
+using BackendFactory = std::function<std::unique_ptr<Backend>()>;
 RunOutcome run_campaign(const RunConfig& cfg, Backend& backend);
+// With cfg.isolate the factory is called in each child process; the parent never opens the device.
+RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend, Backend* given = nullptr);
 
 // Compares out against ref element-wise; out_is_poison marks elements never written.
 Correctness compare_outputs(const std::vector<double>& out, const std::vector<double>& ref,
