@@ -82,6 +82,12 @@ json GpuBackend::protocol() const {
 std::unique_ptr<RowContext> GpuBackend::prepare(const Family& fam, const CaseRow& row, uint64_t seed) {
   if (!fam.make_gpu_context) throw InputError("family '" + fam.name + "' has no GPU context");
   KGATE_CUDA(cudaCtxResetPersistingL2Cache());
+  // Test hook (tests/gpu/isolate_fault.sh): a real device fault on the named row, the way a
+  // faulting candidate kernel would leave the context.
+  if (const char* f = std::getenv("KGATE_TEST_DEVICE_FAULT_ROW"); f && row.id == f) {
+    launch_trap_kernel(stream_.get());
+    KGATE_CUDA(cudaStreamSynchronize(stream_.get()));
+  }
   return fam.make_gpu_context(row, seed, this);
 }
 
