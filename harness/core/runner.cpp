@@ -318,6 +318,7 @@ RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend
   long units_this_process = 0;
 
   std::vector<Unit> units = plan_units(table.rows.size(), cfg.schedule);
+  const bool tty = ::isatty(STDERR_FILENO);
   auto t0 = std::chrono::steady_clock::now();
   std::string started = utc_now();
   size_t done = 0;
@@ -326,12 +327,16 @@ RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend
     RowState& st = state[row.id];
     ++done;
     if (!cfg.quiet) {
+      // On a terminal one line rewritten in place; in a log, a line every ~10 % of the units.
       double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       double eta = done > 1 ? el / static_cast<double>(done - 1) * static_cast<double>(units.size() - done + 1) : 0;
-      std::fprintf(stderr, "\r[kgate] unit %zu/%zu  row %zu/%zu %-28.28s group %d/%d  elapsed %.1fs  eta %.0fs   ",
-                   done, units.size(), u.row + 1, table.rows.size(), row.id.c_str(), u.group + 1,
-                   cfg.schedule.groups, el, eta);
-      std::fflush(stderr);
+      size_t step = std::max<size_t>(1, units.size() / 10);
+      if (tty || done == 1 || done % step == 0 || done == units.size()) {
+        std::fprintf(stderr, "%s[kgate] unit %zu/%zu  row %zu/%zu %-28.28s group %d/%d  elapsed %.1fs  eta %.0fs   %s",
+                     tty ? "\r" : "", done, units.size(), u.row + 1, table.rows.size(), row.id.c_str(), u.group + 1,
+                     cfg.schedule.groups, el, eta, tty ? "" : "\n");
+        std::fflush(stderr);
+      }
     }
     if (!st.failed_error.empty() || st.units.count(u.group)) continue;
     if (!st.correctness.is_null() && st.correctness["disposition"] != "passed") continue;
@@ -453,7 +458,7 @@ RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend
     if (st.units.count(u.group) && kill_after >= 0 && ++units_this_process >= kill_after)
       ::raise(SIGKILL);  // resume tests: a real kill, no cleanup
   }
-  if (!cfg.quiet) std::fprintf(stderr, "\n");
+  if (!cfg.quiet && tty) std::fprintf(stderr, "\n");
 
   // Assemble rows from the journal state.
   json rows = json::array();
