@@ -1,0 +1,118 @@
+// The runner's activity bookkeeping (A/L/K signatures, consistency across calls, undeclared
+// kernels, the parity and fallback gates) through a fake backend that reports activity the way
+// the CUPTI timer does. Runs on the CPU.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "harness/core/fileio.hpp"
+#include "harness/core/receipt.hpp"
+#include "harness/core/runner.hpp"
+
+using namespace kgate;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Arms are told apart by name; each call reports a signature chosen by the arm.
+class FakeContext final : public RowContext {
+ public:
+  Correctness check(const Implementation&) override {
+    Correctness c;
+    c.passed = true;
+    c.elements = 1;
+    return c;
+  }
+  Sample time_once(const Implementation& impl) override {
+    Sample s;
+    int n = ++calls_[impl.name];
+    Signature sig{1, 1, {"ssu_fast_kernel"}};
+    if (impl.name == "ssu.fake_twin") sig.kernel_names = {"ssu_fast_kernel"};
+    if (impl.name == "ssu.fake_flaky" && n % 3 == 0) {  // every third call also launches a fallback
+      sig = Signature{2, 2, {"cutlass_fallback_gemm", "ssu_fast_kernel"}};
+    }
+    if (impl.name == "ssu.fake_two") sig = Signature{2, 2, {"ssu_fast_kernel", "ssu_fast_kernel_tail"}};
+    s.signature = sig;
+    s.us = impl.name == "ssu.fake_ref" ? 10.0 + 0.01 * (n % 5) : 8.0 + 0.01 * (n % 7);
+    return s;
+  }
+  double warm_call_us(const Implementation&) override { return 1000; }
+
+ private:
+  std::map<std::string, int> calls_;
+};
+
+class FakeBackend final : public Backend {
+ public:
+  std::string name() const override { return "fake"; }
+  std::string timer() const override { return "cupti"; }
+  json environment() const override { return json{{"gpus", json::array()}, {"cpu", "fake"}}; }
+  json protocol() const override { return json{{"cold_l2", true}, {"flush_bytes", 0}}; }
+  std::unique_ptr<RowContext> prepare(const Family&, const CaseRow&, uint64_t) override {
+    return std::make_unique<FakeContext>();
+  }
+};
+
+void add_fake_arms() {
+  static bool done = false;
+  if (done) return;
+  done = true;
+  for (const char* n : {"ssu.fake_ref", "ssu.fake_twin", "ssu.fake_flaky", "ssu.fake_two"})
+    Registry::instance().add({n, "ssu", "fake", "candidate", {"none"}, {"ssu_fast_kernel"}, {}, "test arm", nullptr, nullptr});
+}
+
+json run_fake(const std::string& cand, const std::string& policy) {
+  add_fake_arms();
+  auto dir = fs::temp_directory_path() / ("kgate_fake_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::string table = (dir / "t.json").string();
+  write_file_atomic(table, R"({"table": "t", "family": "ssu", "rows": [
+    {"id": "r", "params": {"batch": 1, "nheads": 2, "ngroups": 1, "pool_slots": 2, "state_dtype": "bf16"}}]})");
+  RunConfig c;
+  c.cases_path = table;
+  c.candidate = cand;
+  c.baselines = {"ssu.fake_ref"};
+  c.out_path = (dir / (cand + ".json")).string();
+  c.policy = Policy::parse(policy);
+  c.schedule = {2, 2, 3, 1};
+  c.quiet = true;
+  FakeBackend be;
+  run_campaign(c, be);
+  EXPECT_TRUE(audit_receipt(c.out_path, std::nullopt).ok());
+  json r = json::parse(read_file(c.out_path));
+  fs::remove_all(dir);
+  return r["body"]["predicate"]["rows"][0];
+}
+
+}  // namespace
+
+TEST(RunnerActivity, SameSignatureEveryCallPassesParityAndFallback) {
+  json row = run_fake("ssu.fake_twin", "parity,fallback");
+  const json& s = row["signatures"]["ssu.fake_twin"];
+  EXPECT_EQ(s["A"], 1);
+  EXPECT_EQ(s["L"], 1);
+  EXPECT_EQ(s["K"], 1);
+  EXPECT_EQ(s["consistent"], true);
+  EXPECT_TRUE(s["undeclared"].empty());
+  EXPECT_EQ(row["verdicts"]["policy"], true);
+  EXPECT_EQ(s["calls"], 24);  // 2 groups x 2 blocks x 2 letters x m=3
+}
+
+TEST(RunnerActivity, AnArmThatSometimesLaunchesAFallbackIsFlagged) {
+  json row = run_fake("ssu.fake_flaky", "parity,fallback");
+  const json& s = row["signatures"]["ssu.fake_flaky"];
+  EXPECT_EQ(s["consistent"], false);  // the row says the kernel set changed between calls
+  EXPECT_EQ(s["undeclared"], json::array({"cutlass_fallback_gemm"}));
+  EXPECT_EQ(row["verdicts"]["raw"]["parity"], false);
+  EXPECT_EQ(row["verdicts"]["raw"]["fallback"], false);
+  EXPECT_EQ(row["verdicts"]["policy"], false);
+}
+
+TEST(RunnerActivity, DeclaredNamesMatchAsSubstringsButParityComparesSignatures) {
+  json row = run_fake("ssu.fake_two", "parity,fallback");
+  const json& s = row["signatures"]["ssu.fake_two"];
+  EXPECT_EQ(s["K"], 2);
+  EXPECT_TRUE(s["undeclared"].empty());  // "ssu_fast_kernel_tail" contains a declared name
+  EXPECT_EQ(row["verdicts"]["raw"]["fallback"], true);
+  EXPECT_EQ(row["verdicts"]["raw"]["parity"], false);  // 2/2/2 vs the baseline's 1/1/1
+}
