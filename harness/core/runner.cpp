@@ -491,6 +491,7 @@ RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend
     row["events_timer_us"] = nullptr;
     row["self_clock_us"] = nullptr;
     row["sm_clock_mhz"] = nullptr;
+    row["throttled_samples"] = nullptr;
     json samples = nullptr;
     if (disp == "passed") {
       samples = {{"pairs", json::array()}};
@@ -537,6 +538,18 @@ RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend
       row["events_timer_us"] = side("events_us");
       row["self_clock_us"] = side("self_us");
       row["sm_clock_mhz"] = side("sm_clock_mhz");
+      // Throttled samples: SM clock read after the call below 95 % of the device's maximum.
+      double max_clock = 0;
+      if (bid.environment.contains("gpus") && !bid.environment["gpus"].empty())
+        max_clock = bid.environment["gpus"][0].value("max_sm_clock_mhz", 0.0);
+      if (max_clock > 0 && !row["sm_clock_mhz"].is_null()) {
+        int64_t throttled = 0;
+        for (auto& [g, unit] : st.units)
+          if (unit.contains("sm_clock_mhz"))
+            for (auto it = unit["sm_clock_mhz"].begin(); it != unit["sm_clock_mhz"].end(); ++it)
+              for (const auto& x : it.value()) throttled += x.get<double>() < 0.95 * max_clock;
+        row["throttled_samples"] = throttled;
+      }
       sample_rows[r.id] = samples;
     }
     derive_row(row, samples, cfg.policy);
