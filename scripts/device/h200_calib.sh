@@ -2,12 +2,7 @@
 # Issue 3 receipts on the H200: timer accuracy + A/A (calib), cold vs warm copy, 94-row cost,
 # GPU tests, compute-sanitizer on ssu correctness rows. Receipts go to $OUT/receipts.tar.
 set -uo pipefail
-B=$(cd "${1:-build}" && pwd)
-OUT=${OUT:-out/device}
-R=$OUT/r
-mkdir -p "$R"
-export KGATE_SOURCE_DIR=$PWD
-K="$B/kgate"
+source "$(dirname "$0")/env.sh"
 "$B/kgate_gpu_tests" 2>&1 | tail -3
 bash tests/gpu/calib_smoke.sh "$K" "$PWD" 2>&1 | tail -1
 bash tests/gpu/ssu_smoke.sh "$K" "$PWD" 2>&1 | tail -1

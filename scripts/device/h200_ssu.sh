@@ -2,12 +2,7 @@
 # Issue 4 receipts on the H200: ssu.fast vs ssu.baseline (correct,strict) and vs ssu.floor
 # (floor targets), all rows, default protocol. Receipts go to $OUT/receipts.tar.
 set -uo pipefail
-B=$(cd "${1:-build}" && pwd)
-OUT=${OUT:-out/device}
-R=$OUT/r
-mkdir -p "$R"
-export KGATE_SOURCE_DIR=$PWD
-K="$B/kgate"
+source "$(dirname "$0")/env.sh"
 "$K" run --quiet --cases cases/ssu.json --candidate ssu.fast --baseline ssu.baseline --policy correct,strict \
   --out "$R/ssu_fast_vs_baseline.json"
 "$K" run --quiet --cases cases/ssu.json --candidate ssu.fast --baseline ssu.floor --policy cases/policies/ssu_floor.json \
