@@ -60,6 +60,30 @@ std::string report_markdown(const json& r) {
         << (pr["candidate_stats"].is_null() ? "-" : num(pr["candidate_stats"]["median_us"])) << " | "
         << num(pr["ratio"], "%.4f") << " | " << num(pr["drift"], "%.4f") << " | " << verdict(row) << " |\n";
     }
+  // Side measurements recorded per row (GPU receipts): events timer, the kernel's own clock,
+  // throttled samples. Printed as recorded.
+  bool side = false;
+  for (const auto& row : p["rows"]) side |= row.contains("events_timer_us") && !row["events_timer_us"].is_null();
+  if (side) {
+    o << "\n| row | arm | events median us | own-clock median us | SM clock min-max MHz | throttled samples |\n"
+         "|---|---|---:|---:|---|---:|\n";
+    for (const auto& row : p["rows"]) {
+      if (!row.contains("events_timer_us") || row["events_timer_us"].is_null()) continue;
+      for (auto it = row["events_timer_us"].begin(); it != row["events_timer_us"].end(); ++it) {
+        const std::string& arm = it.key();
+        auto med = [&](const char* k) {
+          return row.contains(k) && row[k].is_object() && row[k].contains(arm) ? num(row[k][arm]["median"]) : std::string("-");
+        };
+        std::string clk = "-";
+        if (row.contains("sm_clock_mhz") && row["sm_clock_mhz"].is_object() && row["sm_clock_mhz"].contains(arm))
+          clk = num(row["sm_clock_mhz"][arm]["min"]) + "-" + num(row["sm_clock_mhz"][arm]["max"]);
+        std::string thr = row.contains("throttled_samples") && row["throttled_samples"].is_number()
+                              ? std::to_string(row["throttled_samples"].get<int64_t>()) : "-";
+        o << "| " << row["id"].get<std::string>() << " | " << arm << " | " << med("events_timer_us") << " | "
+          << med("self_clock_us") << " | " << clk << " | " << thr << " |\n";
+      }
+    }
+  }
   const json& s = p["summary"];
   o << "\n**Summary**: " << s["rows"] << " rows, " << s["policy_passed"] << " pass, " << s["policy_failed"] << " fail.\n\n";
   for (auto it = s["by_baseline"].begin(); it != s["by_baseline"].end(); ++it) {
