@@ -7,6 +7,9 @@
 #include "harness/core/cases.hpp"
 #include "harness/core/crypto.hpp"
 #include "harness/core/errors.hpp"
+#ifdef KGATE_HAVE_CUDA
+#include "harness/gpu/gpu.hpp"
+#endif
 
 namespace kgate::cli {
 
@@ -53,7 +56,11 @@ void add_list(CLI::App& app, Action& action) {
       }
       std::string why;
       bool gpu = gpu_available(&why);
-      std::printf("this machine: %s\n", gpu ? "GPU backend available (kgate env for details)" : ("CPU backend only: " + why).c_str());
+      std::string arch = "CPU backend only: " + why;
+#ifdef KGATE_HAVE_CUDA
+      if (gpu) arch = "GPU backend, " + gpu::describe_device();
+#endif
+      std::printf("this machine: %s\n", arch.c_str());
       return kExitOk;
     };
   });

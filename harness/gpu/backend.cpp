@@ -25,6 +25,13 @@ bool device_present(std::string* why) {
   return true;
 }
 
+std::string describe_device() {
+  DeviceInfo d = query_device(0);
+  return "sm_" + std::to_string(d.cc_major) + std::to_string(d.cc_minor) + ": " + d.name + ", " +
+         std::to_string(d.sm_count) + " SMs, " + std::to_string(d.l2_bytes >> 20) + " MiB L2, driver " +
+         std::to_string(d.driver_version);
+}
+
 GpuBackend::GpuBackend(const std::string& timer, bool warm) : warm_(warm) {
   KGATE_CUDA(cudaSetDevice(0));
   info_ = query_device(0);

@@ -9,6 +9,8 @@
 namespace kgate::gpu {
 
 bool device_present(std::string* why);
+// "sm_90: NVIDIA H200, 132 SMs, 60 MiB L2" for device 0.
+std::string describe_device();
 // timer: "cupti" (falls back to "events", saying why, when CUPTI is held) or "events".
 std::unique_ptr<Backend> make_backend(const std::string& timer, bool warm);
 // Adds GPU families (calib), GPU arms, and each family's GPU context.
