@@ -10,6 +10,8 @@ void ScheduleConfig::validate() const {
     throw InputError("--blocks: must be even and >= 2 (equal ABBA and BAAB), got " +
                      std::to_string(blocks));
   if (m < 1) throw InputError("--m: samples per letter must be >= 1 (got " + std::to_string(m) + ")");
+  // Receipts are I-JSON: integers above 2^53 would not survive a round trip through a double.
+  if (seed > (uint64_t{1} << 53)) throw InputError("--seed: must be <= 2^53 (receipts record it as a JSON number)");
 }
 
 uint64_t splitmix64(uint64_t& x) {

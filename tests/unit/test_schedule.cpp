@@ -57,4 +57,5 @@ TEST(Schedule, ValidatesFlags) {
   EXPECT_THROW((ScheduleConfig{1, 3, 1, 1}.validate()), InputError);
   EXPECT_THROW((ScheduleConfig{1, 2, 0, 1}.validate()), InputError);
   EXPECT_NO_THROW((ScheduleConfig{1, 2, 1, 1}.validate()));
+  EXPECT_THROW((ScheduleConfig{1, 2, 1, (uint64_t{1} << 53) + 1}.validate()), InputError);
 }
