@@ -89,6 +89,15 @@ void add_run(CLI::App& app, Action& action) {
   sc->add_flag("--quiet", o->quiet, "no progress line");
   sc->add_flag("--isolate", o->isolate, "run each row's units in a child process: a kernel that faults (illegal address, "
                                         "trap) fails its row with the error recorded, and the campaign goes on");
+  sc->footer(
+      "Examples:\n"
+      "  kgate run --cases cases/ssu.json --candidate ssu.fast --baseline ssu.baseline --policy correct,strict\n"
+      "  kgate run --cases cases/ssu.json --candidate ssu.fast --baseline ssu.floor --policy cases/policies/ssu_floor.json\n"
+      "  kgate run --cases cases/calib.json --rows 'spin-*' --candidate calib.spin --baseline calib.spin_twin\n"
+      "  kgate run ... --resume          (same flags as the killed run)\n"
+      "Policy gates: correct (every arm matches the reference), strict (ratio > 1), limit(L) (candidate <=\n"
+      "(1+L) x baseline), drift(D) (group ratios within D of the pooled ratio), parity (same activity\n"
+      "signature A/L/K), fallback (no kernel outside the candidate's declared names).");
   sc->callback([o, &action] {
     action = [o]() -> int {
       // With --isolate the device is opened only in child processes (a forked CUDA context is
