@@ -197,6 +197,9 @@ void derive_row(json& row, const json& samples, const Policy& policy) {
   raw["parity"] = tri(parity);
   raw["fallback"] = tri(fallback);
   json failed = json::array();
+  // A row that did not run to the end (failed, not_supported, skipped, incorrect) fails every
+  // policy, whatever gates it names: it stays in the denominators as a failure.
+  if (row["disposition"] != "passed") failed.push_back("disposition");
   for (const auto& g : policy.gates)
     if (!(raw[g].is_boolean() && raw[g].get<bool>())) failed.push_back(g);
   row["verdicts"] = {{"raw", raw}, {"policy", failed.empty()}, {"failed", failed}};

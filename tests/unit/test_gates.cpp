@@ -72,6 +72,15 @@ TEST(Gates, IncorrectRowFailsAndStaysMeasuredAsNull) {
   EXPECT_EQ(s["by_baseline"]["b"]["unmeasured_rows"], 1);
 }
 
+TEST(Gates, ARowThatFailedAfterItsCorrectnessCheckFailsEveryPolicy) {
+  json row = make_row(10, 5);
+  row["disposition"] = "failed";  // e.g. a fault during timing, after every arm checked correct
+  derive_row(row, nullptr, Policy::parse("correct"));
+  EXPECT_EQ(row["verdicts"]["raw"]["correct"], true);
+  EXPECT_EQ(row["verdicts"]["policy"], false);
+  EXPECT_EQ(row["verdicts"]["failed"], json::array({"disposition"}));
+}
+
 TEST(Gates, DriftAndActivityGates) {
   Policy p = Policy::parse("drift(0.02),parity,fallback");
   json row = make_row(10, 5);
