@@ -340,6 +340,11 @@ RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend
     }
     if (!st.failed_error.empty() || st.units.count(u.group)) continue;
     if (!st.correctness.is_null() && st.correctness["disposition"] != "passed") continue;
+    auto fail_row = [&](const std::string& msg) {
+      append_line_durable(journal, canonicalize(json{{"kind", "row_failed"}, {"row", row.id}, {"error", msg}}));
+      st.failed_error = msg;
+      st.ctx.reset();
+    };
     // One unit: correctness (first time only), warm-up, the paired samples; journalled.
     auto run_unit = [&](Backend& be) {
       if (const char* crash = std::getenv("KGATE_TEST_CRASH_ROW"); crash && row.id == crash)
@@ -410,18 +415,10 @@ RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend
         append_line_durable(journal, canonicalize(rec));
         st.units[u.group] = rec;
         if (static_cast<int>(st.units.size()) == cfg.schedule.groups) ctx.reset();  // row done: free its inputs
-      } catch (const DeviceError& e) {
-        std::string msg = e.what();
-        append_line_durable(journal, canonicalize(json{{"kind", "row_failed"}, {"row", row.id}, {"error", msg}}));
-        st.failed_error = msg;
-        st.ctx.reset();
       } catch (const InputError&) {
         throw;
-      } catch (const std::exception& e) {
-        std::string msg = e.what();
-        append_line_durable(journal, canonicalize(json{{"kind", "row_failed"}, {"row", row.id}, {"error", msg}}));
-        st.failed_error = msg;
-        st.ctx.reset();
+      } catch (const std::exception& e) {  // device and runtime errors fail the row, not the run
+        fail_row(e.what());
       }
     };
     if (!cfg.isolate) {
@@ -429,7 +426,7 @@ RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend
     } else {
       // The unit runs in a child process; what it journals is read back here. A child that
       // dies (a faulting kernel, an abort) fails its row and the campaign goes on.
-      size_t before = read_file(journal).size();
+      size_t before = std::filesystem::file_size(journal);
       std::fflush(nullptr);
       pid_t pid = ::fork();
       if (pid < 0) throw std::runtime_error("fork() failed");
@@ -449,11 +446,7 @@ RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend
       ::waitpid(pid, &status, 0);
       for (const json& rec : journal_records_since(journal, before)) apply_journal_record(state, rec);
       bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-      if (!ok && st.failed_error.empty() && !st.units.count(u.group)) {
-        std::string msg = describe_wait_status(status);
-        append_line_durable(journal, canonicalize(json{{"kind", "row_failed"}, {"row", row.id}, {"error", msg}}));
-        st.failed_error = msg;
-      }
+      if (!ok && st.failed_error.empty() && !st.units.count(u.group)) fail_row(describe_wait_status(status));
     }
     if (st.units.count(u.group) && kill_after >= 0 && ++units_this_process >= kill_after)
       ::raise(SIGKILL);  // resume tests: a real kill, no cleanup
