@@ -22,16 +22,16 @@ void add_gate(CLI::App& app, Action& action) {
   sc->add_option("--against-tree", o->tree, "source tree to compare recorded source digests against");
   sc->callback([o, &action] {
     action = [o]() -> int {
-      json r = load_audited(o->receipt);
+      AuditResult audited = load_audited(o->receipt);
+      const json& r = audited.receipt;
+      const json& samples = audited.samples;
       Policy pol = Policy::parse(o->policy);
       const json& pred = r["body"]["predicate"];
-      json samples = json::parse(read_file((std::filesystem::path(o->receipt).parent_path() /
-                                            pred["samples"]["path"].get<std::string>()).string()));
       int failed = 0;
       json rows = json::array();
       for (json row : pred["rows"]) {
         std::string id = row["id"];
-        json rs = samples["rows"].contains(id) ? samples["rows"][id] : json(nullptr);
+        json rs = samples.at("rows").contains(id) ? samples.at("rows").at(id) : json(nullptr);
         derive_row(row, rs, pol);
         if (!row["verdicts"]["policy"].get<bool>()) {
           ++failed;

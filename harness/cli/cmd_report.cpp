@@ -22,7 +22,7 @@ void add_report(CLI::App& app, Action& action) {
     action = [o]() -> int {
       if (o->format != "md" && o->format != "csv")
         throw InputError("--format: '" + o->format + "' is not md or csv");
-      json r = load_audited(o->receipt);
+      json r = load_audited(o->receipt).receipt;
       std::string text = o->format == "md" ? report_markdown(r) : report_csv(r);
       if (o->out.empty()) std::fputs(text.c_str(), stdout);
       else write_file_atomic(o->out, text);
@@ -46,7 +46,7 @@ void add_compare(CLI::App& app, Action& action) {
   sc->callback([o, &action] {
     action = [o]() -> int {
       if (!(o->threshold >= 0)) throw InputError("--threshold: must be >= 0");
-      json a = load_audited(o->old_r), b = load_audited(o->new_r);
+      json a = load_audited(o->old_r).receipt, b = load_audited(o->new_r).receipt;
       CompareResult c = compare_receipts(a, b, o->threshold);
       std::fputs(compare_markdown(c, o->threshold).c_str(), stdout);
       return o->fail && c.regressions ? kExitFail : kExitOk;

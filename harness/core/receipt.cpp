@@ -118,6 +118,7 @@ AuditResult audit_receipt(const std::string& path, const std::optional<std::stri
       else {
         samples = json::parse(sb);
         sc_ok = samples.value("schema", "") == kSamplesSchema;
+        if (sc_ok) res.samples = samples;
         if (!sc_ok) bad("samples sidecar " + sc_path + ": wrong schema");
       }
     } catch (const std::exception& e) {
@@ -154,7 +155,7 @@ AuditResult audit_receipt(const std::string& path, const std::optional<std::stri
   return res;
 }
 
-json load_audited(const std::string& path) {
+AuditResult load_audited(const std::string& path) {
   if (!file_exists(path)) throw InputError(path + ": no such receipt");
   AuditResult a = audit_receipt(path, std::nullopt);
   if (!a.ok()) {
@@ -162,7 +163,7 @@ json load_audited(const std::string& path) {
     if (a.problems.size() > 1) m += " (and " + std::to_string(a.problems.size() - 1) + " more)";
     throw AuditError(m);
   }
-  return a.receipt;
+  return a;
 }
 
 }  // namespace kgate

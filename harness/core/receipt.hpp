@@ -24,12 +24,13 @@ std::string sidecar_path_for(const std::string& receipt_path);
 struct AuditResult {
   std::vector<std::string> problems;  // empty = accepted
   json receipt;                       // parsed, when it parsed
+  json samples;                       // the sidecar, when its digest matched
   bool ok() const { return problems.empty(); }
 };
 // Recomputes every digest, statistic, verdict and summary figure. pubkey: PEM file path; when
 // given, the receipt must carry a valid signature by that key.
 AuditResult audit_receipt(const std::string& path, const std::optional<std::string>& pubkey_path);
-// Loads a receipt after a successful audit; throws AuditError listing the problems.
-json load_audited(const std::string& path);
+// Audits a receipt and returns it (with its sidecar); throws AuditError listing the problems.
+AuditResult load_audited(const std::string& path);
 
 }  // namespace kgate
