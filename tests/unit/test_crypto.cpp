@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "tests/unit/temp_dir.hpp"
+
 #include <filesystem>
 
 #include "harness/core/crypto.hpp"
@@ -11,8 +13,7 @@ TEST(Crypto, Sha256KnownVectors) {
 }
 
 TEST(Crypto, Ed25519SignVerifyAndReject) {
-  auto dir = std::filesystem::temp_directory_path() / ("kgate_key_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  auto dir = fresh_temp_dir("kgate_key_");
   std::string priv = (dir / "k.key").string(), pub = (dir / "k.pub").string();
   kgate::ed25519_keygen(priv, pub);
   std::string msg = kgate::sha256_hex("body");

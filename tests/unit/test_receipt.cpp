@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "tests/unit/temp_dir.hpp"
+
 #include <filesystem>
 
 #include "harness/core/crypto.hpp"
@@ -16,8 +18,7 @@ namespace {
 class ReceiptTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = fs::temp_directory_path() / ("kgate_receipt_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
+    dir_ = fresh_temp_dir("kgate_receipt_");
     write_file_atomic((dir_ / "t.json").string(), R"({"table": "t", "family": "ag_gemm", "rows": [
       {"id": "a", "params": {"world_size": 1, "m": 8, "n": 16, "k": 32}, "tags": {"world": "1"}},
       {"id": "b", "params": {"world_size": 2, "m": 4, "n": 16, "k": 32}, "tags": {"world": "2"}}]})");

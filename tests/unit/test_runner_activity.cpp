@@ -3,6 +3,8 @@
 // the CUPTI timer does. Runs on the CPU.
 #include <gtest/gtest.h>
 
+#include "tests/unit/temp_dir.hpp"
+
 #include <filesystem>
 
 #include "harness/core/fileio.hpp"
@@ -63,8 +65,7 @@ void add_fake_arms() {
 
 json run_fake(const std::string& cand, const std::string& policy) {
   add_fake_arms();
-  auto dir = fs::temp_directory_path() / ("kgate_fake_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  auto dir = fresh_temp_dir("kgate_fake_");
   std::string table = (dir / "t.json").string();
   write_file_atomic(table, R"({"table": "t", "family": "ssu", "rows": [
     {"id": "r", "params": {"batch": 1, "nheads": 2, "ngroups": 1, "pool_slots": 2, "state_dtype": "bf16"}}]})");
