@@ -40,10 +40,14 @@ __device__ __forceinline__ float load_w(const void* p, long long i, int bf16) {
 }
 
 // dt' = dt + dt_bias, softplus with threshold 20.
-__device__ __forceinline__ float dt_eff(const Args& a, int b, int h) {
-  float dt = load_w(a.dt, static_cast<long long>(b) * a.nheads + h, a.weight_bf16) + load_w(a.dt_bias, h, a.weight_bf16);
+__device__ __forceinline__ float dt_from(const Args& a, float dt, float bias) {
+  dt += bias;
   if (a.softplus) dt = dt > 20.f ? dt : log1pf(__expf(dt));
   return dt;
+}
+__device__ __forceinline__ float dt_eff(const Args& a, int b, int h) {
+  return dt_from(a, load_w(a.dt, static_cast<long long>(b) * a.nheads + h, a.weight_bf16),
+                 load_w(a.dt_bias, h, a.weight_bf16));
 }
 
 __device__ __forceinline__ float silu_gate(float out, float z) { return out * (z / (1.f + __expf(-z))); }
