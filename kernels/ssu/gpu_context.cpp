@@ -13,10 +13,6 @@ namespace kgate::ssu::gpu {
 void launch_baseline(const Args& a, cudaStream_t s);
 void launch_fast(const Args& a, cudaStream_t s);
 void launch_floor(const Args& a, cudaStream_t s);
-void launch_x_s3(const Args& a, cudaStream_t s);
-void launch_x_s4(const Args& a, cudaStream_t s);
-void launch_x_s2(const Args& a, cudaStream_t s);
-void launch_x_copy(const Args& a, cudaStream_t s);
 
 namespace {
 
@@ -138,10 +134,6 @@ void install(Registry& r) {
   r.add({"ssu.fast", "ssu", "cuda", "candidate", {"sm_90a"}, {"ssu_fast_kernel"}, src,
          "row owner: one CTA per (batch, head), all state loads in flight before compute", nullptr,
          reinterpret_cast<void*>(&launch_fast)});
-  for (auto [name, fn] : {std::pair{"ssu.x_s3", &launch_x_s3}, {"ssu.x_s4", &launch_x_s4}, {"ssu.x_s2", &launch_x_s2}})
-    r.add({name, "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_"}, src, "tuning variant", nullptr,
-           reinterpret_cast<void*>(fn)});
-  r.add({"ssu.x_copy", "ssu", "cuda", "floor", {"sm_90a"}, {"ssu_"}, src, "tuning: streaming copy", nullptr, reinterpret_cast<void*>(&launch_x_copy)});
   r.add({"ssu.floor", "ssu", "cuda", "floor", {"sm_90a"}, {"ssu_floor_kernel"}, src,
          "copies the state bytes the update reads and writes (bandwidth anchor)", nullptr,
          reinterpret_cast<void*>(&launch_floor)});

@@ -5,10 +5,11 @@
 //    over dstate. 16-byte state accesses (what Triton emits for this tile).
 //  - ssu.floor: copies exactly the state bytes the update reads and writes (same slot table,
 //    same tiles, same geometry as fast), 16-byte streaming loads/stores: the bandwidth anchor.
-//  - ssu.fast: row owner. A 2-warp CTA owns 32 (bf16) or 16 (fp32) rows of one head; every lane
-//    issues all 8 of its 16-byte state loads before any arithmetic (128 B in flight per lane),
-//    side inputs (x, B, C, z, dt) are loaded first with scalar loads (any alignment), B and C
-//    stay in registers, state is streamed with evict-first hints. See kernels/ssu/NOTES.md.
+//  - ssu.fast: row owner. A 2-warp CTA owns 2 * NL * 32 / (chunks per row) rows of one head;
+//    every lane copies its NL 16-byte state chunks global -> shared with cp.async before any
+//    arithmetic (NL = 2, 4 or 8 by problem size), side inputs (x, B, C, z, dt) use scalar loads
+//    (any alignment), B and C stay in registers, the updated state is streamed back with
+//    evict-first stores. See kernels/ssu/NOTES.md.
 #include <cuda_bf16.h>
 
 #include <algorithm>
@@ -131,7 +132,10 @@ __device__ __forceinline__ void cp_async_wait_all() {
 // The state stream goes global -> shared through cp.async, so bytes in flight cost shared
 // memory, not registers: occupancy is set by the small register footprint of the arithmetic.
 // Each lane reads back only the chunks it copied itself, so no barrier is needed.
-template <class ST, class IT, int NL>
+// kEarly: the side inputs (z included) are issued before the state copy, so their latency
+// overlaps the slot load's and z is in registers before the reduction; without it they follow
+// the copy and z is read at the end. Which order wins depends on the range (see launch_fast).
+template <class ST, class IT, int NL, bool kEarly>
 __global__ void __launch_bounds__(64, sizeof(ST) == 2 ? 16 : (NL == 8 ? 20 : 24)) ssu_fast_kernel(Args a) {
   using G = Geo<ST, NL>;
   constexpr int V = G::V, CPR = G::CPR, RPL = G::RPL;
@@ -145,27 +149,36 @@ __global__ void __launch_bounds__(64, sizeof(ST) == 2 ? 16 : (NL == 8 ? 20 : 24)
   uint4* tile = reinterpret_cast<uint4*>(static_cast<ST*>(a.state) +
                                          ((static_cast<long long>(slot) * a.nheads + h) * kP + row0) * kN);
   uint4* mine = stage + threadIdx.x;
-  if (slot >= 0) {
+  auto copy_state = [&] {
+    if (slot >= 0)
 #pragma unroll
-    for (int i = 0; i < NL; ++i) cp_async16(mine + i * G::kThreads, tile + i * 32 + lane);
-  }
-  // Side inputs while the state streams in.
+      for (int i = 0; i < NL; ++i) cp_async16(mine + i * G::kThreads, tile + i * 32 + lane);
+  };
+  if constexpr (!kEarly) copy_state();
   const int g = h / (a.nheads / a.ngroups);
-  const float dt = dt_eff(a, b, h);
-  const float dA = __expf(load_w(a.A, h, a.weight_bf16) * dt);
+  const float dt_raw = load_w(a.dt, bh, a.weight_bf16), dt_bias = load_w(a.dt_bias, h, a.weight_bf16);
+  const float A = load_w(a.A, h, a.weight_bf16), Dh = load_w(a.D, h, a.weight_bf16);
   const long long bci = static_cast<long long>(b) * a.bc_stride + g * kN + cc * V;
   float Bv[V], Cv[V];
 #pragma unroll
   for (int j = 0; j < V; ++j) {
-    Bv[j] = ld_io<IT>(a.B, bci + j) * dt;
+    Bv[j] = ld_io<IT>(a.B, bci + j);
     Cv[j] = ld_io<IT>(a.C, bci + j);
   }
   const long long xrow = static_cast<long long>(b) * a.x_stride + h * kP + row0 + rsub;
-  float x[NL], acc[NL];
+  float x[NL], zv[NL];
 #pragma unroll
-  for (int i = 0; i < NL; ++i) x[i] = ld_io<IT>(a.x, xrow + i * RPL);
-  const float Dh = load_w(a.D, h, a.weight_bf16);
+  for (int i = 0; i < NL; ++i) {
+    x[i] = ld_io<IT>(a.x, xrow + i * RPL);
+    if constexpr (kEarly) zv[i] = a.has_z && cc == 0 ? ld_io<IT>(a.z, xrow + i * RPL) : 0.f;
+  }
+  if constexpr (kEarly) copy_state();
+  const float dt = dt_from(a, dt_raw, dt_bias);
+  const float dA = __expf(A * dt);
+#pragma unroll
+  for (int j = 0; j < V; ++j) Bv[j] *= dt;
   cp_async_wait_all();
+  float acc[NL];
 #pragma unroll
   for (int i = 0; i < NL; ++i) {
     float s[V];
@@ -187,165 +200,12 @@ __global__ void __launch_bounds__(64, sizeof(ST) == 2 ? 16 : (NL == 8 ? 20 : 24)
 #pragma unroll
     for (int i = 0; i < NL; ++i) acc[i] += __shfl_xor_sync(0xffffffffu, acc[i], o);
   if (cc == 0) {
-    IT* out = static_cast<IT*>(a.out) + (static_cast<long long>(b) * a.nheads + h) * kP + row0 + rsub;
+    IT* out = static_cast<IT*>(a.out) + static_cast<long long>(bh) * kP + row0 + rsub;
 #pragma unroll
     for (int i = 0; i < NL; ++i) {
       float o = acc[i] + Dh * x[i];
-      if (a.has_z) o = silu_gate(o, ld_io<IT>(a.z, xrow + i * RPL));
+      if (a.has_z) o = silu_gate(o, kEarly ? zv[i] : ld_io<IT>(a.z, xrow + i * RPL));
       out[i * RPL] = from_f<IT>(o);
-    }
-  }
-}
-
-// ---------------------------------------------------------------- fast, streaming (persistent)
-// For the bandwidth-bound range. Every warp owns a contiguous run of (batch, head) pairs and
-// walks their warp tiles (RPW rows: 4 KiB of state) keeping S - 1 tiles of state in flight
-// through cp.async while it updates the current one, so the read stream never waits for a CTA
-// to end. The side inputs of a head (slot, dt, A, D, B, C, and x, z spread one row per lane) are
-// loaded one head ahead, so no tile waits on them; a tile takes its x and z by shuffle. Lanes
-// read back only the chunks they copied (no barrier); commit groups are issued even when empty,
-// so wait_group's count holds. kCopy: the same walk, moving the state bytes only (floor study).
-template <class ST, int S>
-struct Stream {
-  using G = Geo<ST, 8>;
-  static constexpr int kWarps = 4, kThreads = 32 * kWarps;
-  static constexpr int kTilesPerHead = kP / G::RPW;  // 4 (bf16) or 8 (fp32)
-  static constexpr int kSmemBytes = kWarps * S * G::NL * 32 * 16;
-  static_assert(S >= 2 && S - 1 <= kTilesPerHead, "tiles in flight reach at most into the next head");
-};
-
-template <int V>
-struct HeadIn {
-  int slot, b, h;
-  float dt, A, D, dtb;
-  float B[V], C[V];
-  float x[2], z[2];  // rows lane and lane + 32
-};
-
-template <class ST, class IT, int S, bool kCopy>
-__global__ void __launch_bounds__(128, S <= 3 ? 4 : 3) ssu_stream_kernel(Args a, int heads, int heads_per_warp) {
-  using SG = Stream<ST, S>;
-  using G = typename SG::G;
-  constexpr int V = G::V, CPR = G::CPR, RPL = G::RPL, RPW = G::RPW, NL = G::NL, PPH = SG::kTilesPerHead;
-  extern __shared__ uint4 stream_smem[];
-  const int lane = threadIdx.x & 31, cc = lane % CPR, rsub = lane / CPR;
-  uint4* mine = stream_smem + (threadIdx.x >> 5) * (S * NL * 32) + lane;
-  const int first = (blockIdx.x * SG::kWarps + (threadIdx.x >> 5)) * heads_per_warp;
-  const int last = min(first + heads_per_warp, heads);
-  if (first >= last) return;
-  const int ntiles = (last - first) * PPH;
-
-  auto load_head = [&](int bh, HeadIn<V>& in) {
-    in.b = bh / a.nheads;
-    in.h = bh % a.nheads;
-    in.slot = a.slots[in.b];
-    if constexpr (!kCopy) {
-      in.dt = load_w(a.dt, bh, a.weight_bf16);
-      in.dtb = load_w(a.dt_bias, in.h, a.weight_bf16);
-      in.A = load_w(a.A, in.h, a.weight_bf16);
-      in.D = load_w(a.D, in.h, a.weight_bf16);
-      const long long bci = static_cast<long long>(in.b) * a.bc_stride + (in.h / (a.nheads / a.ngroups)) * kN + cc * V;
-#pragma unroll
-      for (int j = 0; j < V; ++j) {
-        in.B[j] = ld_io<IT>(a.B, bci + j);
-        in.C[j] = ld_io<IT>(a.C, bci + j);
-      }
-      const long long xi = static_cast<long long>(in.b) * a.x_stride + in.h * kP + lane;
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        in.x[e] = ld_io<IT>(a.x, xi + 32 * e);
-        in.z[e] = a.has_z ? ld_io<IT>(a.z, xi + 32 * e) : 0.f;
-      }
-    }
-  };
-  auto tile_of = [&](int slot, int h, int part) {
-    return reinterpret_cast<uint4*>(static_cast<ST*>(a.state) +
-                                    ((static_cast<long long>(slot) * a.nheads + h) * kP + part * RPW) * kN) + lane;
-  };
-  auto issue = [&](bool valid, int slot, int h, int part, int stage) {
-    if (valid && slot >= 0) {
-      const uint4* src = tile_of(slot, h, part);
-#pragma unroll
-      for (int i = 0; i < NL; ++i) cp_async16(mine + (stage * NL + i) * 32, src + i * 32);
-    }
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-  };
-
-  HeadIn<V> cur, nxt;
-  load_head(first, cur);
-  nxt.slot = -1;
-  nxt.h = 0;
-  if (first + 1 < last) load_head(first + 1, nxt);
-#pragma unroll
-  for (int j = 0; j < S - 1; ++j) issue(j < ntiles, cur.slot, cur.h, j, j);
-  float dA = 0.f;
-  for (int k = 0; k < ntiles; ++k) {
-    const int part = k % PPH, stage = k % S;
-    if (part == 0 && k > 0) {
-      cur = nxt;
-      if (first + k / PPH + 1 < last) load_head(first + k / PPH + 1, nxt);
-    }
-    {
-      const int ahead = part + S - 1;
-      const bool wrap = ahead >= PPH;
-      issue(k + S - 1 < ntiles, wrap ? nxt.slot : cur.slot, wrap ? nxt.h : cur.h, wrap ? ahead - PPH : ahead,
-            (k + S - 1) % S);
-    }
-    if constexpr (kCopy) {
-      asm volatile("cp.async.wait_group %0;\n" ::"n"(S - 1) : "memory");
-      if (cur.slot >= 0) {
-        uint4* dst = tile_of(cur.slot, cur.h, part);
-#pragma unroll
-        for (int i = 0; i < NL; ++i) __stcs(dst + i * 32, mine[(stage * NL + i) * 32]);
-      }
-      continue;
-    }
-    if (part == 0) {  // this head's inputs landed during the previous head
-      cur.dt = dt_from(a, cur.dt, cur.dtb);
-      dA = __expf(cur.A * cur.dt);
-#pragma unroll
-      for (int j = 0; j < V; ++j) cur.B[j] *= cur.dt;
-    }
-    const int r0 = part * RPW + rsub;
-    const float xsrc = part * RPW >= 32 ? cur.x[1] : cur.x[0];
-    const float zsrc = part * RPW >= 32 ? cur.z[1] : cur.z[0];
-    float x[NL];
-#pragma unroll
-    for (int i = 0; i < NL; ++i) x[i] = __shfl_sync(0xffffffffu, xsrc, (r0 + i * RPL) & 31);
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(S - 1) : "memory");
-    uint4* dst = cur.slot >= 0 ? tile_of(cur.slot, cur.h, part) : nullptr;
-    float acc[NL];
-#pragma unroll
-    for (int i = 0; i < NL; ++i) {
-      float s[V];
-      if (cur.slot >= 0) Chunk<ST>::unpack(mine[(stage * NL + i) * 32], s);
-      else
-#pragma unroll
-        for (int j = 0; j < V; ++j) s[j] = 0.f;
-      acc[i] = 0.f;
-#pragma unroll
-      for (int j = 0; j < V; ++j) {
-        s[j] = fmaf(s[j], dA, cur.B[j] * x[i]);
-        acc[i] = fmaf(s[j], cur.C[j], acc[i]);
-      }
-      if (cur.slot >= 0) __stcs(dst + i * 32, Chunk<ST>::pack(s));
-    }
-#pragma unroll
-    for (int o = CPR / 2; o > 0; o >>= 1)
-#pragma unroll
-      for (int i = 0; i < NL; ++i) acc[i] += __shfl_xor_sync(0xffffffffu, acc[i], o);
-    float zv[NL];
-    if (a.has_z)
-#pragma unroll
-      for (int i = 0; i < NL; ++i) zv[i] = __shfl_sync(0xffffffffu, zsrc, (r0 + i * RPL) & 31);
-    if (cc == 0) {
-      IT* out = static_cast<IT*>(a.out) + (static_cast<long long>(cur.b) * a.nheads + cur.h) * kP + r0;
-#pragma unroll
-      for (int i = 0; i < NL; ++i) {
-        float o = acc[i] + cur.D * x[i];
-        if (a.has_z) o = silu_gate(o, zv[i]);
-        out[i * RPL] = from_f<IT>(o);
-      }
     }
   }
 }
@@ -382,8 +242,9 @@ struct Pick {
   template <class ST, class IT> using K = K_<ST, IT>;
 };
 template <class ST, class IT> struct BaselineK { static constexpr auto fn = ssu_baseline_kernel<ST, IT>; };
-template <class ST, class IT> struct FastK { static constexpr auto fn = ssu_fast_kernel<ST, IT, 8>; };
-template <class ST, class IT> struct FastSmallK { static constexpr auto fn = ssu_fast_kernel<ST, IT, 2>; };
+template <class ST, class IT> struct FastK { static constexpr auto fn = ssu_fast_kernel<ST, IT, 8, false>; };
+template <class ST, class IT> struct FastSmallK { static constexpr auto fn = ssu_fast_kernel<ST, IT, 2, false>; };
+template <class ST, class IT> struct FastMidK { static constexpr auto fn = ssu_fast_kernel<ST, IT, 4, true>; };
 template <class ST, class IT> struct FloorK { static constexpr auto fn = ssu_floor_kernel<ST>; };
 
 }  // namespace
@@ -396,74 +257,31 @@ template <class G>
 dim3 grid_of(const Args& a) {
   return dim3(static_cast<unsigned>(a.batch) * a.nheads * G::kCtasPerHead);
 }
-// Heuristic (a pure function of the problem): with at most ~3 (batch, head) tiles per SM the
-// update is latency bound, so lanes carry 2 chunks and 4x more CTAs issue at once; beyond that
-// it is bandwidth bound and lanes carry 8 (measured on the H200: kernels/ssu/NOTES.md).
-int fast_chunks_per_lane(const Args& a) { return a.batch * a.nheads <= 384 ? 2 : 8; }
+// Heuristic (a pure function of the problem), measured on the H200 (kernels/ssu/NOTES.md):
+// with at most ~3 (batch, head) tiles per SM the update is latency bound, so lanes carry 2
+// chunks and 4x more CTAs issue at once; up to 8192 tiles lanes carry 4 chunks with the side
+// inputs issued first (FP32 b16-b64 gained 4-7 %); beyond that lanes carry 8, state copy first.
+int fast_chunks_per_lane(const Args& a) {
+  const long long tiles = static_cast<long long>(a.batch) * a.nheads;
+  return tiles <= 384 ? 2 : tiles <= 8192 ? 4 : 8;
+}
 
 void launch_fast(const Args& a, cudaStream_t s) {
   auto go = [&](auto geo, auto kernels) {
     using G = decltype(geo);
     dispatch<decltype(kernels)::template K>(a, [&](auto fn) { fn<<<grid_of<G>(a), G::kThreads, 0, s>>>(a); });
   };
-  const bool small = fast_chunks_per_lane(a) == 2;
+  const int nl = fast_chunks_per_lane(a);
   if (a.state_bf16) {
-    if (small) go(Geo<__nv_bfloat16, 2>{}, Pick<FastSmallK>{});
+    if (nl == 2) go(Geo<__nv_bfloat16, 2>{}, Pick<FastSmallK>{});
+    else if (nl == 4) go(Geo<__nv_bfloat16, 4>{}, Pick<FastMidK>{});
     else go(Geo<__nv_bfloat16, 8>{}, Pick<FastK>{});
   } else {
-    if (small) go(Geo<float, 2>{}, Pick<FastSmallK>{});
+    if (nl == 2) go(Geo<float, 2>{}, Pick<FastSmallK>{});
+    else if (nl == 4) go(Geo<float, 4>{}, Pick<FastMidK>{});
     else go(Geo<float, 8>{}, Pick<FastK>{});
   }
 }
-// Persistent streaming launch: as many CTAs as fit at once, trimmed so every warp owns the same
-// number of heads (no tail of half-busy warps).
-template <class ST, class IT, int S, bool kCopy = false>
-void launch_stream_t(const Args& a, cudaStream_t s) {
-  using SG = Stream<ST, S>;
-  auto fn = ssu_stream_kernel<ST, IT, S, kCopy>;
-  static const int per_sm = [&] {
-    KGATE_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, SG::kSmemBytes));
-    int n = 0;
-    KGATE_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, fn, SG::kThreads, SG::kSmemBytes));
-    return n;
-  }();
-  static const int sms = [] {
-    int dev = 0, n = 0;
-    KGATE_CUDA(cudaGetDevice(&dev));
-    KGATE_CUDA(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
-    return n;
-  }();
-  const int heads = a.batch * a.nheads;
-  const int max_warps = std::max(1, sms * per_sm) * SG::kWarps;
-  const int per_warp = (heads + max_warps - 1) / max_warps;
-  const int warps = (heads + per_warp - 1) / per_warp;
-  const int grid = (warps + SG::kWarps - 1) / SG::kWarps;
-  fn<<<grid, SG::kThreads, SG::kSmemBytes, s>>>(a, heads, per_warp);
-}
-template <int S>
-void launch_stream(const Args& a, cudaStream_t s) {
-  if (a.state_bf16 && a.io_bf16) launch_stream_t<__nv_bfloat16, __nv_bfloat16, S>(a, s);
-  else if (a.state_bf16) launch_stream_t<__nv_bfloat16, float, S>(a, s);
-  else if (a.io_bf16) launch_stream_t<float, __nv_bfloat16, S>(a, s);
-  else launch_stream_t<float, float, S>(a, s);
-}
-void launch_x_s3(const Args& a, cudaStream_t s) {
-  if (fast_chunks_per_lane(a) == 2) launch_fast(a, s);
-  else launch_stream<3>(a, s);
-}
-void launch_x_s4(const Args& a, cudaStream_t s) {
-  if (fast_chunks_per_lane(a) == 2) launch_fast(a, s);
-  else launch_stream<4>(a, s);
-}
-void launch_x_s2(const Args& a, cudaStream_t s) {
-  if (fast_chunks_per_lane(a) == 2) launch_fast(a, s);
-  else launch_stream<2>(a, s);
-}
-void launch_x_copy(const Args& a, cudaStream_t s) {
-  if (a.state_bf16) launch_stream_t<__nv_bfloat16, __nv_bfloat16, 3, true>(a, s);
-  else launch_stream_t<float, float, 3, true>(a, s);
-}
-
 void launch_floor(const Args& a, cudaStream_t s) {
   if (a.state_bf16) dispatch<FloorK>(a, [&](auto fn) { fn<<<grid_of<Geo<__nv_bfloat16, 8>>(a), 64, 0, s>>>(a); });
   else dispatch<FloorK>(a, [&](auto fn) { fn<<<grid_of<Geo<float, 8>>(a), 64, 0, s>>>(a); });
