@@ -13,6 +13,10 @@ namespace kgate::ssu::gpu {
 void launch_baseline(const Args& a, cudaStream_t s);
 void launch_fast(const Args& a, cudaStream_t s);
 void launch_floor(const Args& a, cudaStream_t s);
+void launch_v8(const Args& a, cudaStream_t s);
+void launch_d_noside(const Args& a, cudaStream_t s);
+void launch_d_noreduce(const Args& a, cudaStream_t s);
+void launch_d_copy(const Args& a, cudaStream_t s);
 
 namespace {
 
@@ -88,6 +92,12 @@ class Context final : public kgate::gpu::GpuRowContext {
     state_.download(so.data(), so.size());
     out_.download(oo.data(), oo.size());
     std::vector<float> state = decode(so, p.state_bf16), out = decode(oo, p.io_bf16);
+    if (impl.role == "diagnostic") {
+      Correctness c;
+      c.passed = true;
+      c.note = "diagnostic arm (tuning branch): computes wrong values on purpose; outputs not checked, timed only";
+      return c;
+    }
     if (impl.role == "floor") {
       // The floor arm only moves the state bytes: it must leave every byte as it found it.
       Correctness c;
@@ -131,9 +141,17 @@ void install(Registry& r) {
   r.add({"ssu.baseline", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_baseline_kernel"}, src,
          "Triton selective_state_update structure, BLOCK_SIZE_M=8, 4 warps, grid (dim tiles, batch, heads)", nullptr,
          reinterpret_cast<void*>(&launch_baseline)});
-  r.add({"ssu.fast", "ssu", "cuda", "candidate", {"sm_90a"}, {"ssu_fast_kernel"}, src,
+  r.add({"ssu.fast", "ssu", "cuda", "candidate", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel"}, src,
          "row owner: one CTA per (batch, head), all state loads in flight before compute", nullptr,
          reinterpret_cast<void*>(&launch_fast)});
+  // Tuning arms (branch ssu-next only): the next candidate and three diagnostics whose outputs
+  // are wrong on purpose (role "diagnostic": not checked, timed only).
+  r.add({"ssu.v8", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel"}, src,
+         "tuning: v7 + vector B/C loads on the NL = 4 path", nullptr, reinterpret_cast<void*>(&launch_v8)});
+  for (auto [name, fn] : {std::pair{"ssu.d_noside", &launch_d_noside}, {"ssu.d_noreduce", &launch_d_noreduce},
+                          {"ssu.d_copy", &launch_d_copy}})
+    r.add({name, "ssu", "cuda", "diagnostic", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel"}, src, "diagnostic (wrong outputs)", nullptr,
+           reinterpret_cast<void*>(fn)});
   r.add({"ssu.floor", "ssu", "cuda", "floor", {"sm_90a"}, {"ssu_floor_kernel"}, src,
          "copies the state bytes the update reads and writes (bandwidth anchor)", nullptr,
          reinterpret_cast<void*>(&launch_floor)});

@@ -13,6 +13,8 @@
 #include <cuda_bf16.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <type_traits>
 
 #include "harness/gpu/check.hpp"
 #include "kernels/ssu/ssu_gpu.cuh"
@@ -132,10 +134,8 @@ __device__ __forceinline__ void cp_async_wait_all() {
 // The state stream goes global -> shared through cp.async, so bytes in flight cost shared
 // memory, not registers: occupancy is set by the small register footprint of the arithmetic.
 // Each lane reads back only the chunks it copied itself, so no barrier is needed.
-// kEarly: the side inputs (z included) are issued before the state copy, so their latency
-// overlaps the slot load's and z is in registers before the reduction; without it they follow
-// the copy and z is read at the end. Which order wins depends on the range (see launch_fast).
-template <class ST, class IT, int NL, bool kEarly>
+// The v3 kernel (state copy first, then the side inputs; z read at the end): NL = 2 and 8.
+template <class ST, class IT, int NL>
 __global__ void __launch_bounds__(64, sizeof(ST) == 2 ? 16 : (NL == 8 ? 20 : 24)) ssu_fast_kernel(Args a) {
   using G = Geo<ST, NL>;
   constexpr int V = G::V, CPR = G::CPR, RPL = G::RPL;
@@ -149,36 +149,27 @@ __global__ void __launch_bounds__(64, sizeof(ST) == 2 ? 16 : (NL == 8 ? 20 : 24)
   uint4* tile = reinterpret_cast<uint4*>(static_cast<ST*>(a.state) +
                                          ((static_cast<long long>(slot) * a.nheads + h) * kP + row0) * kN);
   uint4* mine = stage + threadIdx.x;
-  auto copy_state = [&] {
-    if (slot >= 0)
+  if (slot >= 0) {
 #pragma unroll
-      for (int i = 0; i < NL; ++i) cp_async16(mine + i * G::kThreads, tile + i * 32 + lane);
-  };
-  if constexpr (!kEarly) copy_state();
+    for (int i = 0; i < NL; ++i) cp_async16(mine + i * G::kThreads, tile + i * 32 + lane);
+  }
+  // Side inputs while the state streams in.
   const int g = h / (a.nheads / a.ngroups);
-  const float dt_raw = load_w(a.dt, bh, a.weight_bf16), dt_bias = load_w(a.dt_bias, h, a.weight_bf16);
-  const float A = load_w(a.A, h, a.weight_bf16), Dh = load_w(a.D, h, a.weight_bf16);
+  const float dt = dt_eff(a, b, h);
+  const float dA = __expf(load_w(a.A, h, a.weight_bf16) * dt);
   const long long bci = static_cast<long long>(b) * a.bc_stride + g * kN + cc * V;
   float Bv[V], Cv[V];
 #pragma unroll
   for (int j = 0; j < V; ++j) {
-    Bv[j] = ld_io<IT>(a.B, bci + j);
+    Bv[j] = ld_io<IT>(a.B, bci + j) * dt;
     Cv[j] = ld_io<IT>(a.C, bci + j);
   }
   const long long xrow = static_cast<long long>(b) * a.x_stride + h * kP + row0 + rsub;
-  float x[NL], zv[NL];
+  float x[NL], acc[NL];
 #pragma unroll
-  for (int i = 0; i < NL; ++i) {
-    x[i] = ld_io<IT>(a.x, xrow + i * RPL);
-    if constexpr (kEarly) zv[i] = a.has_z && cc == 0 ? ld_io<IT>(a.z, xrow + i * RPL) : 0.f;
-  }
-  if constexpr (kEarly) copy_state();
-  const float dt = dt_from(a, dt_raw, dt_bias);
-  const float dA = __expf(A * dt);
-#pragma unroll
-  for (int j = 0; j < V; ++j) Bv[j] *= dt;
+  for (int i = 0; i < NL; ++i) x[i] = ld_io<IT>(a.x, xrow + i * RPL);
+  const float Dh = load_w(a.D, h, a.weight_bf16);
   cp_async_wait_all();
-  float acc[NL];
 #pragma unroll
   for (int i = 0; i < NL; ++i) {
     float s[V];
@@ -200,11 +191,148 @@ __global__ void __launch_bounds__(64, sizeof(ST) == 2 ? 16 : (NL == 8 ? 20 : 24)
 #pragma unroll
     for (int i = 0; i < NL; ++i) acc[i] += __shfl_xor_sync(0xffffffffu, acc[i], o);
   if (cc == 0) {
+    IT* out = static_cast<IT*>(a.out) + (static_cast<long long>(b) * a.nheads + h) * kP + row0 + rsub;
+#pragma unroll
+    for (int i = 0; i < NL; ++i) {
+      float o = acc[i] + Dh * x[i];
+      if (a.has_z) o = silu_gate(o, ld_io<IT>(a.z, xrow + i * RPL));
+      out[i * RPL] = from_f<IT>(o);
+    }
+  }
+}
+
+// The mid-range kernel (NL = 4) and the diagnostics. // Mode bits:
+//   kEarly: the side inputs (z included) are issued before the state copy, so their latency
+//           overlaps the slot load's and z is in registers before the reduction; without it
+//           they follow the copy (the v3 order) and z is read at the end.
+//   kVecBC: B and C with one vector load per lane slice when the view is aligned.
+//   kNoSide, kNoReduce, kCopy: diagnostics only (wrong outputs on purpose; never a candidate):
+//           side inputs replaced by constants / no row reduction / state bytes moved only.
+enum : int { kEarly = 1, kVecBC = 2, kNoSide = 4, kNoReduce = 8, kCopy = 16 };
+
+template <class IT, int V>
+__device__ __forceinline__ void load_bc(const Args& a, long long bci, float dt, float* Bv, float* Cv, bool vec) {
+  const IT* Bp = static_cast<const IT*>(a.B) + bci;
+  const IT* Cp = static_cast<const IT*>(a.C) + bci;
+  constexpr int kSlice = V * sizeof(IT);
+  using Word = std::conditional_t<kSlice >= 16, uint4, uint2>;
+  constexpr int W = kSlice / sizeof(Word), E = sizeof(Word) / sizeof(IT);
+  if (vec && ((reinterpret_cast<uintptr_t>(Bp) | reinterpret_cast<uintptr_t>(Cp)) & (sizeof(Word) - 1)) == 0) {
+#pragma unroll
+    for (int w = 0; w < W; ++w) {
+      Word rb = reinterpret_cast<const Word*>(Bp)[w], rc = reinterpret_cast<const Word*>(Cp)[w];
+      const IT* eb = reinterpret_cast<const IT*>(&rb);
+      const IT* ec = reinterpret_cast<const IT*>(&rc);
+#pragma unroll
+      for (int j = 0; j < E; ++j) {
+        Bv[w * E + j] = to_f(eb[j]) * dt;
+        Cv[w * E + j] = to_f(ec[j]);
+      }
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      Bv[j] = to_f(Bp[j]) * dt;
+      Cv[j] = to_f(Cp[j]);
+    }
+  }
+}
+
+template <class ST, class IT, int NL, int kMode>
+__global__ void __launch_bounds__(64, sizeof(ST) == 2 ? 16 : (NL == 8 ? 20 : 24)) ssu_fast_mid_kernel(Args a) {
+  using G = Geo<ST, NL>;
+  constexpr int V = G::V, CPR = G::CPR, RPL = G::RPL;
+  constexpr bool early = kMode & kEarly, noside = kMode & kNoSide, copy = kMode & kCopy;
+  __shared__ uint4 stage[G::kThreads * NL];
+  const int part = blockIdx.x % G::kCtasPerHead, bh = blockIdx.x / G::kCtasPerHead;
+  const int h = bh % a.nheads, b = bh / a.nheads;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int cc = lane % CPR, rsub = lane / CPR;
+  const int row0 = part * G::kRowsPerCta + warp * G::RPW;
+  const int slot = a.slots[b];
+  uint4* tile = reinterpret_cast<uint4*>(static_cast<ST*>(a.state) +
+                                         ((static_cast<long long>(slot) * a.nheads + h) * kP + row0) * kN);
+  uint4* mine = stage + threadIdx.x;
+  float dt, dA, Dh, Bv[V], Cv[V], x[NL], zv[NL];
+  auto bc_index = [&] { return static_cast<long long>(b) * a.bc_stride + (h / (a.nheads / a.ngroups)) * kN + cc * V; };
+  auto x_index = [&] { return static_cast<long long>(b) * a.x_stride + h * kP + row0 + rsub; };
+  auto copy_state = [&] {
+    if (slot >= 0)
+#pragma unroll
+      for (int i = 0; i < NL; ++i) cp_async16(mine + i * G::kThreads, tile + i * 32 + lane);
+  };
+  if constexpr (copy) {
+    copy_state();
+    cp_async_wait_all();
+    if (slot >= 0)
+#pragma unroll
+      for (int i = 0; i < NL; ++i) __stcs(tile + i * 32 + lane, mine[i * G::kThreads]);
+    return;
+  } else if constexpr (noside) {
+    copy_state();
+    dt = 0.01f;
+    dA = 0.99f;
+    Dh = 1.f;
+#pragma unroll
+    for (int j = 0; j < V; ++j) Bv[j] = Cv[j] = 1.f;
+#pragma unroll
+    for (int i = 0; i < NL; ++i) x[i] = 1.f;
+  } else if constexpr (!early) {
+    // v3 order: state copy, then the side inputs while it streams in.
+    copy_state();
+    dt = dt_eff(a, b, h);
+    dA = __expf(load_w(a.A, h, a.weight_bf16) * dt);
+    load_bc<IT, V>(a, bc_index(), dt, Bv, Cv, kMode & kVecBC);
+    const long long xrow = x_index();
+#pragma unroll
+    for (int i = 0; i < NL; ++i) x[i] = ld_io<IT>(a.x, xrow + i * RPL);
+    Dh = load_w(a.D, h, a.weight_bf16);
+  } else {
+    const float dt_raw = load_w(a.dt, bh, a.weight_bf16), dt_bias = load_w(a.dt_bias, h, a.weight_bf16);
+    const float A = load_w(a.A, h, a.weight_bf16);
+    Dh = load_w(a.D, h, a.weight_bf16);
+    load_bc<IT, V>(a, bc_index(), 1.f, Bv, Cv, kMode & kVecBC);
+    const long long xrow = x_index();
+#pragma unroll
+    for (int i = 0; i < NL; ++i) {
+      x[i] = ld_io<IT>(a.x, xrow + i * RPL);
+      zv[i] = a.has_z && cc == 0 ? ld_io<IT>(a.z, xrow + i * RPL) : 0.f;
+    }
+    copy_state();
+    dt = dt_from(a, dt_raw, dt_bias);
+    dA = __expf(A * dt);
+#pragma unroll
+    for (int j = 0; j < V; ++j) Bv[j] *= dt;
+  }
+  cp_async_wait_all();
+  float acc[NL];
+#pragma unroll
+  for (int i = 0; i < NL; ++i) {
+    float s[V];
+    if (slot >= 0) Chunk<ST>::unpack(mine[i * G::kThreads], s);
+    else
+#pragma unroll
+      for (int j = 0; j < V; ++j) s[j] = 0.f;
+    acc[i] = 0.f;
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      s[j] = fmaf(s[j], dA, Bv[j] * x[i]);
+      acc[i] = fmaf(s[j], Cv[j], acc[i]);
+    }
+    if (slot >= 0) __stcs(tile + i * 32 + lane, Chunk<ST>::pack(s));
+  }
+  // Row sums over the CPR lanes of each row; independent across i, so the shuffles overlap.
+  if constexpr (!(kMode & kNoReduce))
+#pragma unroll
+    for (int o = CPR / 2; o > 0; o >>= 1)
+#pragma unroll
+      for (int i = 0; i < NL; ++i) acc[i] += __shfl_xor_sync(0xffffffffu, acc[i], o);
+  if (cc == 0) {
     IT* out = static_cast<IT*>(a.out) + static_cast<long long>(bh) * kP + row0 + rsub;
 #pragma unroll
     for (int i = 0; i < NL; ++i) {
       float o = acc[i] + Dh * x[i];
-      if (a.has_z) o = silu_gate(o, kEarly ? zv[i] : ld_io<IT>(a.z, xrow + i * RPL));
+      if (!noside && a.has_z) o = silu_gate(o, early ? zv[i] : ld_io<IT>(a.z, x_index() + i * RPL));
       out[i * RPL] = from_f<IT>(o);
     }
   }
@@ -237,14 +365,15 @@ void dispatch(const Args& a, F&& launch) {
   else if (a.io_bf16) launch(K<float, __nv_bfloat16>::fn);
   else launch(K<float, float>::fn);
 }
-template <template <class, class> class K_>
-struct Pick {
-  template <class ST, class IT> using K = K_<ST, IT>;
-};
 template <class ST, class IT> struct BaselineK { static constexpr auto fn = ssu_baseline_kernel<ST, IT>; };
-template <class ST, class IT> struct FastK { static constexpr auto fn = ssu_fast_kernel<ST, IT, 8, false>; };
-template <class ST, class IT> struct FastSmallK { static constexpr auto fn = ssu_fast_kernel<ST, IT, 2, false>; };
-template <class ST, class IT> struct FastMidK { static constexpr auto fn = ssu_fast_kernel<ST, IT, 4, true>; };
+template <int NL, int kMode>
+struct FastAt {
+  template <class ST, class IT> struct K { static constexpr auto fn = ssu_fast_mid_kernel<ST, IT, NL, kMode>; };
+};
+template <int NL>
+struct FastAt<NL, -1> {
+  template <class ST, class IT> struct K { static constexpr auto fn = ssu_fast_kernel<ST, IT, NL>; };
+};
 template <class ST, class IT> struct FloorK { static constexpr auto fn = ssu_floor_kernel<ST>; };
 
 }  // namespace
@@ -266,22 +395,32 @@ int fast_chunks_per_lane(const Args& a) {
   return tiles <= 384 ? 2 : tiles <= 8192 ? 4 : 8;
 }
 
-void launch_fast(const Args& a, cudaStream_t s) {
+// One launch of the fast kernel family: NL chunks per lane, mode bits kMid on the NL = 4 path
+// and kOther on the NL = 2 and 8 paths (-1: the v3 kernel).
+template <int kMid, int kOther>
+void launch_fast_modes(const Args& a, cudaStream_t s) {
   auto go = [&](auto geo, auto kernels) {
     using G = decltype(geo);
     dispatch<decltype(kernels)::template K>(a, [&](auto fn) { fn<<<grid_of<G>(a), G::kThreads, 0, s>>>(a); });
   };
   const int nl = fast_chunks_per_lane(a);
   if (a.state_bf16) {
-    if (nl == 2) go(Geo<__nv_bfloat16, 2>{}, Pick<FastSmallK>{});
-    else if (nl == 4) go(Geo<__nv_bfloat16, 4>{}, Pick<FastMidK>{});
-    else go(Geo<__nv_bfloat16, 8>{}, Pick<FastK>{});
+    if (nl == 2) go(Geo<__nv_bfloat16, 2>{}, FastAt<2, kOther>{});
+    else if (nl == 4) go(Geo<__nv_bfloat16, 4>{}, FastAt<4, kMid>{});
+    else go(Geo<__nv_bfloat16, 8>{}, FastAt<8, kOther>{});
   } else {
-    if (nl == 2) go(Geo<float, 2>{}, Pick<FastSmallK>{});
-    else if (nl == 4) go(Geo<float, 4>{}, Pick<FastMidK>{});
-    else go(Geo<float, 8>{}, Pick<FastK>{});
+    if (nl == 2) go(Geo<float, 2>{}, FastAt<2, kOther>{});
+    else if (nl == 4) go(Geo<float, 4>{}, FastAt<4, kMid>{});
+    else go(Geo<float, 8>{}, FastAt<8, kOther>{});
   }
 }
+
+void launch_fast(const Args& a, cudaStream_t s) { launch_fast_modes<kEarly, -1>(a, s); }
+// Next-candidate and diagnostic arms (tuning only).
+void launch_v8(const Args& a, cudaStream_t s) { launch_fast_modes<kEarly | kVecBC, -1>(a, s); }
+void launch_d_noside(const Args& a, cudaStream_t s) { launch_fast_modes<kNoSide, kNoSide>(a, s); }
+void launch_d_noreduce(const Args& a, cudaStream_t s) { launch_fast_modes<kEarly | kNoReduce, kNoReduce>(a, s); }
+void launch_d_copy(const Args& a, cudaStream_t s) { launch_fast_modes<kCopy, kCopy>(a, s); }
 void launch_floor(const Args& a, cudaStream_t s) {
   if (a.state_bf16) dispatch<FloorK>(a, [&](auto fn) { fn<<<grid_of<Geo<__nv_bfloat16, 8>>(a), 64, 0, s>>>(a); });
   else dispatch<FloorK>(a, [&](auto fn) { fn<<<grid_of<Geo<float, 8>>(a), 64, 0, s>>>(a); });
