@@ -14,6 +14,7 @@ void launch_baseline(const Args& a, cudaStream_t s);
 void launch_fast(const Args& a, cudaStream_t s);
 void launch_floor(const Args& a, cudaStream_t s);
 void launch_v8(const Args& a, cudaStream_t s);
+void launch_v9(const Args& a, cudaStream_t s);
 void launch_d_noside(const Args& a, cudaStream_t s);
 void launch_d_noreduce(const Args& a, cudaStream_t s);
 void launch_d_copy(const Args& a, cudaStream_t s);
@@ -148,6 +149,8 @@ void install(Registry& r) {
   // are wrong on purpose (role "diagnostic": not checked, timed only).
   r.add({"ssu.v8", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel"}, src,
          "tuning: v7 + vector B/C loads on the NL = 4 path", nullptr, reinterpret_cast<void*>(&launch_v8)});
+  r.add({"ssu.v9", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel"}, src,
+         "tuning: v8 with at most 48 registers on the NL = 4 path", nullptr, reinterpret_cast<void*>(&launch_v9)});
   for (auto [name, fn] : {std::pair{"ssu.d_noside", &launch_d_noside}, {"ssu.d_noreduce", &launch_d_noreduce},
                           {"ssu.d_copy", &launch_d_copy}})
     r.add({name, "ssu", "cuda", "diagnostic", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel"}, src, "diagnostic (wrong outputs)", nullptr,

@@ -206,9 +206,10 @@ __global__ void __launch_bounds__(64, sizeof(ST) == 2 ? 16 : (NL == 8 ? 20 : 24)
 //           overlaps the slot load's and z is in registers before the reduction; without it
 //           they follow the copy (the v3 order) and z is read at the end.
 //   kVecBC: B and C with one vector load per lane slice when the view is aligned.
+//   kTight: at most 48 registers (20 CTAs per SM instead of 16 for BF16 state).
 //   kNoSide, kNoReduce, kCopy: diagnostics only (wrong outputs on purpose; never a candidate):
 //           side inputs replaced by constants / no row reduction / state bytes moved only.
-enum : int { kEarly = 1, kVecBC = 2, kNoSide = 4, kNoReduce = 8, kCopy = 16 };
+enum : int { kEarly = 1, kVecBC = 2, kNoSide = 4, kNoReduce = 8, kCopy = 16, kTight = 32 };
 
 template <class IT, int V>
 __device__ __forceinline__ void load_bc(const Args& a, long long bci, float dt, float* Bv, float* Cv, bool vec) {
@@ -239,7 +240,8 @@ __device__ __forceinline__ void load_bc(const Args& a, long long bci, float dt, 
 }
 
 template <class ST, class IT, int NL, int kMode>
-__global__ void __launch_bounds__(64, sizeof(ST) == 2 ? 16 : (NL == 8 ? 20 : 24)) ssu_fast_mid_kernel(Args a) {
+__global__ void __launch_bounds__(64, sizeof(ST) == 4 ? (NL == 8 ? 20 : 24) : (kMode & kTight) ? 20 : 16)
+    ssu_fast_mid_kernel(Args a) {
   using G = Geo<ST, NL>;
   constexpr int V = G::V, CPR = G::CPR, RPL = G::RPL;
   constexpr bool early = kMode & kEarly, noside = kMode & kNoSide, copy = kMode & kCopy;
@@ -418,6 +420,7 @@ void launch_fast_modes(const Args& a, cudaStream_t s) {
 void launch_fast(const Args& a, cudaStream_t s) { launch_fast_modes<kEarly, -1>(a, s); }
 // Next-candidate and diagnostic arms (tuning only).
 void launch_v8(const Args& a, cudaStream_t s) { launch_fast_modes<kEarly | kVecBC, -1>(a, s); }
+void launch_v9(const Args& a, cudaStream_t s) { launch_fast_modes<kEarly | kVecBC | kTight, -1>(a, s); }
 void launch_d_noside(const Args& a, cudaStream_t s) { launch_fast_modes<kNoSide, kNoSide>(a, s); }
 void launch_d_noreduce(const Args& a, cudaStream_t s) { launch_fast_modes<kEarly | kNoReduce, kNoReduce>(a, s); }
 void launch_d_copy(const Args& a, cudaStream_t s) { launch_fast_modes<kCopy, kCopy>(a, s); }
