@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 #include "harness/gpu/check.hpp"
@@ -201,7 +202,7 @@ __global__ void __launch_bounds__(64, sizeof(ST) == 2 ? 16 : (NL == 8 ? 20 : 24)
   }
 }
 
-// The mid-range kernel (NL = 4) and the diagnostics. // Mode bits:
+// The mid-range kernel (NL = 4) and the diagnostics. Mode bits:
 //   kEarly: the side inputs (z included) are issued before the state copy, so their latency
 //           overlaps the slot load's and z is in registers before the reduction; without it
 //           they follow the copy (the v3 order) and z is read at the end.
@@ -378,9 +379,18 @@ struct FastAt<NL, -1> {
 };
 template <class ST, class IT> struct FloorK { static constexpr auto fn = ssu_floor_kernel<ST>; };
 
+// Every arm moves the state in 16-byte chunks: a pool that is not 16-byte aligned is refused
+// here, before any launch, instead of faulting on the device. Side inputs take any alignment.
+void require_aligned_state(const Args& a) {
+  if (reinterpret_cast<uintptr_t>(a.state) % 16 != 0)
+    throw InputError("ssu: the state pool must be 16-byte aligned (the kernels move state in 16-byte chunks); got " +
+                     std::to_string(reinterpret_cast<uintptr_t>(a.state) % 16) + " bytes past a 16-byte boundary");
+}
+
 }  // namespace
 
 void launch_baseline(const Args& a, cudaStream_t s) {
+  require_aligned_state(a);
   dim3 grid(kP / kBaseRows, a.batch, a.nheads);
   dispatch<BaselineK>(a, [&](auto fn) { fn<<<grid, kBaseThreads, 0, s>>>(a); });
 }
@@ -401,6 +411,7 @@ int fast_chunks_per_lane(const Args& a) {
 // and kOther on the NL = 2 and 8 paths (-1: the v3 kernel).
 template <int kMid, int kOther>
 void launch_fast_modes(const Args& a, cudaStream_t s) {
+  require_aligned_state(a);
   auto go = [&](auto geo, auto kernels) {
     using G = decltype(geo);
     dispatch<decltype(kernels)::template K>(a, [&](auto fn) { fn<<<grid_of<G>(a), G::kThreads, 0, s>>>(a); });
@@ -425,6 +436,7 @@ void launch_d_noside(const Args& a, cudaStream_t s) { launch_fast_modes<kNoSide,
 void launch_d_noreduce(const Args& a, cudaStream_t s) { launch_fast_modes<kEarly | kNoReduce, kNoReduce>(a, s); }
 void launch_d_copy(const Args& a, cudaStream_t s) { launch_fast_modes<kCopy, kCopy>(a, s); }
 void launch_floor(const Args& a, cudaStream_t s) {
+  require_aligned_state(a);
   if (a.state_bf16) dispatch<FloorK>(a, [&](auto fn) { fn<<<grid_of<Geo<__nv_bfloat16, 8>>(a), 64, 0, s>>>(a); });
   else dispatch<FloorK>(a, [&](auto fn) { fn<<<grid_of<Geo<float, 8>>(a), 64, 0, s>>>(a); });
 }

@@ -16,6 +16,8 @@ using namespace kgate;
 
 namespace kgate::ssu::gpu {
 void launch_fast(const Args& a, cudaStream_t s);
+void launch_baseline(const Args& a, cudaStream_t s);
+void launch_floor(const Args& a, cudaStream_t s);
 }
 
 namespace {
@@ -73,6 +75,28 @@ TEST(Gpu, CuptiTimerMeasuresOneKernelAndExcludesFlush) {
     EXPECT_LT(m.us, 100);
     EXPECT_GE(m.events_us, m.us * 0.5);
   }
+}
+
+TEST(Gpu, SsuArmsRefuseAnUnalignedStatePool) {
+  REQUIRE_GPU();
+  gpu::DeviceBuffer pool(64 * 128 * 2 + 16), slots(4);
+  int32_t zero = 0;
+  slots.upload(&zero, 4);
+  ssu::gpu::Args a{};
+  a.state = static_cast<char*>(pool.get()) + 2;
+  a.slots = slots.as<int32_t>();
+  a.batch = a.nheads = a.ngroups = 1;
+  a.state_bf16 = a.io_bf16 = 1;
+  gpu::Stream s;
+  for (auto fn : {&ssu::gpu::launch_fast, &ssu::gpu::launch_baseline, &ssu::gpu::launch_floor}) {
+    try {
+      fn(a, s.get());
+      ADD_FAILURE() << "an unaligned state pool was launched";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("16-byte aligned"), std::string::npos) << e.what();
+    }
+  }
+  KGATE_CUDA(cudaStreamSynchronize(s.get()));
 }
 
 TEST(Gpu, SsuFastGraphCaptureReplaysSameOutput) {
