@@ -34,6 +34,10 @@ expect_grep "md table" "| ag-cpu-w2-m32-n128-k256 |" r.md
 "$KGATE" report r1.json --format csv >r.csv; check "report csv" 0 $?
 [ "$(wc -l <r.csv)" -eq 4 ]; check "csv has header + 3 rows" 0 $?
 "$KGATE" report r1.json --format html >/dev/null 2>&1; check "unknown report format" 2 $?
+"$KGATE" report r1.json --format wide >w.md; check "report wide" 0 $?
+expect_grep "wide: geomean line" "| geomean over 3 rows |" w.md
+"$KGATE" report r1.json --format wide --anchor no.such.arm >/dev/null 2>&1; check "wide: unknown anchor" 2 $?
+"$KGATE" report r1.json --anchor ag_gemm.cpu_blocked >/dev/null 2>&1; check "--anchor without wide" 2 $?
 # Signed receipts.
 "$KGATE" keygen k >/dev/null; check "keygen" 0 $?
 run --cases cases/cpu/ssu.json --rows 'ssu-cpu-h8g1*' --candidate ssu.cpu_eigen --baseline ssu.cpu_scalar --out s.json --sign k.key >/dev/null 2>&1
