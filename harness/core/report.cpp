@@ -54,6 +54,15 @@ std::string report_markdown(const json& r) {
     << p["protocol"]["m"] << ", seed " << p["protocol"]["seed"] << ", cold L2: " << p["protocol"]["cold_l2"] << "\n";
   o << "- policy: ";
   for (const auto& g : p["policy"]["gates"]) o << g.get<std::string>() << " ";
+  if (p["policy"].contains("by_baseline"))
+    for (auto it = p["policy"]["by_baseline"].begin(); it != p["policy"]["by_baseline"].end(); ++it) {
+      o << "| vs `" << it.key() << "`: ";
+      for (const auto& g : it.value()["gates"]) {
+        o << g.get<std::string>();
+        if (g == "limit" && it.value()["limit"].is_number()) o << "(" << num(it.value()["limit"]) << ")";
+        o << " ";
+      }
+    }
   o << "\n- body sha256 `" << r["seal"]["body_sha256"].get<std::string>() << "`\n\n";
   o << "| row | tags | disposition | baseline | baseline median us | candidate median us | ratio | drift | verdict |\n";
   o << "|---|---|---|---|---:|---:|---:|---:|---|\n";
