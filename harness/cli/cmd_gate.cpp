@@ -27,6 +27,11 @@ void add_gate(CLI::App& app, Action& action) {
       const json& samples = audited.samples;
       Policy pol = Policy::parse(o->policy);
       const json& pred = r["body"]["predicate"];
+      for (const auto& [name, g] : pol.by_baseline) {
+        bool found = false;
+        for (const auto& a : pred["arms"]) found |= a["name"] == name && a["role"] == "baseline";
+        if (!found) throw InputError("--policy: by_baseline names '" + name + "', which is not a baseline of " + o->receipt);
+      }
       int failed = 0;
       json rows = json::array();
       for (json row : pred["rows"]) {

@@ -10,20 +10,25 @@ namespace kgate::cli {
 
 void add_report(CLI::App& app, Action& action) {
   struct Opts {
-    std::string receipt, format = "md", out;
+    std::string receipt, format = "md", out, anchor;
   };
   auto o = std::make_shared<Opts>();
   auto* sc = app.add_subcommand("report", "Tables from an audited receipt, like a pull-request body (md) or for "
                                           "spreadsheets (csv).");
   sc->add_option("receipt", o->receipt, "receipt file")->required();
-  sc->add_option("--format", o->format, "md | csv")->capture_default_str();
+  sc->add_option("--format", o->format,
+                 "md (rows x pairings, tag summaries) | csv | wide (one line per row, one column per arm, "
+                 "every arm over --anchor: for tuning runs with many arms)")
+      ->capture_default_str();
+  sc->add_option("--anchor", o->anchor, "wide: the arm every time is divided by (default: the first baseline)");
   sc->add_option("--out", o->out, "write here instead of stdout");
   sc->callback([o, &action] {
     action = [o]() -> int {
-      if (o->format != "md" && o->format != "csv")
-        throw InputError("--format: '" + o->format + "' is not md or csv");
+      if (o->format != "md" && o->format != "csv" && o->format != "wide")
+        throw InputError("--format: '" + o->format + "' is not md, csv or wide");
+      if (!o->anchor.empty() && o->format != "wide") throw InputError("--anchor: only with --format wide");
       json r = load_audited(o->receipt).receipt;
-      std::string text = o->format == "md" ? report_markdown(r) : report_csv(r);
+      std::string text = o->format == "md" ? report_markdown(r) : o->format == "csv" ? report_csv(r) : report_wide(r, o->anchor);
       if (o->out.empty()) std::fputs(text.c_str(), stdout);
       else write_file_atomic(o->out, text);
       return kExitOk;

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -42,6 +43,9 @@ int run_one(const RunOpts& o, const BackendFactory& factory, Backend* backend, c
   c.resume = o.resume;
   if (!o.sign.empty()) c.sign_key = o.sign;
   c.policy = Policy::parse(policy);
+  for (const auto& [name, g] : c.policy.by_baseline)
+    if (std::find(c.baselines.begin(), c.baselines.end(), name) == c.baselines.end())
+      throw InputError("--policy: by_baseline names '" + name + "', which is not a --baseline of this run (" + bases + ")");
   c.schedule = {o.groups, o.blocks, o.m, o.seed};
   c.warmup_min_us = o.warmup_us;
   c.warmup_min_calls = o.warmup_calls;
@@ -95,9 +99,13 @@ void add_run(CLI::App& app, Action& action) {
       "  kgate run --cases cases/ssu.json --candidate ssu.fast --baseline ssu.floor --policy cases/policies/ssu_floor.json\n"
       "  kgate run --cases cases/calib.json --rows 'spin-*' --candidate calib.spin --baseline calib.spin_twin\n"
       "  kgate run ... --resume          (same flags as the killed run)\n"
+      "  kgate run --cases cases/ssu.json --candidate ssu.fast --baseline ssu.baseline,ssu.floor \\\n"
+      "            --policy cases/policies/ssu.json     (one campaign: strict vs the baseline, limit vs the floor)\n"
       "Policy gates: correct (every arm matches the reference), strict (ratio > 1), limit(L) (candidate <=\n"
       "(1+L) x baseline), drift(D) (group ratios within D of the pooled ratio), parity (same activity\n"
-      "signature A/L/K), fallback (no kernel outside the candidate's declared names).");
+      "signature A/L/K), fallback (no kernel outside the candidate's declared names). A JSON policy may\n"
+      "give each baseline its own pair gates: {\"gates\": [\"correct\"], \"by_baseline\": {\"B\": {\"gates\":\n"
+      "[\"limit\"], \"limit\": 0.05, \"limit_by_tag\": {\"tag=value\": 0.5}}}}; a failure then reads limit@B.");
   sc->callback([o, &action] {
     action = [o]() -> int {
       // With --isolate the device is opened only in child processes (a forked CUDA context is

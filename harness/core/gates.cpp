@@ -15,13 +15,22 @@ const std::vector<std::string>& all_gate_names() {
   return g;
 }
 
-json Policy::to_json() const {
+static json gateset_json(const GateSet& g) {
   json j;
-  j["gates"] = gates;
-  j["limit"] = limit ? json(*limit) : json(nullptr);
-  j["drift"] = drift ? json(*drift) : json(nullptr);
+  j["gates"] = g.gates;
+  j["limit"] = g.limit ? json(*g.limit) : json(nullptr);
+  j["drift"] = g.drift ? json(*g.drift) : json(nullptr);
   j["limit_by_tag"] = json::object();
-  for (const auto& [k, v] : limit_by_tag) j["limit_by_tag"][k] = v;
+  for (const auto& [k, v] : g.limit_by_tag) j["limit_by_tag"][k] = v;
+  return j;
+}
+
+json Policy::to_json() const {
+  json j = gateset_json(*this);
+  if (!by_baseline.empty()) {
+    j["by_baseline"] = json::object();
+    for (const auto& [name, g] : by_baseline) j["by_baseline"][name] = gateset_json(g);
+  }
   return j;
 }
 
@@ -31,14 +40,16 @@ static void check_gate_name(const std::string& g, const std::string& where) {
   throw InputError(where + ": unknown gate '" + g + "' (known: correct, strict, limit(L), drift(D), parity, fallback)");
 }
 
-Policy Policy::from_json(const json& j, const std::string& where) {
-  Policy p;
+static GateSet gateset_from_json(const json& j, const std::string& where, bool pair_gates_only) {
+  GateSet p;
   if (!j.is_object() || !j.contains("gates") || !j["gates"].is_array())
     throw InputError(where + ": field 'gates': missing or not an array");
   std::set<std::string> seen;
   for (const auto& g : j["gates"]) {
     if (!g.is_string()) throw InputError(where + ": field 'gates': entries must be strings");
     check_gate_name(g.get<std::string>(), where);
+    if (pair_gates_only && g == "correct")
+      throw InputError(where + ": 'correct' judges the whole row: name it in the top-level gates");
     if (seen.insert(g.get<std::string>()).second) p.gates.push_back(g.get<std::string>());
   }
   auto num = [&](const char* k) -> std::optional<double> {
@@ -61,6 +72,18 @@ Policy Policy::from_json(const json& j, const std::string& where) {
     if (g == "limit" && !p.limit && p.limit_by_tag.empty())
       throw InputError(where + ": gate 'limit' needs a value: limit(L) or field 'limit'");
     if (g == "drift" && !p.drift) throw InputError(where + ": gate 'drift' needs a value: drift(D) or field 'drift'");
+  }
+  return p;
+}
+
+Policy Policy::from_json(const json& j, const std::string& where) {
+  Policy p;
+  static_cast<GateSet&>(p) = gateset_from_json(j, where, false);
+  if (j.contains("by_baseline")) {
+    if (!j["by_baseline"].is_object() || j["by_baseline"].empty())
+      throw InputError(where + ": field 'by_baseline': must be an object naming baselines");
+    for (auto it = j["by_baseline"].begin(); it != j["by_baseline"].end(); ++it)
+      p.by_baseline[it.key()] = gateset_from_json(it.value(), where + ": by_baseline." + it.key(), true);
   }
   return p;
 }
@@ -110,6 +133,61 @@ Policy Policy::parse(const std::string& spec) {
 // A tri-state verdict: true, false, or null (not applicable / not measurable here).
 static json tri(std::optional<bool> b) { return b ? json(*b) : json(nullptr); }
 
+// Pair gates over some of a row's pairs (all of them when the policy names no baselines):
+// strict, limit (with the row's effective limit), drift, parity, fallback; null where not
+// applicable or not measurable.
+static json pair_gates(const json& row, const std::vector<const json*>& pairs, const GateSet& policy, bool measured) {
+  // Effective limit for this row: the tag override if any, else the policy's.
+  std::optional<double> L = policy.limit;
+  for (const auto& [kv, v] : policy.limit_by_tag) {
+    auto eq = kv.find('=');
+    std::string k = kv.substr(0, eq), val = kv.substr(eq + 1);
+    if (row["tags"].contains(k) && row["tags"][k] == val) L = v;
+  }
+  json raw;
+  std::optional<bool> strict, limit, drift;
+  if (measured && !pairs.empty()) {
+    strict = limit = drift = true;
+    for (const json* pp : pairs) {
+      const json& p = *pp;
+      double r = p["ratio"].get<double>();
+      *strict = *strict && r > 1;
+      if (L) *limit = *limit && p["candidate_stats"]["median_us"].get<double>() <=
+                                   (1 + *L) * p["baseline_stats"]["median_us"].get<double>();
+      // Direction agreement matters only once the pooled ratio is resolved beyond the drift
+      // band: for a tie within +-D (an A/A pair) the groups' sides of 1 are noise.
+      if (policy.drift) {
+        double D = *policy.drift;
+        bool resolved = std::fabs(r - 1) > D;
+        *drift = *drift && p["drift"].get<double>() <= D && (!resolved || p["groups_agree"].get<bool>());
+      }
+    }
+    if (!L) limit.reset();
+    if (!policy.drift) drift.reset();
+  }
+  raw["strict"] = tri(strict);
+  raw["limit"] = tri(limit);
+  raw["limit_value"] = L ? json(*L) : json(nullptr);
+  raw["drift"] = tri(drift);
+  // Activity gates need an activity timer (cupti); with host/events timers they are null.
+  std::optional<bool> parity, fallback;
+  const json& sig = row["signatures"];
+  if (measured && sig.is_object() && !sig.empty() && !pairs.empty()) {
+    parity = fallback = true;
+    for (const json* pp : pairs) {
+      const json& p = *pp;
+      const json& a = sig.at(p["baseline"].get<std::string>());
+      const json& b = sig.at(p["candidate"].get<std::string>());
+      *parity = *parity && a["A"] == b["A"] && a["L"] == b["L"] && a["K"] == b["K"] &&
+                a["consistent"].get<bool>() && b["consistent"].get<bool>();
+      *fallback = *fallback && b["undeclared"].empty();
+    }
+  }
+  raw["parity"] = tri(parity);
+  raw["fallback"] = tri(fallback);
+  return raw;
+}
+
 void derive_row(json& row, const json& samples, const Policy& policy) {
   bool measured = row["disposition"] == "passed";
   // Statistics per pair.
@@ -145,63 +223,37 @@ void derive_row(json& row, const json& samples, const Policy& policy) {
       p["groups_agree"] = nullptr;
     }
   }
-  // Effective limit for this row: the tag override if any, else the policy's.
-  std::optional<double> L = policy.limit;
-  for (const auto& [kv, v] : policy.limit_by_tag) {
-    auto eq = kv.find('=');
-    std::string k = kv.substr(0, eq), val = kv.substr(eq + 1);
-    if (row["tags"].contains(k) && row["tags"][k] == val) L = v;
-  }
   json raw;
   {
     bool all_correct = !row["correctness"].empty();
     for (const auto& c : row["correctness"]) all_correct &= c["passed"].get<bool>();
     raw["correct"] = all_correct && row["disposition"] != "incorrect";
   }
-  std::optional<bool> strict, limit, drift;
-  if (measured && !row["pairs"].empty()) {
-    strict = limit = drift = true;
-    for (const auto& p : row["pairs"]) {
-      double r = p["ratio"].get<double>();
-      *strict = *strict && r > 1;
-      if (L) *limit = *limit && p["candidate_stats"]["median_us"].get<double>() <=
-                                   (1 + *L) * p["baseline_stats"]["median_us"].get<double>();
-      // Direction agreement matters only once the pooled ratio is resolved beyond the drift
-      // band: for a tie within +-D (an A/A pair) the groups' sides of 1 are noise.
-      if (policy.drift) {
-        double D = *policy.drift, r = p["ratio"].get<double>();
-        bool resolved = std::fabs(r - 1) > D;
-        *drift = *drift && p["drift"].get<double>() <= D && (!resolved || p["groups_agree"].get<bool>());
-      }
-    }
-    if (!L) limit.reset();
-    if (!policy.drift) drift.reset();
-  }
-  raw["strict"] = tri(strict);
-  raw["limit"] = tri(limit);
-  raw["limit_value"] = L ? json(*L) : json(nullptr);
-  raw["drift"] = tri(drift);
-  // Activity gates need an activity timer (cupti); with host/events timers they are null.
-  std::optional<bool> parity, fallback;
-  const json& sig = row["signatures"];
-  if (measured && sig.is_object() && !sig.empty()) {
-    parity = fallback = true;
-    for (const auto& p : row["pairs"]) {
-      const json& a = sig.at(p["baseline"].get<std::string>());
-      const json& b = sig.at(p["candidate"].get<std::string>());
-      *parity = *parity && a["A"] == b["A"] && a["L"] == b["L"] && a["K"] == b["K"] &&
-                a["consistent"].get<bool>() && b["consistent"].get<bool>();
-      *fallback = *fallback && b["undeclared"].empty();
+  // The top-level pair gates judge the pairs by_baseline does not name.
+  std::vector<const json*> top;
+  for (const auto& p : row["pairs"])
+    if (!policy.by_baseline.count(p["baseline"].get<std::string>())) top.push_back(&p);
+  raw.update(pair_gates(row, top, policy, measured));
+  if (!policy.by_baseline.empty()) {
+    raw["by_baseline"] = json::object();
+    for (const auto& [name, g] : policy.by_baseline) {
+      std::vector<const json*> mine;
+      for (const auto& p : row["pairs"])
+        if (p["baseline"] == name) mine.push_back(&p);
+      raw["by_baseline"][name] = pair_gates(row, mine, g, measured);
     }
   }
-  raw["parity"] = tri(parity);
-  raw["fallback"] = tri(fallback);
   json failed = json::array();
   // A row that did not run to the end (failed, not_supported, skipped, incorrect) fails every
   // policy, whatever gates it names: it stays in the denominators as a failure.
   if (row["disposition"] != "passed") failed.push_back("disposition");
   for (const auto& g : policy.gates)
     if (!(raw[g].is_boolean() && raw[g].get<bool>())) failed.push_back(g);
+  for (const auto& [name, gs] : policy.by_baseline)
+    for (const auto& g : gs.gates) {
+      const json& v = raw["by_baseline"][name][g];
+      if (!(v.is_boolean() && v.get<bool>())) failed.push_back(g + "@" + name);
+    }
   row["verdicts"] = {{"raw", raw}, {"policy", failed.empty()}, {"failed", failed}};
 }
 

@@ -1,8 +1,13 @@
 #include "harness/core/report.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <sstream>
+#include <vector>
+
+#include "harness/core/errors.hpp"
 
 namespace kgate {
 namespace {
@@ -49,6 +54,15 @@ std::string report_markdown(const json& r) {
     << p["protocol"]["m"] << ", seed " << p["protocol"]["seed"] << ", cold L2: " << p["protocol"]["cold_l2"] << "\n";
   o << "- policy: ";
   for (const auto& g : p["policy"]["gates"]) o << g.get<std::string>() << " ";
+  if (p["policy"].contains("by_baseline"))
+    for (auto it = p["policy"]["by_baseline"].begin(); it != p["policy"]["by_baseline"].end(); ++it) {
+      o << "| vs `" << it.key() << "`: ";
+      for (const auto& g : it.value()["gates"]) {
+        o << g.get<std::string>();
+        if (g == "limit" && it.value()["limit"].is_number()) o << "(" << num(it.value()["limit"]) << ")";
+        o << " ";
+      }
+    }
   o << "\n- body sha256 `" << r["seal"]["body_sha256"].get<std::string>() << "`\n\n";
   o << "| row | tags | disposition | baseline | baseline median us | candidate median us | ratio | drift | verdict |\n";
   o << "|---|---|---|---|---:|---:|---:|---:|---|\n";
@@ -116,6 +130,60 @@ std::string report_csv(const json& r) {
         << (pr["drift"].is_null() ? "" : num(pr["drift"], "%.17g")) << ","
         << (row["verdicts"]["policy"].get<bool>() ? "pass" : "fail") << "," << csv_field(f) << "\n";
     }
+  return o.str();
+}
+
+std::string report_wide(const json& r, const std::string& anchor_arg) {
+  const json& p = r["body"]["predicate"];
+  // Arm order: the candidate, then the baselines in pairing order (as the first row with pairs has them).
+  std::vector<std::string> arms;
+  for (const auto& row : p["rows"]) {
+    if (row["pairs"].empty()) continue;
+    arms.push_back(row["pairs"][0]["candidate"].get<std::string>());
+    for (const auto& pr : row["pairs"]) arms.push_back(pr["baseline"].get<std::string>());
+    break;
+  }
+  if (arms.empty()) return "no row has measured pairs\n";
+  std::string anchor = anchor_arg.empty() ? arms[1] : anchor_arg;
+  if (std::find(arms.begin(), arms.end(), anchor) == arms.end()) {
+    std::string names;
+    for (const auto& a : arms) names += (names.empty() ? "" : ", ") + a;
+    throw InputError("--anchor: '" + anchor + "' is not an arm of this receipt (" + names + ")");
+  }
+  std::ostringstream o;
+  o << "median us per arm (" << arms[0] << ": from its pairing with " << arms[1] << "), then time / " << anchor << "\n\n| row |";
+  for (const auto& a : arms) o << " " << a << " |";
+  for (const auto& a : arms) o << " " << a << " / anchor |";
+  o << "\n|---|";
+  for (size_t i = 0; i < 2 * arms.size(); ++i) o << "---:|";
+  o << "\n";
+  std::vector<double> logs(arms.size(), 0.0);
+  int complete = 0;
+  for (const auto& row : p["rows"]) {
+    std::map<std::string, double> med;
+    for (const auto& pr : row["pairs"]) {
+      if (!pr["baseline_stats"].is_null()) med[pr["baseline"].get<std::string>()] = pr["baseline_stats"]["median_us"].get<double>();
+      const std::string c = pr["candidate"].get<std::string>();
+      if (!pr["candidate_stats"].is_null() && !med.count(c)) med[c] = pr["candidate_stats"]["median_us"].get<double>();
+    }
+    o << "| " << row["id"].get<std::string>();
+    if (row["disposition"] != "passed") o << " (" << row["disposition"].get<std::string>() << ")";
+    o << " |";
+    for (const auto& a : arms) o << " " << (med.count(a) ? num(json(med[a])) : std::string("-")) << " |";
+    const bool all = med.size() >= arms.size() && med.count(anchor) && med[anchor] > 0;
+    for (const auto& a : arms) o << " " << (all && med.count(a) ? num(json(med[a] / med[anchor]), "%.3f") : std::string("-")) << " |";
+    o << "\n";
+    if (all) {
+      ++complete;
+      for (size_t i = 0; i < arms.size(); ++i) logs[i] += std::log(med[arms[i]] / med[anchor]);
+    }
+  }
+  if (complete) {
+    o << "| geomean over " << complete << " rows |";
+    for (size_t i = 0; i < arms.size(); ++i) o << " |";
+    for (double l : logs) o << " " << num(json(std::exp(l / complete)), "%.3f") << " |";
+    o << "\n";
+  }
   return o.str();
 }
 

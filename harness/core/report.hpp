@@ -8,6 +8,10 @@ namespace kgate {
 
 std::string report_markdown(const json& receipt);
 std::string report_csv(const json& receipt);
+// One line per row, one column per arm (the candidate's median is from its first pairing), then
+// every arm's median over the anchor arm's (default: the first baseline), and their geomeans
+// over the rows where every arm was measured. For tuning runs that pair many variants.
+std::string report_wide(const json& receipt, const std::string& anchor = "");
 
 // Row-by-row change between two receipts (matched by row id and baseline name).
 struct CompareResult {

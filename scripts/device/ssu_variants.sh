@@ -5,4 +5,4 @@ set -uo pipefail
 source "$(dirname "$0")/env.sh"
 "$K" run --quiet --cases cases/ssu.json --rows "$2" --candidate ssu.fast --baseline "$3" \
   --groups 1 --m 3 --policy correct --out "$R/ssu_variants.json"
-python3 scripts/ssu_arms.py "$R/ssu_variants.json" "${4:-ssu.floor}"
+"$K" report "$R/ssu_variants.json" --format wide --anchor "${4:-ssu.floor}"

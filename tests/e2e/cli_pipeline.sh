@@ -19,6 +19,22 @@ check "run with a failing strict policy exits 1" 1 $?
 "$KGATE" audit slow.json >/dev/null; check "a failing receipt still audits" 0 $?
 "$KGATE" gate slow.json --policy strict >gate2.txt; check "gate strict on slower candidate" 1 $?
 expect_grep "gate names the failing gate" "gates=strict" gate2.txt
+# Per-baseline gates (JSON policy, by_baseline): the failure names its baseline; names are checked.
+echo '{"gates": ["correct"], "by_baseline": {"ag_gemm.cpu_eigen": {"gates": ["strict"]}}}' > pb.json
+"$KGATE" gate slow.json --policy pb.json >gate3.txt; check "gate by_baseline strict on slower candidate" 1 $?
+expect_grep "by_baseline failure names its baseline" "gates=strict@ag_gemm.cpu_eigen" gate3.txt
+"$KGATE" gate r1.json --policy pb.json >/dev/null 2>&1; check "by_baseline naming an arm that is no baseline here" 2 $?
+run --cases cases/cpu/ag_gemm.json --candidate ag_gemm.cpu_blocked --baseline ag_gemm.cpu_eigen --out pb_run.json \
+  --policy pb.json >/dev/null 2>&1
+check "run under a by_baseline policy: strict@ fails" 1 $?
+"$KGATE" audit pb_run.json >/dev/null; check "a by_baseline receipt audits" 0 $?
+echo '{"gates": ["correct"], "by_baseline": {"ag_gemm.cpu_blocked": {"gates": ["limit"], "limit": 1000}}}' > pb2.json
+run --cases cases/cpu/ag_gemm.json --candidate ag_gemm.cpu_eigen --baseline ag_gemm.cpu_blocked --out pb2_run.json \
+  --policy pb2.json >/dev/null 2>&1
+check "run under a by_baseline policy: limit@ passes" 0 $?
+run --cases cases/cpu/ag_gemm.json --candidate ag_gemm.cpu_eigen --baseline ag_gemm.cpu_blocked --out x.json \
+  --policy pb.json >/dev/null 2>&1
+check "run refuses a by_baseline name that is not a --baseline" 2 $?
 "$KGATE" gate r1.json --policy correct --against-tree "$SRC" >/dev/null; check "gate against the unchanged tree" 0 $?
 mkdir tree && cp -r "$SRC/kernels" "$SRC/references" tree/ && cp -r cases tree/cases
 echo "// changed" >> tree/kernels/ag_gemm/cpu_impls.cpp
@@ -34,6 +50,10 @@ expect_grep "md table" "| ag-cpu-w2-m32-n128-k256 |" r.md
 "$KGATE" report r1.json --format csv >r.csv; check "report csv" 0 $?
 [ "$(wc -l <r.csv)" -eq 4 ]; check "csv has header + 3 rows" 0 $?
 "$KGATE" report r1.json --format html >/dev/null 2>&1; check "unknown report format" 2 $?
+"$KGATE" report r1.json --format wide >w.md; check "report wide" 0 $?
+expect_grep "wide: geomean line" "| geomean over 3 rows |" w.md
+"$KGATE" report r1.json --format wide --anchor no.such.arm >/dev/null 2>&1; check "wide: unknown anchor" 2 $?
+"$KGATE" report r1.json --anchor ag_gemm.cpu_blocked >/dev/null 2>&1; check "--anchor without wide" 2 $?
 # Signed receipts.
 "$KGATE" keygen k >/dev/null; check "keygen" 0 $?
 run --cases cases/cpu/ssu.json --rows 'ssu-cpu-h8g1*' --candidate ssu.cpu_eigen --baseline ssu.cpu_scalar --out s.json --sign k.key >/dev/null 2>&1

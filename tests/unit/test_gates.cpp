@@ -130,3 +130,52 @@ TEST(Compare, FlagsRegressionsBeyondThreshold) {
   EXPECT_EQ(compare_receipts(receipt(1.5, 1.2), receipt(1.45, 1.2), 0.05).regressions, 0);
   EXPECT_EQ(compare_receipts(receipt(1.5, 1.2), receipt(1.5, nullptr), 0.05).regressions, 1);  // row lost its ratio
 }
+
+namespace {
+// A row with two pairs: candidate c against a baseline (12 us) and a floor (9 us).
+json two_pair_row(double cand_us) {
+  return {{"id", "r"}, {"tags", {{"band", "b1-b8"}}}, {"disposition", "passed"},
+          {"correctness", json::array({{{"arm", "c"}, {"passed", true}}})},
+          {"pairs", json::array({{{"baseline", "base"}, {"candidate", "c"}}, {{"baseline", "floor"}, {"candidate", "c"}}})},
+          {"signatures", nullptr}};
+}
+json two_pair_samples(double c) {
+  return {{"pairs", json::array({{{"baseline", {{12.0, 12.0}}}, {"candidate", {{c, c}}}},
+                                 {{"baseline", {{9.0, 9.0}}}, {"candidate", {{c, c}}}}})}};
+}
+Policy strict_and_floor() {
+  return Policy::from_json(json::parse(R"({"gates": ["correct"], "by_baseline": {
+      "base": {"gates": ["strict"]},
+      "floor": {"gates": ["limit"], "limit": 0.05, "limit_by_tag": {"band=b9": 0.5}}}})"), "p");
+}
+}  // namespace
+
+TEST(Gates, ByBaselineJudgesEachPairByItsOwnGates) {
+  Policy p = strict_and_floor();
+  json row = two_pair_row(9.3);  // faster than base (12), within 5 % of the floor (9)
+  derive_row(row, two_pair_samples(9.3), p);
+  EXPECT_EQ(row["verdicts"]["policy"], true) << row["verdicts"].dump();
+  EXPECT_EQ(row["verdicts"]["raw"]["by_baseline"]["base"]["strict"], true);
+  EXPECT_EQ(row["verdicts"]["raw"]["by_baseline"]["floor"]["limit"], true);
+  // The top-level pair gates judge no pair here: null, and not required.
+  EXPECT_TRUE(row["verdicts"]["raw"]["strict"].is_null());
+  row = two_pair_row(9.6);  // 1.067x the floor: the floor's limit fails, named with its baseline
+  derive_row(row, two_pair_samples(9.6), p);
+  EXPECT_EQ(row["verdicts"]["failed"], json::array({"limit@floor"}));
+  row = two_pair_row(12.5);  // slower than base as well
+  derive_row(row, two_pair_samples(12.5), p);
+  EXPECT_EQ(row["verdicts"]["failed"], json::array({"strict@base", "limit@floor"}));
+}
+
+TEST(Gates, ByBaselineParsingAndRoundTrip) {
+  Policy p = strict_and_floor();
+  EXPECT_EQ(Policy::from_json(p.to_json(), "roundtrip").to_json(), p.to_json());
+  EXPECT_TRUE(p.to_json().contains("by_baseline"));
+  // A policy without per-baseline gates keeps its JSON as before (old receipts re-derive the same).
+  EXPECT_FALSE(Policy::parse("correct,strict").to_json().contains("by_baseline"));
+  EXPECT_THROW(Policy::from_json(json::parse(R"({"gates": [], "by_baseline": {"b": {"gates": ["correct"]}}})"), "p"),
+               InputError);  // a row gate inside a pair policy
+  EXPECT_THROW(Policy::from_json(json::parse(R"({"gates": [], "by_baseline": {"b": {"gates": ["limit"]}}})"), "p"),
+               InputError);  // limit without a value
+  EXPECT_THROW(Policy::from_json(json::parse(R"({"gates": [], "by_baseline": []})"), "p"), InputError);
+}
