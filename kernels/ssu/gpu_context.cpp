@@ -13,6 +13,7 @@ namespace kgate::ssu::gpu {
 void launch_baseline(const Args& a, cudaStream_t s);
 void launch_fast(const Args& a, cudaStream_t s);
 void launch_floor(const Args& a, cudaStream_t s);
+void launch_floor_stream(const Args& a, cudaStream_t s);
 void launch_v8(const Args& a, cudaStream_t s);
 void launch_v9(const Args& a, cudaStream_t s);
 void launch_d_noside(const Args& a, cudaStream_t s);
@@ -158,6 +159,9 @@ void install(Registry& r) {
   r.add({"ssu.floor", "ssu", "cuda", "floor", {"sm_90a"}, {"ssu_floor_kernel"}, src,
          "copies the state bytes the update reads and writes (bandwidth anchor)", nullptr,
          reinterpret_cast<void*>(&launch_floor)});
+  r.add({"ssu.floor_stream", "ssu", "cuda", "floor", {"sm_90a"}, {"ssu_floor_stream_kernel"}, src,
+         "the same bytes by persistent warps, round-robin 4 KiB tiles, cp.async pipeline (second anchor)", nullptr,
+         reinterpret_cast<void*>(&launch_floor_stream)});
 }
 
 }  // namespace kgate::ssu::gpu
