@@ -7,7 +7,8 @@ a = {r["id"]: r for r in json.load(open(sys.argv[1]))["body"]["predicate"]["rows
 b = {r["id"]: r for r in json.load(open(sys.argv[2]))["body"]["predicate"]["rows"]}
 print(f'{"row":44s} {"fast us":>9s} {"base us":>9s} {"ratio":>7s} {"floor us":>9s} {"fast/floor":>10s} {"limit":>6s} {"fast TB/s":>9s}')
 for rid, r in a.items():
-    pa, pb = r["pairs"][0], b[rid]["pairs"][0]
+    pa = r["pairs"][0]
+    pb = next(p for p in b[rid]["pairs"] if p["baseline"] == "ssu.floor")
     if pa["ratio"] is None or pb["ratio"] is None:
         print(rid, r["disposition"], b[rid]["disposition"]); continue
     p = r["params"]
@@ -15,6 +16,7 @@ for rid, r in a.items():
     nbytes = 2 * (p["batch"] - p["pad_slots"]) * p["nheads"] * 64 * 128 * esz
     f = pa["candidate_stats"]["median_us"]
     fl = pb["baseline_stats"]["median_us"]
-    lim = b[rid]["verdicts"]["raw"]["limit_value"]
+    raw = b[rid]["verdicts"]["raw"]
+    lim = raw.get("by_baseline", {}).get("ssu.floor", raw)["limit_value"]
     print(f'{rid:44s} {f:9.2f} {pa["baseline_stats"]["median_us"]:9.2f} {pa["ratio"]:7.3f} {fl:9.2f} '
           f'{pb["candidate_stats"]["median_us"] / fl:10.3f} {1 + lim:6.2f} {nbytes / f / 1e6:9.2f}')
