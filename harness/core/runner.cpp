@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "harness/core/artifacts.hpp"
+#include "harness/core/compare.hpp"
 #include "harness/core/crypto.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/fileio.hpp"
@@ -34,39 +35,9 @@ json Correctness::to_json(const std::string& arm) const {
 Correctness compare_outputs(const std::vector<double>& out, const std::vector<double>& ref,
                             const std::vector<bool>& unwritten, const Tolerance& tol,
                             const std::function<std::string(size_t)>& coords) {
-  Correctness c;
-  c.elements = static_cast<int64_t>(out.size());
-  double worst_excess = -1;
-  size_t worst_i = 0;
-  for (size_t i = 0; i < out.size(); ++i) {
-    if (!unwritten.empty() && unwritten[i]) {
-      ++c.unwritten;
-      continue;
-    }
-    if (!std::isfinite(out[i]) || !std::isfinite(ref[i])) {
-      // A non-finite reference (e.g. lse = -inf for an empty row) must be matched exactly.
-      if (!(out[i] == ref[i])) {
-        ++c.nonfinite;
-        if (worst_excess < INFINITY) { worst_excess = INFINITY; worst_i = i; }
-      }
-      continue;
-    }
-    double err = std::fabs(out[i] - ref[i]);
-    double bound = tol.atol + tol.rtol * std::fabs(ref[i]);
-    c.max_abs_err = std::max(c.max_abs_err, err);
-    c.max_rel_err = std::max(c.max_rel_err, err / std::max(std::fabs(ref[i]), tol.atol > 0 ? tol.atol : 1e-30));
-    if (err > bound) ++c.mismatches;
-    double excess = err - bound;
-    if (excess > worst_excess) { worst_excess = excess; worst_i = i; }
-  }
-  if (!out.empty()) {
-    c.worst = coords(worst_i);
-    c.worst_out = std::isfinite(out[worst_i]) ? out[worst_i] : 0;
-    c.worst_ref = std::isfinite(ref[worst_i]) ? ref[worst_i] : 0;
-  }
-  c.passed = c.mismatches == 0 && c.nonfinite == 0 && c.unwritten == 0 && !out.empty();
-  if (out.empty()) c.note = "no output elements compared";
-  return c;
+  return compare_elements(
+      out.size(), [&](size_t i) { return out[i]; }, [&](size_t i) { return ref[i]; },
+      [&](size_t i) { return !unwritten.empty() && unwritten[i]; }, tol, coords);
 }
 
 namespace {

@@ -1,6 +1,7 @@
 // The ssu family: schema, tolerances and the CPU context (inputs + reference on the host).
 #include <cstring>
 
+#include "harness/core/compare.hpp"
 #include "harness/core/cpu_backend.hpp"
 #include "harness/core/numeric.hpp"
 #include "harness/core/registry.hpp"
@@ -56,18 +57,19 @@ class CpuContext final : public RowContext {
 Correctness check_outputs(const HostProblem& hp, const Reference& ref, const std::vector<float>& state,
                           const std::vector<float>& out, const Tolerance& tol) {
   const Params& p = hp.p;
-  std::vector<double> o(out.begin(), out.end());
-  std::vector<bool> unw(out.size());
-  for (size_t i = 0; i < out.size(); ++i) unw[i] = is_poison_f32(out[i]);
-  Correctness c = compare_outputs(o, ref.out, unw, tol, [&](size_t i) {
+  // Compared in place (no double copies of a pool that can hold 5 * 10^8 values), on every core.
+  Correctness c = compare_elements(
+      out.size(), [&](size_t i) { return static_cast<double>(out[i]); }, [&](size_t i) { return ref.out[i]; },
+      [&](size_t i) { return is_poison_f32(out[i]); }, tol, [&](size_t i) {
     return "out[b=" + std::to_string(i / (p.nheads * kP)) + ",h=" + std::to_string(i / kP % p.nheads) +
            ",d=" + std::to_string(i % kP) + "]";
   });
   // State: every pool entry, with the state dtype's tolerance; entries no real slot owns
   // (pad slots, unused slots) must be bit-identical to before the call.
   Tolerance st = p.state_bf16 ? Tolerance{1e-2, 1e-2} : Tolerance{1e-4, 1e-4};
-  std::vector<double> s(state.begin(), state.end());
-  Correctness cs = compare_outputs(s, ref.state, {}, st, [&](size_t i) {
+  Correctness cs = compare_elements(
+      state.size(), [&](size_t i) { return static_cast<double>(state[i]); }, [&](size_t i) { return ref.state[i]; },
+      [](size_t) { return false; }, st, [&](size_t i) {
     size_t per = static_cast<size_t>(p.nheads * kP * kN);
     return "state[slot=" + std::to_string(i / per) + ",h=" + std::to_string(i / (kP * kN) % p.nheads) +
            ",d=" + std::to_string(i / kN % kP) + ",n=" + std::to_string(i % kN) + "]";

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <thread>
 
@@ -90,7 +91,20 @@ Reference reference(const HostProblem& hp) {
   const Params& p = hp.p;
   Reference r;
   r.out.resize(static_cast<size_t>(p.batch * p.nheads * kP));
-  r.state.assign(hp.state.begin(), hp.state.end());
+  // The pool (up to 5 * 10^8 values) is copied on every core; real slots are then overwritten.
+  r.state.resize(hp.state.size());
+  {
+    const unsigned nc = std::max(1u, std::thread::hardware_concurrency());
+    const size_t n = hp.state.size(), step = (n + nc - 1) / nc;
+    auto copy = [&](unsigned t) {
+      const size_t lo = std::min(n, t * step), hi = std::min(n, lo + step);
+      std::copy(hp.state.begin() + lo, hp.state.begin() + hi, r.state.begin() + lo);
+    };
+    std::vector<std::thread> th;
+    for (unsigned t = 1; t < nc; ++t) th.emplace_back(copy, t);
+    copy(0);
+    for (auto& x : th) x.join();
+  }
   int64_t hpg = p.nheads / p.ngroups;
   unsigned nt = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), static_cast<unsigned>(p.batch)));
   auto work = [&](unsigned t) {
