@@ -61,6 +61,9 @@ int run_one(const RunOpts& o, const BackendFactory& factory, Backend* backend, c
       std::printf("; vs %s geomean %.4f, min %.4f (%s)", it.key().c_str(), it.value()["geomean_ratio"].get<double>(),
                   it.value()["min_ratio"].get<double>(), it.value()["min_ratio_row"].get<std::string>().c_str());
   std::printf("\n");
+  if (!o.isolate)
+    std::printf("host time: prepare %.1f s, correctness checks %.1f s, warm-up %.1f s, samples %.1f s\n",
+                r.prepare_s, r.check_s, r.warmup_s, r.timing_s);
   return r.policy_passed ? kExitOk : kExitFail;
 }
 

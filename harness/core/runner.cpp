@@ -198,6 +198,12 @@ RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend
     bid = identity_of(*given);
   }
   Registry& reg = Registry::instance();
+  RunOutcome phases;  // host seconds per phase (this process)
+  auto phase = [](double& acc, const auto& fn) {
+    const auto t = std::chrono::steady_clock::now();
+    fn();
+    acc += std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
   CaseTable table = load_case_table(cfg.cases_path);
   filter_rows(table, cfg.rows_filter);
   const Family& fam = reg.family(table.family);
@@ -339,12 +345,14 @@ RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend
             disposition = "not_supported";
             rec["error"] = unsupported;
           } else {
-            ctx = be.prepare(fam, row, seed);
-            for (const auto& [n, role] : arm_roles) {
-              Correctness c = ctx->check(*impls[n]);
-              checks.push_back(c.to_json(n));
-              if (!c.passed) disposition = "incorrect";
-            }
+            phase(phases.prepare_s, [&] { ctx = be.prepare(fam, row, seed); });
+            phase(phases.check_s, [&] {
+              for (const auto& [n, role] : arm_roles) {
+                Correctness c = ctx->check(*impls[n]);
+                checks.push_back(c.to_json(n));
+                if (!c.passed) disposition = "incorrect";
+              }
+            });
           }
           rec["disposition"] = disposition;
           rec["correctness"] = checks;
@@ -355,15 +363,18 @@ RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend
             return;
           }
         }
-        if (!ctx) ctx = be.prepare(fam, row, seed);
+        if (!ctx) phase(phases.prepare_s, [&] { ctx = be.prepare(fam, row, seed); });
         // Warm-up: at least warmup_min_calls calls and warmup_min_us of work per arm.
-        for (const auto& [n, role] : arm_roles) {
-          double spent = 0;
-          for (int c = 0; c < cfg.warmup_min_calls || spent < cfg.warmup_min_us; ++c) {
-            spent += ctx->warm_call_us(*impls[n]);
-            if (c > 100000) break;
+        phase(phases.warmup_s, [&] {
+          for (const auto& [n, role] : arm_roles) {
+            double spent = 0;
+            for (int c = 0; c < cfg.warmup_min_calls || spent < cfg.warmup_min_us; ++c) {
+              spent += ctx->warm_call_us(*impls[n]);
+              if (c > 100000) break;
+            }
           }
-        }
+        });
+        const auto t_samples = std::chrono::steady_clock::now();
         json pairs = json::array();
         std::map<std::string, std::vector<Signature>> sigs;
         json events = json::object(), clocks = json::object(), self = json::object();
@@ -381,6 +392,7 @@ RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend
           }
           pairs.push_back({{"baseline", sb}, {"candidate", sc}});
         }
+        phases.timing_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t_samples).count();
         json rec = {{"kind", "unit"}, {"row", row.id}, {"group", u.group}, {"pairs", pairs},
                     {"signatures", signatures_json(sigs, impls)}, {"events_us", events}, {"sm_clock_mhz", clocks}, {"self_us", self}};
         append_line_durable(journal, canonicalize(rec));
@@ -564,6 +576,10 @@ RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend
   o.receipt_path = cfg.out_path;
   o.summary = pred["summary"];
   o.policy_passed = pred["summary"]["policy_failed"] == 0;
+  o.prepare_s = phases.prepare_s;
+  o.check_s = phases.check_s;
+  o.warmup_s = phases.warmup_s;
+  o.timing_s = phases.timing_s;
   return o;
 }
 

@@ -79,6 +79,11 @@ struct RunOutcome {
   std::string receipt_path;
   json summary;
   bool policy_passed = false;
+  // Host wall seconds by phase in this process (not with --isolate: the units run in children).
+  // Where a campaign's time goes: prepare (inputs on the device or host; a CPU context also
+  // computes its reference there), correctness checks (a GPU context computes its reference on
+  // the first one), warm-up, samples.
+  double prepare_s = 0, check_s = 0, warmup_s = 0, timing_s = 0;
 };
 
 using BackendFactory = std::function<std::unique_ptr<Backend>()>;

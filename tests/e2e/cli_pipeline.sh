@@ -7,6 +7,7 @@ run() { "$KGATE" run --backend cpu --quiet --groups 2 --m 2 --warmup-calls 1 --w
 run --cases cases/cpu/ag_gemm.json --candidate ag_gemm.cpu_eigen --baseline ag_gemm.cpu_blocked --out r1.json >out.txt 2>err.txt
 check "run ag_gemm" 0 $?
 expect_grep "run prints a summary" "3 rows, 3 pass policy" out.txt
+expect_grep "run prints where the host time went" "host time: prepare" out.txt
 run --cases cases/cpu/ag_gemm.json --candidate ag_gemm.cpu_eigen --baseline ag_gemm.cpu_blocked --out r2.json --seed 9 >/dev/null 2>&1
 check "second run" 0 $?
 "$KGATE" audit r1.json r2.json >audit.txt; check "audit two receipts" 0 $?
