@@ -10,3 +10,4 @@ source "$(dirname "$0")/env.sh"
 ROWS='ssu-nemotron-h-bf16-b8,ssu-nemotron-h-bf16-b32,ssu-nemotron-h-bf16-b64,ssu-nemotron-h-bf16-b128,ssu-nemotron-h-tp2-bf16-b64,ssu-mamba2-2.7b-bf16-b32,ssu-granite-like-bf16-b64,ssu-nemotron-h-bf16-b32-z,ssu-nemotron-h-tp2-bf16-b64-pad,ssu-nemotron-h-fp32-b1,ssu-nemotron-h-fp32-b32,ssu-mamba2-2.7b-fp32-b16-z'
 bash "$(dirname "$0")/ssu_variants.sh" "$1" "$ROWS" ssu.floor,ssu.floor_stream,ssu.v8,ssu.v9,ssu.d_noside,ssu.d_noreduce,ssu.d_copy,ssu.baseline
 "$B/kgate_gpu_tests" 2>&1 | tail -3
+bash tests/gpu/ssu_smoke.sh "$K" "$PWD" 2>&1 | tail -1
