@@ -18,6 +18,7 @@ void launch_floor(const Args& a, cudaStream_t s);
 void launch_floor_stream(const Args& a, cudaStream_t s);
 void launch_v8(const Args& a, cudaStream_t s);
 void launch_v9(const Args& a, cudaStream_t s);
+void launch_v10(const Args& a, cudaStream_t s);
 void launch_d_noside(const Args& a, cudaStream_t s);
 void launch_d_noreduce(const Args& a, cudaStream_t s);
 void launch_d_copy(const Args& a, cudaStream_t s);
@@ -164,6 +165,9 @@ void install(Registry& r) {
          "tuning: v7 + vector B/C loads on the NL = 4 path", nullptr, reinterpret_cast<void*>(&launch_v8)});
   r.add({"ssu.v9", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel"}, src,
          "tuning: v8 with at most 48 registers on the NL = 4 path", nullptr, reinterpret_cast<void*>(&launch_v9)});
+  r.add({"ssu.v10", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_v10_kernel", "ssu_fast_kernel", "ssu_fast_mid_kernel"}, src,
+         "tuning: persistent round-robin warps, state and side inputs all through cp.async (> 384 tiles)", nullptr,
+         reinterpret_cast<void*>(&launch_v10)});
   for (auto [name, fn] : {std::pair{"ssu.d_noside", &launch_d_noside}, {"ssu.d_noreduce", &launch_d_noreduce},
                           {"ssu.d_copy", &launch_d_copy}})
     r.add({name, "ssu", "cuda", "diagnostic", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel"}, src, "diagnostic (wrong outputs)", nullptr,

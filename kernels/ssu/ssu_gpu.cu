@@ -413,6 +413,165 @@ __global__ void __launch_bounds__(32 * kStreamWarps, 4) ssu_floor_stream_kernel(
   }
 }
 
+// ---------------------------------------------------------------- v10: persistent, all inputs async
+// The streaming copy's walk (round-robin 4 KiB warp tiles, S - 1 tiles in flight through
+// cp.async) with everything a tile needs staged the same way: its state, its B and C rows, its
+// x and z rows, and the 4-byte words holding dt, dt_bias, A and D. The slot table is read into
+// shared memory once per CTA. So a warp never waits on a load except the pipeline's own
+// wait_group. Lanes copy side inputs for each other: __syncwarp after the wait (visibility) and
+// before reusing a stage (no lane still reads it). Needs 16-byte aligned side views and batch
+// <= kV10MaxBatch; the launcher falls back to the v7 path otherwise.
+constexpr int kV10Warps = 4, kV10Stages = 3, kV10MaxBatch = 4096;
+template <class ST, class IT>
+struct V10 {
+  using G = Geo<ST, 8>;
+  static constexpr int NL = 8, RPW = G::RPW, PPH = kP / RPW;
+  static constexpr int kState = NL * 32 * 16;                 // 4 KiB
+  static constexpr int kBC = kN * sizeof(IT);                 // one of B, C: 256 or 512 B
+  static constexpr int kXZ = RPW * sizeof(IT);                // one of x, z: 16-64 B
+  static constexpr int kStage = kState + 2 * kBC + 2 * kXZ + 16;
+  static constexpr int kWarpBytes = kV10Stages * kStage;
+  static constexpr int kMaxSmem = kV10Warps * kWarpBytes + kV10MaxBatch * 4;
+  static_assert(kXZ % 16 == 0 && kStage % 16 == 0, "16-byte chunks");
+};
+
+__device__ __forceinline__ void cp_async4(void* smem, const void* gmem) {
+  unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(s), "l"(gmem) : "memory");
+}
+// A weight (bf16 or fp32) from the 4-byte word that holds it; `odd` picks a bf16's high half.
+__device__ __forceinline__ float weight_from_word(uint32_t w, bool bf16, bool odd) {
+  return bf16 ? __uint_as_float((odd ? w >> 16 : w & 0xffffu) << 16) : __uint_as_float(w);
+}
+__device__ __forceinline__ const void* word_of(const void* base, long long i, bool bf16) {
+  const char* p = static_cast<const char*>(base) + i * (bf16 ? 2 : 4);
+  return reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(p) & ~uintptr_t{3});
+}
+
+template <class ST, class IT>
+__global__ void __launch_bounds__(32 * kV10Warps, 3) ssu_v10_kernel(Args a, int tiles, int nwarps) {
+  using K = V10<ST, IT>;
+  constexpr int NL = K::NL, RPW = K::RPW, PPH = K::PPH, S = kV10Stages;
+  constexpr int V = K::G::V, CPR = K::G::CPR, RPL = K::G::RPL;
+  extern __shared__ __align__(16) unsigned char v10_smem[];
+  int* s_slots = reinterpret_cast<int*>(v10_smem + kV10Warps * K::kWarpBytes);
+  for (int i = threadIdx.x; i < a.batch; i += blockDim.x) s_slots[i] = a.slots[i];
+  __syncthreads();
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, cc = lane % CPR, rsub = lane / CPR;
+  unsigned char* wbase = v10_smem + warp * K::kWarpBytes;
+  auto stage_ptr = [&](int st) { return wbase + st * K::kStage; };
+  struct Tile { int part, h, b, slot; };
+  auto decode = [&](int tt) {
+    Tile d;
+    d.part = tt % PPH;
+    const int bh = tt / PPH;
+    d.h = bh % a.nheads;
+    d.b = bh / a.nheads;
+    d.slot = s_slots[d.b];
+    return d;
+  };
+  auto state_of = [&](const Tile& d) {
+    return reinterpret_cast<uint4*>(static_cast<ST*>(a.state) +
+                                    ((static_cast<long long>(d.slot) * a.nheads + d.h) * kP + d.part * RPW) * kN);
+  };
+  auto issue = [&](int tt, int st) {
+    if (tt < tiles) {
+      const Tile d = decode(tt);
+      unsigned char* sp = stage_ptr(st);
+      if (d.slot >= 0) {
+        const uint4* src = state_of(d) + lane;
+        uint4* dst = reinterpret_cast<uint4*>(sp) + lane;
+#pragma unroll
+        for (int i = 0; i < NL; ++i) cp_async16(dst + i * 32, src + i * 32);
+      }
+      const int g = d.h / (a.nheads / a.ngroups);
+      const char* Bg = static_cast<const char*>(a.B) + (static_cast<long long>(d.b) * a.bc_stride + g * kN) * sizeof(IT);
+      const char* Cg = static_cast<const char*>(a.C) + (static_cast<long long>(d.b) * a.bc_stride + g * kN) * sizeof(IT);
+      unsigned char* sB = sp + K::kState;
+      unsigned char* sC = sB + K::kBC;
+      for (int c = lane; c < K::kBC / 16; c += 32) {
+        cp_async16(sB + 16 * c, Bg + 16 * c);
+        cp_async16(sC + 16 * c, Cg + 16 * c);
+      }
+      const long long xi = static_cast<long long>(d.b) * a.x_stride + d.h * kP + d.part * RPW;
+      unsigned char* sx = sC + K::kBC;
+      unsigned char* sz = sx + K::kXZ;
+      if (lane < K::kXZ / 16) {
+        cp_async16(sx + 16 * lane, static_cast<const char*>(a.x) + xi * sizeof(IT) + 16 * lane);
+        if (a.has_z) cp_async16(sz + 16 * lane, static_cast<const char*>(a.z) + xi * sizeof(IT) + 16 * lane);
+      }
+      uint32_t* sw = reinterpret_cast<uint32_t*>(sz + K::kXZ);
+      const bool wb = a.weight_bf16;
+      if (lane == 28) cp_async4(sw + 0, word_of(a.dt, static_cast<long long>(d.b) * a.nheads + d.h, wb));
+      if (lane == 29) cp_async4(sw + 1, word_of(a.dt_bias, d.h, wb));
+      if (lane == 30) cp_async4(sw + 2, word_of(a.A, d.h, wb));
+      if (lane == 31) cp_async4(sw + 3, word_of(a.D, d.h, wb));
+    }
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+  };
+  int t = blockIdx.x * kV10Warps + warp;
+#pragma unroll
+  for (int j = 0; j < S - 1; ++j) issue(t + j * nwarps, j);
+  for (int k = 0; t < tiles; ++k, t += nwarps) {
+    __syncwarp();  // every lane is done with the stage the next copy overwrites
+    issue(t + (S - 1) * nwarps, (k + S - 1) % S);
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(S - 1) : "memory");
+    __syncwarp();  // side inputs copied by other lanes are visible
+    const Tile d = decode(t);
+    const unsigned char* sp = stage_ptr(k % S);
+    const IT* sB = reinterpret_cast<const IT*>(sp + K::kState);
+    const IT* sC = reinterpret_cast<const IT*>(sp + K::kState + K::kBC);
+    const IT* sx = reinterpret_cast<const IT*>(sp + K::kState + 2 * K::kBC);
+    const IT* sz = sx + RPW;
+    const uint32_t* sw = reinterpret_cast<const uint32_t*>(sp + K::kState + 2 * K::kBC + 2 * K::kXZ);
+    const bool wb = a.weight_bf16;
+    const long long bhi = static_cast<long long>(d.b) * a.nheads + d.h;
+    const float dt = dt_from(a, weight_from_word(sw[0], wb, (reinterpret_cast<uintptr_t>(a.dt) + bhi * 2) & 2),
+                             weight_from_word(sw[1], wb, (reinterpret_cast<uintptr_t>(a.dt_bias) + d.h * 2) & 2));
+    const float dA = __expf(weight_from_word(sw[2], wb, (reinterpret_cast<uintptr_t>(a.A) + d.h * 2) & 2) * dt);
+    const float Dh = weight_from_word(sw[3], wb, (reinterpret_cast<uintptr_t>(a.D) + d.h * 2) & 2);
+    float Bv[V], Cv[V];
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      Bv[j] = to_f(sB[cc * V + j]) * dt;
+      Cv[j] = to_f(sC[cc * V + j]);
+    }
+    uint4* dst = d.slot >= 0 ? state_of(d) + lane : nullptr;
+    const uint4* ss = reinterpret_cast<const uint4*>(sp) + lane;
+    float acc[NL];
+#pragma unroll
+    for (int i = 0; i < NL; ++i) {
+      const float xv = to_f(sx[rsub + i * RPL]);
+      float s[V];
+      if (d.slot >= 0) Chunk<ST>::unpack(ss[i * 32], s);
+      else
+#pragma unroll
+        for (int j = 0; j < V; ++j) s[j] = 0.f;
+      acc[i] = 0.f;
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        s[j] = fmaf(s[j], dA, Bv[j] * xv);
+        acc[i] = fmaf(s[j], Cv[j], acc[i]);
+      }
+      if (d.slot >= 0) __stcs(dst + i * 32, Chunk<ST>::pack(s));
+    }
+#pragma unroll
+    for (int o = CPR / 2; o > 0; o >>= 1)
+#pragma unroll
+      for (int i = 0; i < NL; ++i) acc[i] += __shfl_xor_sync(0xffffffffu, acc[i], o);
+    if (cc == 0) {
+      IT* out = static_cast<IT*>(a.out) + bhi * kP + d.part * RPW + rsub;
+#pragma unroll
+      for (int i = 0; i < NL; ++i) {
+        float o = acc[i] + Dh * to_f(sx[rsub + i * RPL]);
+        if (a.has_z) o = silu_gate(o, to_f(sz[rsub + i * RPL]));
+        out[i * RPL] = from_f<IT>(o);
+      }
+    }
+  }
+  asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+}
+
 template <template <class, class> class K, class F>
 void dispatch(const Args& a, F&& launch) {
   if (a.state_bf16 && a.io_bf16) launch(K<__nv_bfloat16, __nv_bfloat16>::fn);
@@ -521,6 +680,50 @@ void launch_floor_stream(const Args& a, cudaStream_t s) {
   require_aligned_state(a);
   if (a.state_bf16) launch_floor_stream_t<__nv_bfloat16>(a, s);
   else launch_floor_stream_t<float>(a, s);
+}
+
+// v10: the persistent all-async kernel for more than 384 tiles, when its conditions hold
+// (16-byte aligned side views, batch <= kV10MaxBatch); the v7 path otherwise.
+template <class ST, class IT>
+bool launch_v10_t(const Args& a, cudaStream_t s) {
+  using K = V10<ST, IT>;
+  auto al = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+  const long long esz = sizeof(IT);
+  if (a.batch > kV10MaxBatch || !al(a.x) || !al(a.B) || !al(a.C) || (a.has_z && !al(a.z)) ||
+      (a.x_stride * esz) % 16 != 0 || (a.bc_stride * esz) % 16 != 0)
+    return false;
+  auto fn = ssu_v10_kernel<ST, IT>;
+  static const int per_sm = [&] {
+    KGATE_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kMaxSmem));
+    int n = 0;
+    KGATE_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, fn, 32 * kV10Warps, K::kMaxSmem));
+    return n;
+  }();
+  static const int sms = [] {
+    int dev = 0, n = 0;
+    KGATE_CUDA(cudaGetDevice(&dev));
+    KGATE_CUDA(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
+    return n;
+  }();
+  const int tiles = a.batch * a.nheads * K::PPH;
+  const int max_warps = std::max(1, sms * per_sm) * kV10Warps;
+  const int per_warp = (tiles + max_warps - 1) / max_warps;
+  const int warps = (tiles + per_warp - 1) / per_warp;
+  const int grid = (warps + kV10Warps - 1) / kV10Warps;
+  const int smem = kV10Warps * K::kWarpBytes + (a.batch * 4 + 15) / 16 * 16;
+  fn<<<grid, 32 * kV10Warps, smem, s>>>(a, tiles, grid * kV10Warps);
+  return true;
+}
+void launch_v10(const Args& a, cudaStream_t s) {
+  require_aligned_state(a);
+  bool done = false;
+  if (fast_chunks_per_lane(a) != 2) {
+    if (a.state_bf16 && a.io_bf16) done = launch_v10_t<__nv_bfloat16, __nv_bfloat16>(a, s);
+    else if (a.state_bf16) done = launch_v10_t<__nv_bfloat16, float>(a, s);
+    else if (a.io_bf16) done = launch_v10_t<float, __nv_bfloat16>(a, s);
+    else done = launch_v10_t<float, float>(a, s);
+  }
+  if (!done) launch_fast(a, s);
 }
 
 }  // namespace kgate::ssu::gpu
