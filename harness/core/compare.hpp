@@ -8,10 +8,10 @@
 #include <cmath>
 #include <functional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "harness/core/family.hpp"
+#include "harness/core/parallel.hpp"
 #include "harness/core/runner.hpp"
 
 namespace kgate {
@@ -53,16 +53,11 @@ Correctness compare_elements(size_t n, Out out, Ref ref, Unwritten unwritten, co
     }
   };
   constexpr size_t kMinChunk = size_t{1} << 20;
-  unsigned nt = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+  unsigned nt = threads ? threads : hardware_threads();
   nt = static_cast<unsigned>(std::max<size_t>(1, std::min<size_t>(nt, (n + kMinChunk - 1) / kMinChunk)));
   std::vector<Part> parts(nt);
   const size_t step = (n + nt - 1) / nt;
-  {
-    std::vector<std::thread> th;
-    for (unsigned t = 1; t < nt; ++t) th.emplace_back(scan, std::min(n, t * step), std::min(n, (t + 1) * step), std::ref(parts[t]));
-    scan(0, std::min(n, step), parts[0]);
-    for (auto& x : th) x.join();
-  }
+  on_threads(nt, [&](unsigned t) { scan(std::min(n, t * step), std::min(n, (t + 1) * step), parts[t]); });
   Correctness c;
   c.elements = static_cast<int64_t>(n);
   double worst_excess = -1;

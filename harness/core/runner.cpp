@@ -374,25 +374,25 @@ RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend
             }
           }
         });
-        const auto t_samples = std::chrono::steady_clock::now();
         json pairs = json::array();
         std::map<std::string, std::vector<Signature>> sigs;
         json events = json::object(), clocks = json::object(), self = json::object();
         std::string letters = block_letters(cfg.schedule, u.group, u.row);
-        for (const auto& b : cfg.baselines) {
-          std::vector<double> sb, sc;
-          for (char L : letters) {
-            const std::string& arm = L == 'A' ? b : cfg.candidate;
-            Sample s = ctx->time_once(*impls[arm]);
-            (L == 'A' ? sb : sc).push_back(s.us);
-            if (s.signature) sigs[arm].push_back(*s.signature);
-            if (s.events_us > 0) events[arm].push_back(s.events_us);
-            if (s.sm_clock_mhz > 0) clocks[arm].push_back(s.sm_clock_mhz);
-            if (s.self_us > 0) self[arm].push_back(s.self_us);
+        phase(phases.timing_s, [&] {
+          for (const auto& b : cfg.baselines) {
+            std::vector<double> sb, sc;
+            for (char L : letters) {
+              const std::string& arm = L == 'A' ? b : cfg.candidate;
+              Sample s = ctx->time_once(*impls[arm]);
+              (L == 'A' ? sb : sc).push_back(s.us);
+              if (s.signature) sigs[arm].push_back(*s.signature);
+              if (s.events_us > 0) events[arm].push_back(s.events_us);
+              if (s.sm_clock_mhz > 0) clocks[arm].push_back(s.sm_clock_mhz);
+              if (s.self_us > 0) self[arm].push_back(s.self_us);
+            }
+            pairs.push_back({{"baseline", sb}, {"candidate", sc}});
           }
-          pairs.push_back({{"baseline", sb}, {"candidate", sc}});
-        }
-        phases.timing_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t_samples).count();
+        });
         json rec = {{"kind", "unit"}, {"row", row.id}, {"group", u.group}, {"pairs", pairs},
                     {"signatures", signatures_json(sigs, impls)}, {"events_us", events}, {"sm_clock_mhz", clocks}, {"self_us", self}};
         append_line_durable(journal, canonicalize(rec));

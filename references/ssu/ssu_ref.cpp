@@ -1,8 +1,8 @@
 #include <algorithm>
 #include <cmath>
-#include <thread>
 
 #include "harness/core/numeric.hpp"
+#include "harness/core/parallel.hpp"
 #include "references/ssu/ssu.hpp"
 
 namespace kgate::ssu {
@@ -36,18 +36,14 @@ HostProblem make_problem(const Params& p, uint64_t seed) {
   {
     constexpr size_t kChunk = 1 << 20;
     size_t chunks = (hp.state.size() + kChunk - 1) / kChunk;
-    unsigned nt = std::max(1u, std::thread::hardware_concurrency());
-    auto fill = [&](unsigned t) {
+    const unsigned nt = hardware_threads();
+    on_threads(nt, [&](unsigned t) {
       for (size_t c = t; c < chunks; c += nt) {
         Rng r(seed ^ (0xA24BAED4963EE407ull * (c + 1)));
         for (size_t i = c * kChunk; i < std::min(hp.state.size(), (c + 1) * kChunk); ++i)
           hp.state[i] = st(r.uniform(-2.0f, 2.0f));
       }
-    };
-    std::vector<std::thread> th;
-    for (unsigned t = 1; t < nt; ++t) th.emplace_back(fill, t);
-    fill(0);
-    for (auto& x : th) x.join();
+    });
   }
   // Distinct random slots; pad_slots of them replaced by -1 at random positions.
   std::vector<int32_t> all(static_cast<size_t>(p.pool_slots));
@@ -94,20 +90,16 @@ Reference reference(const HostProblem& hp) {
   // The pool (up to 5 * 10^8 values) is copied on every core; real slots are then overwritten.
   r.state.resize(hp.state.size());
   {
-    const unsigned nc = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned nc = hardware_threads();
     const size_t n = hp.state.size(), step = (n + nc - 1) / nc;
-    auto copy = [&](unsigned t) {
+    on_threads(nc, [&](unsigned t) {
       const size_t lo = std::min(n, t * step), hi = std::min(n, lo + step);
       std::copy(hp.state.begin() + lo, hp.state.begin() + hi, r.state.begin() + lo);
-    };
-    std::vector<std::thread> th;
-    for (unsigned t = 1; t < nc; ++t) th.emplace_back(copy, t);
-    copy(0);
-    for (auto& x : th) x.join();
+    });
   }
   int64_t hpg = p.nheads / p.ngroups;
-  unsigned nt = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), static_cast<unsigned>(p.batch)));
-  auto work = [&](unsigned t) {
+  const unsigned nt = std::min<unsigned>(hardware_threads(), static_cast<unsigned>(std::max<int64_t>(1, p.batch)));
+  on_threads(nt, [&](unsigned t) {
   std::vector<double> s(kP * kN);
   for (int64_t b = t; b < p.batch; b += nt) {
     int32_t slot = hp.slots[b];
@@ -140,11 +132,7 @@ Reference reference(const HostProblem& hp) {
           r.state[base + i] = p.state_bf16 ? round_bf16(static_cast<float>(s[i])) : static_cast<float>(s[i]);
     }
   }
-  };
-  std::vector<std::thread> th;
-  for (unsigned t = 1; t < nt; ++t) th.emplace_back(work, t);
-  work(0);
-  for (auto& x : th) x.join();
+  });
   return r;
 }
 
