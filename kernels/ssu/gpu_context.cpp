@@ -3,9 +3,9 @@
 
 #include <algorithm>
 #include <cstring>
-#include <thread>
 
 #include "harness/core/numeric.hpp"
+#include "harness/core/parallel.hpp"
 #include "harness/gpu/backend.hpp"
 #include "kernels/ssu/ssu_gpu.cuh"
 #include "references/ssu/family.hpp"
@@ -43,9 +43,9 @@ std::vector<unsigned char> encode(const std::vector<float>& v, bool bf16) {
 // Device dtype bytes to host floats, on every core (a pool can hold 5 * 10^8 values).
 std::vector<float> decode(const std::vector<unsigned char>& raw, bool bf16) {
   std::vector<float> v(raw.size() / (bf16 ? 2 : 4));
-  const unsigned nt = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned nt = hardware_threads();
   const size_t n = v.size(), step = (n + nt - 1) / nt;
-  auto part = [&](unsigned t) {
+  on_threads(nt, [&](unsigned t) {
     const size_t lo = std::min(n, t * step), hi = std::min(n, lo + step);
     if (bf16) {
       for (size_t i = lo; i < hi; ++i) {
@@ -56,11 +56,7 @@ std::vector<float> decode(const std::vector<unsigned char>& raw, bool bf16) {
     } else if (hi > lo) {
       std::memcpy(&v[lo], &raw[4 * lo], (hi - lo) * 4);
     }
-  };
-  std::vector<std::thread> th;
-  for (unsigned t = 1; t < nt; ++t) th.emplace_back(part, t);
-  part(0);
-  for (auto& x : th) x.join();
+  });
   return v;
 }
 DeviceBuffer upload(const std::vector<float>& v, bool bf16) {

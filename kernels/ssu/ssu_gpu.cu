@@ -652,29 +652,35 @@ void launch_floor(const Args& a, cudaStream_t s) {
   else dispatch<FloorK>(a, [&](auto fn) { fn<<<grid_of<Geo<float, 8>>(a), 64, 0, s>>>(a); });
 }
 
-// As many CTAs as fit at once, trimmed so every warp walks the same number of tiles.
+// Persistent launches. resident_ctas: CTAs of `threads` threads and `smem` bytes that fit on
+// the device at once (the kernel's dynamic shared memory limit raised first), asked once per
+// kernel. balanced_grid: as many of them as fit, trimmed so every warp of a round-robin walk
+// over `items` gets the same number of items (no tail of half-busy warps).
+template <auto kKernel>
+int resident_ctas(int threads, int smem) {
+  static const int n = [&] {
+    KGATE_CUDA(cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    int per_sm = 0, dev = 0, sms = 0;
+    KGATE_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kKernel, threads, smem));
+    KGATE_CUDA(cudaGetDevice(&dev));
+    KGATE_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    return std::max(1, sms * per_sm);
+  }();
+  return n;
+}
+inline int balanced_grid(int items, int max_ctas, int warps_per_cta) {
+  const int max_warps = max_ctas * warps_per_cta;
+  const int per_warp = std::max(1, (items + max_warps - 1) / max_warps);
+  const int warps = (items + per_warp - 1) / per_warp;
+  return std::max(1, (warps + warps_per_cta - 1) / warps_per_cta);
+}
+
 template <class ST>
 void launch_floor_stream_t(const Args& a, cudaStream_t s) {
-  auto fn = ssu_floor_stream_kernel<ST>;
   constexpr int smem = stream_smem_bytes<ST>();
-  static const int per_sm = [&] {
-    KGATE_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    int n = 0;
-    KGATE_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, fn, 32 * kStreamWarps, smem));
-    return n;
-  }();
-  static const int sms = [] {
-    int dev = 0, n = 0;
-    KGATE_CUDA(cudaGetDevice(&dev));
-    KGATE_CUDA(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
-    return n;
-  }();
   const int tiles = a.batch * a.nheads * (kP / Geo<ST, 8>::RPW);
-  const int max_warps = std::max(1, sms * per_sm) * kStreamWarps;
-  const int per_warp = (tiles + max_warps - 1) / max_warps;
-  const int warps = (tiles + per_warp - 1) / per_warp;
-  const int grid = (warps + kStreamWarps - 1) / kStreamWarps;
-  fn<<<grid, 32 * kStreamWarps, smem, s>>>(a, tiles, grid * kStreamWarps);
+  const int grid = balanced_grid(tiles, resident_ctas<ssu_floor_stream_kernel<ST>>(32 * kStreamWarps, smem), kStreamWarps);
+  ssu_floor_stream_kernel<ST><<<grid, 32 * kStreamWarps, smem, s>>>(a, tiles, grid * kStreamWarps);
 }
 void launch_floor_stream(const Args& a, cudaStream_t s) {
   require_aligned_state(a);
@@ -692,26 +698,10 @@ bool launch_v10_t(const Args& a, cudaStream_t s) {
   if (a.batch > kV10MaxBatch || !al(a.x) || !al(a.B) || !al(a.C) || (a.has_z && !al(a.z)) ||
       (a.x_stride * esz) % 16 != 0 || (a.bc_stride * esz) % 16 != 0)
     return false;
-  auto fn = ssu_v10_kernel<ST, IT>;
-  static const int per_sm = [&] {
-    KGATE_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kMaxSmem));
-    int n = 0;
-    KGATE_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, fn, 32 * kV10Warps, K::kMaxSmem));
-    return n;
-  }();
-  static const int sms = [] {
-    int dev = 0, n = 0;
-    KGATE_CUDA(cudaGetDevice(&dev));
-    KGATE_CUDA(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
-    return n;
-  }();
   const int tiles = a.batch * a.nheads * K::PPH;
-  const int max_warps = std::max(1, sms * per_sm) * kV10Warps;
-  const int per_warp = (tiles + max_warps - 1) / max_warps;
-  const int warps = (tiles + per_warp - 1) / per_warp;
-  const int grid = (warps + kV10Warps - 1) / kV10Warps;
+  const int grid = balanced_grid(tiles, resident_ctas<ssu_v10_kernel<ST, IT>>(32 * kV10Warps, K::kMaxSmem), kV10Warps);
   const int smem = kV10Warps * K::kWarpBytes + (a.batch * 4 + 15) / 16 * 16;
-  fn<<<grid, 32 * kV10Warps, smem, s>>>(a, tiles, grid * kV10Warps);
+  ssu_v10_kernel<ST, IT><<<grid, 32 * kV10Warps, smem, s>>>(a, tiles, grid * kV10Warps);
   return true;
 }
 void launch_v10(const Args& a, cudaStream_t s) {
