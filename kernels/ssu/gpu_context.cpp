@@ -19,6 +19,14 @@ void launch_floor_stream(const Args& a, cudaStream_t s);
 void launch_v8(const Args& a, cudaStream_t s);
 void launch_v9(const Args& a, cudaStream_t s);
 void launch_v10(const Args& a, cudaStream_t s);
+void launch_v11(const Args& a, cudaStream_t s);
+void launch_v12(const Args& a, cudaStream_t s);
+void launch_v13(const Args& a, cudaStream_t s);
+void launch_v14(const Args& a, cudaStream_t s);
+void launch_v15(const Args& a, cudaStream_t s);
+void launch_v16(const Args& a, cudaStream_t s);
+void launch_v17(const Args& a, cudaStream_t s);
+void launch_v18(const Args& a, cudaStream_t s);
 void launch_d_noside(const Args& a, cudaStream_t s);
 void launch_d_noreduce(const Args& a, cudaStream_t s);
 void launch_d_copy(const Args& a, cudaStream_t s);
@@ -161,6 +169,23 @@ void install(Registry& r) {
          "tuning: v7 + vector B/C loads on the NL = 4 path", nullptr, reinterpret_cast<void*>(&launch_v8)});
   r.add({"ssu.v9", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel"}, src,
          "tuning: v8 with at most 48 registers on the NL = 4 path", nullptr, reinterpret_cast<void*>(&launch_v9)});
+  r.add({"ssu.v11", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel"}, src,
+         "tuning: v7 with B/C staged per warp through cp.async on the NL = 4 path", nullptr,
+         reinterpret_cast<void*>(&launch_v11)});
+  r.add({"ssu.v12", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel"}, src,
+         "tuning: v11 with at most 40 registers on the NL = 4 path", nullptr, reinterpret_cast<void*>(&launch_v12)});
+  r.add({"ssu.v13", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel"}, src,
+         "tuning: v11 with at most 48 registers on the NL = 4 path", nullptr, reinterpret_cast<void*>(&launch_v13)});
+  r.add({"ssu.v14", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel"}, src,
+         "tuning: v11's staged kernel at 8 chunks per lane on the mid range", nullptr, reinterpret_cast<void*>(&launch_v14)});
+  r.add({"ssu.v15", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel", "ssu_fast_lean_kernel"}, src,
+         "tuning: lean kernel (every row input staged, <= 40 registers) on the NL = 4 path", nullptr, reinterpret_cast<void*>(&launch_v15)});
+  r.add({"ssu.v16", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel", "ssu_fast_lean_kernel"}, src,
+         "tuning: the lean kernel at 8 chunks per lane on the mid range", nullptr, reinterpret_cast<void*>(&launch_v16)});
+  r.add({"ssu.v17", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel", "ssu_fast_lean_kernel"}, src,
+         "tuning: the lean kernel on every range (2 / 4 / 8 chunks per lane)", nullptr, reinterpret_cast<void*>(&launch_v17)});
+  r.add({"ssu.v18", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel", "ssu_fast_lean_kernel"}, src,
+         "tuning: the lean kernel on every range (2 / 8 / 8 chunks per lane)", nullptr, reinterpret_cast<void*>(&launch_v18)});
   r.add({"ssu.v10", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_v10_kernel", "ssu_fast_kernel", "ssu_fast_mid_kernel"}, src,
          "tuning: persistent round-robin warps, state and side inputs all through cp.async (> 384 tiles)", nullptr,
          reinterpret_cast<void*>(&launch_v10)});

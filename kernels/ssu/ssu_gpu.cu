@@ -210,7 +210,26 @@ __global__ void __launch_bounds__(64, sizeof(ST) == 2 ? 16 : (NL == 8 ? 20 : 24)
 //   kTight: at most 48 registers (20 CTAs per SM instead of 16 for BF16 state).
 //   kNoSide, kNoReduce, kCopy: diagnostics only (wrong outputs on purpose; never a candidate):
 //           side inputs replaced by constants / no row reduction / state bytes moved only.
-enum : int { kEarly = 1, kVecBC = 2, kNoSide = 4, kNoReduce = 8, kCopy = 16, kTight = 32 };
+//   kStageBC: B and C rows staged per warp through cp.async into shared memory (issued before
+//           the slot-dependent state copy, so their latency hides behind the slot load's), read
+//           back per row: no B/C registers held across the copy. Needs 16-byte aligned B/C views.
+//   kOcc:   at most 40 registers (24 CTAs per SM for BF16 state).
+enum : int { kEarly = 1, kVecBC = 2, kNoSide = 4, kNoReduce = 8, kCopy = 16, kTight = 32, kStageBC = 64, kOcc = 128 };
+
+// V consecutive IT values at a p aligned to their size (V * sizeof(IT) bytes), as floats.
+template <class IT, int V>
+__device__ __forceinline__ void slice_to_f(const IT* p, float* f) {
+  constexpr int kSlice = V * sizeof(IT);
+  using Word = std::conditional_t<kSlice >= 16, uint4, uint2>;
+  constexpr int W = kSlice / sizeof(Word), E = sizeof(Word) / sizeof(IT);
+#pragma unroll
+  for (int w = 0; w < W; ++w) {
+    const Word r = reinterpret_cast<const Word*>(p)[w];
+    const IT* e = reinterpret_cast<const IT*>(&r);
+#pragma unroll
+    for (int j = 0; j < E; ++j) f[w * E + j] = to_f(e[j]);
+  }
+}
 
 template <class IT, int V>
 __device__ __forceinline__ void load_bc(const Args& a, long long bci, float dt, float* Bv, float* Cv, bool vec) {
@@ -241,12 +260,15 @@ __device__ __forceinline__ void load_bc(const Args& a, long long bci, float dt, 
 }
 
 template <class ST, class IT, int NL, int kMode>
-__global__ void __launch_bounds__(64, sizeof(ST) == 4 ? (NL == 8 ? 20 : 24) : (kMode & kTight) ? 20 : 16)
+__global__ void __launch_bounds__(64, (kMode & kOcc) ? 24 : sizeof(ST) == 4 ? (NL == 8 ? 20 : 24) : (kMode & kTight) ? 20 : 16)
     ssu_fast_mid_kernel(Args a) {
   using G = Geo<ST, NL>;
   constexpr int V = G::V, CPR = G::CPR, RPL = G::RPL;
-  constexpr bool early = kMode & kEarly, noside = kMode & kNoSide, copy = kMode & kCopy;
+  constexpr bool early = kMode & kEarly, noside = kMode & kNoSide, copy = kMode & kCopy, staged = kMode & kStageBC;
+  constexpr int kBCChunks = kN * static_cast<int>(sizeof(IT)) / 16;  // 16-byte chunks in one B (or C) row
+  static_assert(!staged || early, "B/C staging is issued with the early side inputs");
   __shared__ uint4 stage[G::kThreads * NL];
+  __shared__ uint4 sbc[staged ? G::kWarps : 1][staged ? 2 * kBCChunks : 1];
   const int part = blockIdx.x % G::kCtasPerHead, bh = blockIdx.x / G::kCtasPerHead;
   const int h = bh % a.nheads, b = bh / a.nheads;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -294,7 +316,16 @@ __global__ void __launch_bounds__(64, sizeof(ST) == 4 ? (NL == 8 ? 20 : 24) : (k
     const float dt_raw = load_w(a.dt, bh, a.weight_bf16), dt_bias = load_w(a.dt_bias, h, a.weight_bf16);
     const float A = load_w(a.A, h, a.weight_bf16);
     Dh = load_w(a.D, h, a.weight_bf16);
-    load_bc<IT, V>(a, bc_index(), 1.f, Bv, Cv, kMode & kVecBC);
+    if constexpr (staged) {
+      const long long row = static_cast<long long>(b) * a.bc_stride + (h / (a.nheads / a.ngroups)) * kN;
+      const uint4* Bg = reinterpret_cast<const uint4*>(static_cast<const IT*>(a.B) + row);
+      const uint4* Cg = reinterpret_cast<const uint4*>(static_cast<const IT*>(a.C) + row);
+#pragma unroll
+      for (int c = lane; c < 2 * kBCChunks; c += 32)
+        cp_async16(&sbc[warp][c], c < kBCChunks ? Bg + c : Cg + (c - kBCChunks));
+    } else {
+      load_bc<IT, V>(a, bc_index(), 1.f, Bv, Cv, kMode & kVecBC);
+    }
     const long long xrow = x_index();
 #pragma unroll
     for (int i = 0; i < NL; ++i) {
@@ -304,10 +335,12 @@ __global__ void __launch_bounds__(64, sizeof(ST) == 4 ? (NL == 8 ? 20 : 24) : (k
     copy_state();
     dt = dt_from(a, dt_raw, dt_bias);
     dA = __expf(A * dt);
+    if constexpr (!staged)
 #pragma unroll
-    for (int j = 0; j < V; ++j) Bv[j] *= dt;
+      for (int j = 0; j < V; ++j) Bv[j] *= dt;
   }
   cp_async_wait_all();
+  if constexpr (staged) __syncwarp();  // B/C chunks copied by the warp's other lanes are visible
   float acc[NL];
 #pragma unroll
   for (int i = 0; i < NL; ++i) {
@@ -317,10 +350,24 @@ __global__ void __launch_bounds__(64, sizeof(ST) == 4 ? (NL == 8 ? 20 : 24) : (k
 #pragma unroll
       for (int j = 0; j < V; ++j) s[j] = 0.f;
     acc[i] = 0.f;
+    if constexpr (staged) {
+      // This lane's V-element slices of B and C, read back per row (not held across the loop).
+      const IT* sB = reinterpret_cast<const IT*>(&sbc[warp][0]) + cc * V;
+      float Bs[V], Cs[V];
+      slice_to_f<IT, V>(sB, Bs);
+      slice_to_f<IT, V>(sB + kN, Cs);
+      const float dtx = dt * x[i];
 #pragma unroll
-    for (int j = 0; j < V; ++j) {
-      s[j] = fmaf(s[j], dA, Bv[j] * x[i]);
-      acc[i] = fmaf(s[j], Cv[j], acc[i]);
+      for (int j = 0; j < V; ++j) {
+        s[j] = fmaf(s[j], dA, Bs[j] * dtx);
+        acc[i] = fmaf(s[j], Cs[j], acc[i]);
+      }
+    } else {
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        s[j] = fmaf(s[j], dA, Bv[j] * x[i]);
+        acc[i] = fmaf(s[j], Cv[j], acc[i]);
+      }
     }
     if (slot >= 0) __stcs(tile + i * 32 + lane, Chunk<ST>::pack(s));
   }
@@ -337,6 +384,126 @@ __global__ void __launch_bounds__(64, sizeof(ST) == 4 ? (NL == 8 ? 20 : 24) : (k
       float o = acc[i] + Dh * x[i];
       if (!noside && a.has_z) o = silu_gate(o, early ? zv[i] : ld_io<IT>(a.z, x_index() + i * RPL));
       out[i * RPL] = from_f<IT>(o);
+    }
+  }
+}
+
+// ---------------------------------------------------------------- lean (v15): few registers, every row input staged
+// The mid-range kernel with nothing held in registers across the state copy but scalars: each
+// warp stages its B and C rows and its x and z rows through cp.async into shared memory (issued
+// before the slot-dependent state copy, so their latency hides behind the slot load's), and every
+// row reads its B/C slice back from shared memory (asm volatile: the compiler may not hoist the
+// reads out of the row loop into registers). The aim is <= 40 registers without spilling, so 24
+// BF16 CTAs fit per SM instead of 16: a third more state bytes in flight. Needs 16-byte aligned
+// B/C rows and x/z rows aligned to their per-warp slice; the launcher checks.
+template <int kBytes>
+__device__ __forceinline__ void cp_async_n(void* smem, const void* gmem) {
+  unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  if constexpr (kBytes == 16) asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem) : "memory");
+  else asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(gmem), "n"(kBytes) : "memory");
+}
+// V consecutive IT values at the shared address p (aligned to V * sizeof(IT)), as floats; a fresh
+// read every call.
+template <class IT, int V>
+__device__ __forceinline__ void smem_slice(const IT* p, float* f) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(p));
+  constexpr int kSlice = V * sizeof(IT);
+  uint32_t w[kSlice / 4];
+  if constexpr (kSlice == 8) {
+    asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];\n" : "=r"(w[0]), "=r"(w[1]) : "r"(s));
+  } else {
+#pragma unroll
+    for (int q = 0; q < kSlice / 16; ++q)
+      asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+                   : "=r"(w[4 * q]), "=r"(w[4 * q + 1]), "=r"(w[4 * q + 2]), "=r"(w[4 * q + 3])
+                   : "r"(s + 16 * q));
+  }
+  const IT* e = reinterpret_cast<const IT*>(w);
+#pragma unroll
+  for (int j = 0; j < V; ++j) f[j] = to_f(e[j]);
+}
+
+template <class ST, class IT, int NL>
+struct Lean {
+  using G = Geo<ST, NL>;
+  static constexpr int kBCChunks = kN * static_cast<int>(sizeof(IT)) / 16;  // 16-byte chunks per B row
+  static constexpr int kXZ = G::RPW * static_cast<int>(sizeof(IT));       // bytes of one warp's x rows
+  static constexpr int kXZCopy = kXZ > 16 ? 16 : kXZ;                      // cp.async size
+  static constexpr int kXZCopies = kXZ / kXZCopy;
+  static_assert(kXZ % 4 == 0 && kXZCopies <= 8, "x/z slices");
+};
+
+template <class ST, class IT, int NL>
+__global__ void __launch_bounds__(64, NL == 8 ? 20 : 32) ssu_fast_lean_kernel(Args a) {  // 32 CTAs: <= 32 registers
+  using G = Geo<ST, NL>;
+  using L = Lean<ST, IT, NL>;
+  constexpr int V = G::V, CPR = G::CPR, RPL = G::RPL;
+  __shared__ uint4 stage[G::kThreads * NL];
+  __shared__ uint4 sbc[G::kWarps][2 * L::kBCChunks];
+  __shared__ uint4 sxz[G::kWarps][2][(L::kXZ + 15) / 16];
+  const int part = blockIdx.x % G::kCtasPerHead, bh = blockIdx.x / G::kCtasPerHead;
+  const int h = bh % a.nheads, b = bh / a.nheads;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int cc = lane % CPR, rsub = lane / CPR;
+  const int row0 = part * G::kRowsPerCta + warp * G::RPW;
+  // Side rows first: they do not wait for the slot.
+  {
+    const long long row = static_cast<long long>(b) * a.bc_stride + (h / (a.nheads / a.ngroups)) * kN;
+    const uint4* Bg = reinterpret_cast<const uint4*>(static_cast<const IT*>(a.B) + row);
+    const uint4* Cg = reinterpret_cast<const uint4*>(static_cast<const IT*>(a.C) + row);
+#pragma unroll
+    for (int c = lane; c < 2 * L::kBCChunks; c += 32)
+      cp_async16(&sbc[warp][c], c < L::kBCChunks ? Bg + c : Cg + (c - L::kBCChunks));
+    const long long xi = static_cast<long long>(b) * a.x_stride + h * kP + row0;
+    if (lane < L::kXZCopies)
+      cp_async_n<L::kXZCopy>(reinterpret_cast<char*>(&sxz[warp][0][0]) + lane * L::kXZCopy,
+                             reinterpret_cast<const char*>(static_cast<const IT*>(a.x) + xi) + lane * L::kXZCopy);
+    else if (a.has_z && lane >= 16 && lane < 16 + L::kXZCopies)
+      cp_async_n<L::kXZCopy>(reinterpret_cast<char*>(&sxz[warp][1][0]) + (lane - 16) * L::kXZCopy,
+                             reinterpret_cast<const char*>(static_cast<const IT*>(a.z) + xi) + (lane - 16) * L::kXZCopy);
+  }
+  const float dt_raw = load_w(a.dt, bh, a.weight_bf16), dt_bias = load_w(a.dt_bias, h, a.weight_bf16);
+  const float A = load_w(a.A, h, a.weight_bf16), Dh = load_w(a.D, h, a.weight_bf16);
+  const int slot = a.slots[b];
+  uint4* tile = reinterpret_cast<uint4*>(static_cast<ST*>(a.state) +
+                                         ((static_cast<long long>(slot) * a.nheads + h) * kP + row0) * kN) + lane;
+  uint4* mine = stage + threadIdx.x;
+  if (slot >= 0)
+#pragma unroll
+    for (int i = 0; i < NL; ++i) cp_async16(mine + i * G::kThreads, tile + i * 32);
+  const float dt = dt_from(a, dt_raw, dt_bias);
+  const float dA = __expf(A * dt);
+  cp_async_wait_all();
+  __syncwarp();  // side rows copied by the warp's other lanes are visible
+  const IT* sB = reinterpret_cast<const IT*>(&sbc[warp][0]) + cc * V;
+  const IT* sx = reinterpret_cast<const IT*>(&sxz[warp][0][0]) + rsub;
+  const IT* sz = reinterpret_cast<const IT*>(&sxz[warp][1][0]) + rsub;
+  IT* out = static_cast<IT*>(a.out) + static_cast<long long>(bh) * kP + row0 + rsub;
+  // One row chunk at a time, reduced and written before the next: only one row's values live.
+#pragma unroll 1
+  for (int i = 0; i < NL; ++i) {
+    float s[V], Bs[V], Cs[V];
+    if (slot >= 0) Chunk<ST>::unpack(mine[i * G::kThreads], s);
+    else
+#pragma unroll
+      for (int j = 0; j < V; ++j) s[j] = 0.f;
+    smem_slice<IT, V>(sB, Bs);
+    smem_slice<IT, V>(sB + kN, Cs);
+    const float xv = to_f(sx[i * RPL]);
+    const float dtx = dt * xv;
+    float acc = 0.f;
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      s[j] = fmaf(s[j], dA, Bs[j] * dtx);
+      acc = fmaf(s[j], Cs[j], acc);
+    }
+    if (slot >= 0) __stcs(tile + i * 32, Chunk<ST>::pack(s));
+#pragma unroll
+    for (int o = CPR / 2; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
+    if (cc == 0) {
+      float y = acc + Dh * xv;
+      if (a.has_z) y = silu_gate(y, to_f(sz[i * RPL]));
+      out[i * RPL] = from_f<IT>(y);
     }
   }
 }
@@ -620,7 +787,7 @@ int fast_chunks_per_lane(const Args& a) {
 
 // One launch of the fast kernel family: NL chunks per lane, mode bits kMid on the NL = 4 path
 // and kOther on the NL = 2 and 8 paths (-1: the v3 kernel).
-template <int kMid, int kOther>
+template <int kMid, int kOther, int kMidNL = 4>
 void launch_fast_modes(const Args& a, cudaStream_t s) {
   require_aligned_state(a);
   auto go = [&](auto geo, auto kernels) {
@@ -630,11 +797,11 @@ void launch_fast_modes(const Args& a, cudaStream_t s) {
   const int nl = fast_chunks_per_lane(a);
   if (a.state_bf16) {
     if (nl == 2) go(Geo<__nv_bfloat16, 2>{}, FastAt<2, kOther>{});
-    else if (nl == 4) go(Geo<__nv_bfloat16, 4>{}, FastAt<4, kMid>{});
+    else if (nl == 4) go(Geo<__nv_bfloat16, kMidNL>{}, FastAt<kMidNL, kMid>{});
     else go(Geo<__nv_bfloat16, 8>{}, FastAt<8, kOther>{});
   } else {
     if (nl == 2) go(Geo<float, 2>{}, FastAt<2, kOther>{});
-    else if (nl == 4) go(Geo<float, 4>{}, FastAt<4, kMid>{});
+    else if (nl == 4) go(Geo<float, kMidNL>{}, FastAt<kMidNL, kMid>{});
     else go(Geo<float, 8>{}, FastAt<8, kOther>{});
   }
 }
@@ -643,6 +810,65 @@ void launch_fast(const Args& a, cudaStream_t s) { launch_fast_modes<kEarly, -1>(
 // Next-candidate and diagnostic arms (tuning only).
 void launch_v8(const Args& a, cudaStream_t s) { launch_fast_modes<kEarly | kVecBC, -1>(a, s); }
 void launch_v9(const Args& a, cudaStream_t s) { launch_fast_modes<kEarly | kVecBC | kTight, -1>(a, s); }
+// B/C staging needs 16-byte aligned B/C rows; otherwise v8's path (its vector loads check their own alignment).
+bool bc_rows_aligned(const Args& a) {
+  const long long esz = a.io_bf16 ? 2 : 4;
+  return reinterpret_cast<uintptr_t>(a.B) % 16 == 0 && reinterpret_cast<uintptr_t>(a.C) % 16 == 0 &&
+         (a.bc_stride * esz) % 16 == 0;
+}
+void launch_v11(const Args& a, cudaStream_t s) {
+  if (bc_rows_aligned(a)) launch_fast_modes<kEarly | kStageBC, -1>(a, s);
+  else launch_v8(a, s);
+}
+void launch_v12(const Args& a, cudaStream_t s) {
+  if (bc_rows_aligned(a)) launch_fast_modes<kEarly | kStageBC | kOcc, -1>(a, s);
+  else launch_v8(a, s);
+}
+void launch_v13(const Args& a, cudaStream_t s) {
+  if (bc_rows_aligned(a)) launch_fast_modes<kEarly | kStageBC | kTight, -1>(a, s);
+  else launch_v8(a, s);
+}
+void launch_v14(const Args& a, cudaStream_t s) {
+  if (bc_rows_aligned(a)) launch_fast_modes<kEarly | kStageBC, -1, 8>(a, s);
+  else launch_v8(a, s);
+}
+// The lean kernel's side views: B/C rows 16-byte aligned, x/z rows aligned to one warp's slice.
+bool lean_views_aligned(const Args& a, int xz_align) {
+  const long long esz = a.io_bf16 ? 2 : 4;
+  auto al = [&](const void* p, int n) { return reinterpret_cast<uintptr_t>(p) % n == 0; };
+  return bc_rows_aligned(a) && al(a.x, xz_align) && (!a.has_z || al(a.z, xz_align)) && (a.x_stride * esz) % xz_align == 0;
+}
+// The lean kernel at NL chunks per lane on each range of fast_chunks_per_lane (small <= 384
+// tiles, mid, large > 8192); 0 keeps v8's kernel on that range.
+template <int kSmallNL, int kMidNL, int kLargeNL>
+void launch_lean(const Args& a, cudaStream_t s) {
+  const int band = fast_chunks_per_lane(a);
+  const int nl = band == 2 ? kSmallNL : band == 4 ? kMidNL : kLargeNL;
+  auto go = [&](auto st, auto it, auto nlc) {
+    using ST = decltype(st);
+    using IT = decltype(it);
+    constexpr int NL = decltype(nlc)::value;
+    if (!lean_views_aligned(a, Lean<ST, IT, NL>::kXZCopy)) return false;
+    ssu_fast_lean_kernel<ST, IT, NL><<<grid_of<Geo<ST, NL>>(a), 64, 0, s>>>(a);
+    return true;
+  };
+  auto go_nl = [&](auto nlc) {
+    if (a.state_bf16 && a.io_bf16) return go(__nv_bfloat16{}, __nv_bfloat16{}, nlc);
+    if (a.state_bf16) return go(__nv_bfloat16{}, float{}, nlc);
+    if (a.io_bf16) return go(float{}, __nv_bfloat16{}, nlc);
+    return go(float{}, float{}, nlc);
+  };
+  require_aligned_state(a);
+  bool done = false;
+  if (nl == 2) done = go_nl(std::integral_constant<int, 2>{});
+  else if (nl == 4) done = go_nl(std::integral_constant<int, 4>{});
+  else if (nl == 8) done = go_nl(std::integral_constant<int, 8>{});
+  if (!done) launch_v8(a, s);
+}
+void launch_v15(const Args& a, cudaStream_t s) { launch_lean<0, 4, 0>(a, s); }
+void launch_v16(const Args& a, cudaStream_t s) { launch_lean<0, 8, 0>(a, s); }
+void launch_v17(const Args& a, cudaStream_t s) { launch_lean<2, 4, 8>(a, s); }
+void launch_v18(const Args& a, cudaStream_t s) { launch_lean<2, 8, 8>(a, s); }
 void launch_d_noside(const Args& a, cudaStream_t s) { launch_fast_modes<kNoSide, kNoSide>(a, s); }
 void launch_d_noreduce(const Args& a, cudaStream_t s) { launch_fast_modes<kEarly | kNoReduce, kNoReduce>(a, s); }
 void launch_d_copy(const Args& a, cudaStream_t s) { launch_fast_modes<kCopy, kCopy>(a, s); }
