@@ -27,6 +27,9 @@ void launch_v15(const Args& a, cudaStream_t s);
 void launch_v16(const Args& a, cudaStream_t s);
 void launch_v17(const Args& a, cudaStream_t s);
 void launch_v18(const Args& a, cudaStream_t s);
+void launch_v19(const Args& a, cudaStream_t s);
+void launch_v20(const Args& a, cudaStream_t s);
+void launch_v21(const Args& a, cudaStream_t s);
 void launch_d_noside(const Args& a, cudaStream_t s);
 void launch_d_noreduce(const Args& a, cudaStream_t s);
 void launch_d_copy(const Args& a, cudaStream_t s);
@@ -186,6 +189,12 @@ void install(Registry& r) {
          "tuning: the lean kernel on every range (2 / 4 / 8 chunks per lane)", nullptr, reinterpret_cast<void*>(&launch_v17)});
   r.add({"ssu.v18", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel", "ssu_fast_lean_kernel"}, src,
          "tuning: the lean kernel on every range (2 / 8 / 8 chunks per lane)", nullptr, reinterpret_cast<void*>(&launch_v18)});
+  r.add({"ssu.v19", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel"}, src,
+         "tuning: v8 with side rows bulk-prefetched to L2 ahead of their CTAs (NL = 4 path)", nullptr, reinterpret_cast<void*>(&launch_v19)});
+  r.add({"ssu.v20", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel", "ssu_fast_lean_kernel"}, src,
+         "tuning: the lean kernel (NL = 4 path) with side rows bulk-prefetched to L2", nullptr, reinterpret_cast<void*>(&launch_v20)});
+  r.add({"ssu.v21", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel"}, src,
+         "tuning: v19 and, above 8192 tiles, the v3 order with vector B/C and the prefetch", nullptr, reinterpret_cast<void*>(&launch_v21)});
   r.add({"ssu.v10", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_v10_kernel", "ssu_fast_kernel", "ssu_fast_mid_kernel"}, src,
          "tuning: persistent round-robin warps, state and side inputs all through cp.async (> 384 tiles)", nullptr,
          reinterpret_cast<void*>(&launch_v10)});

@@ -202,6 +202,43 @@ __global__ void __launch_bounds__(64, sizeof(ST) == 2 ? 16 : (NL == 8 ? 20 : 24)
   }
 }
 
+// Side-row prefetch (kPrefetch): the side inputs (x, z, B, C, dt) are small per batch row but
+// scattered next to the state stream; read one 128-byte row at a time by each CTA they cost
+// far more than their bytes. The first CTA of batch row b asks L2 for the whole side rows of
+// batch row b + ahead (one bulk prefetch per input, evict_last so the state stream does not push
+// them out), ahead being about 24 MB of state traffic; the CTAs of batch row 0 cover rows
+// 0 .. ahead - 1. By the time a CTA runs, its side loads hit L2.
+__device__ __forceinline__ void bulk_prefetch_l2(const void* p, long long bytes, uint64_t policy) {
+  const uintptr_t lo = reinterpret_cast<uintptr_t>(p) & ~uintptr_t{15};
+  const uintptr_t hi = (reinterpret_cast<uintptr_t>(p) + bytes + 15) & ~uintptr_t{15};
+  asm volatile("cp.async.bulk.prefetch.L2.global.L2::cache_hint [%0], %1, %2;\n" ::"l"(lo), "r"(static_cast<unsigned>(hi - lo)),
+               "l"(policy)
+               : "memory");
+}
+template <class ST, class IT>
+__device__ __forceinline__ void prefetch_side_rows(const Args& a, int b, int h, int part) {
+  if (part != 0 || threadIdx.x != 0) return;
+  const long long row_state = static_cast<long long>(a.nheads) * kP * kN * sizeof(ST) * 2;
+  const int ahead = static_cast<int>(min(64LL, max(2LL, (24LL << 20) / row_state)));
+  uint64_t policy;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n" : "=l"(policy));
+  auto row = [&](int bb) {
+    if (bb >= a.batch) return;
+    const long long xs = static_cast<long long>(a.nheads) * kP * sizeof(IT);
+    bulk_prefetch_l2(static_cast<const IT*>(a.x) + bb * a.x_stride, xs, policy);
+    if (a.has_z) bulk_prefetch_l2(static_cast<const IT*>(a.z) + bb * a.x_stride, xs, policy);
+    const long long bcs = static_cast<long long>(a.ngroups) * kN * sizeof(IT);
+    bulk_prefetch_l2(static_cast<const IT*>(a.B) + bb * a.bc_stride, bcs, policy);
+    bulk_prefetch_l2(static_cast<const IT*>(a.C) + bb * a.bc_stride, bcs, policy);
+    const int wsz = a.weight_bf16 ? 2 : 4;
+    bulk_prefetch_l2(static_cast<const char*>(a.dt) + static_cast<long long>(bb) * a.nheads * wsz, a.nheads * wsz, policy);
+  };
+  if (b == 0)
+    for (int bb = h; bb < ahead; bb += a.nheads) row(bb);
+  else if (h == 0)
+    row(b + ahead);
+}
+
 // The mid-range kernel (NL = 4) and the diagnostics. Mode bits:
 //   kEarly: the side inputs (z included) are issued before the state copy, so their latency
 //           overlaps the slot load's and z is in registers before the reduction; without it
@@ -214,7 +251,8 @@ __global__ void __launch_bounds__(64, sizeof(ST) == 2 ? 16 : (NL == 8 ? 20 : 24)
 //           the slot-dependent state copy, so their latency hides behind the slot load's), read
 //           back per row: no B/C registers held across the copy. Needs 16-byte aligned B/C views.
 //   kOcc:   at most 40 registers (24 CTAs per SM for BF16 state).
-enum : int { kEarly = 1, kVecBC = 2, kNoSide = 4, kNoReduce = 8, kCopy = 16, kTight = 32, kStageBC = 64, kOcc = 128 };
+//   kPrefetch: side rows prefetched to L2 ahead of their CTAs (prefetch_side_rows).
+enum : int { kEarly = 1, kVecBC = 2, kNoSide = 4, kNoReduce = 8, kCopy = 16, kTight = 32, kStageBC = 64, kOcc = 128, kPrefetch = 256 };
 
 // V consecutive IT values at a p aligned to their size (V * sizeof(IT) bytes), as floats.
 template <class IT, int V>
@@ -278,6 +316,7 @@ __global__ void __launch_bounds__(64, (kMode & kOcc) ? 24 : sizeof(ST) == 4 ? (N
   uint4* tile = reinterpret_cast<uint4*>(static_cast<ST*>(a.state) +
                                          ((static_cast<long long>(slot) * a.nheads + h) * kP + row0) * kN);
   uint4* mine = stage + threadIdx.x;
+  if constexpr ((kMode & kPrefetch) != 0) prefetch_side_rows<ST, IT>(a, b, h, part);
   float dt, dA, Dh, Bv[V], Cv[V], x[NL], zv[NL];
   auto bc_index = [&] { return static_cast<long long>(b) * a.bc_stride + (h / (a.nheads / a.ngroups)) * kN + cc * V; };
   auto x_index = [&] { return static_cast<long long>(b) * a.x_stride + h * kP + row0 + rsub; };
@@ -433,7 +472,7 @@ struct Lean {
   static_assert(kXZ % 4 == 0 && kXZCopies <= 8, "x/z slices");
 };
 
-template <class ST, class IT, int NL>
+template <class ST, class IT, int NL, bool kPf>
 __global__ void __launch_bounds__(64, NL == 8 ? 20 : 32) ssu_fast_lean_kernel(Args a) {  // 32 CTAs: <= 32 registers
   using G = Geo<ST, NL>;
   using L = Lean<ST, IT, NL>;
@@ -446,6 +485,7 @@ __global__ void __launch_bounds__(64, NL == 8 ? 20 : 32) ssu_fast_lean_kernel(Ar
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int cc = lane % CPR, rsub = lane / CPR;
   const int row0 = part * G::kRowsPerCta + warp * G::RPW;
+  if constexpr (kPf) prefetch_side_rows<ST, IT>(a, b, h, part);
   // Side rows first: they do not wait for the slot.
   {
     const long long row = static_cast<long long>(b) * a.bc_stride + (h / (a.nheads / a.ngroups)) * kN;
@@ -787,7 +827,7 @@ int fast_chunks_per_lane(const Args& a) {
 
 // One launch of the fast kernel family: NL chunks per lane, mode bits kMid on the NL = 4 path
 // and kOther on the NL = 2 and 8 paths (-1: the v3 kernel).
-template <int kMid, int kOther, int kMidNL = 4>
+template <int kMid, int kOther, int kMidNL = 4, int kLarge = kOther>
 void launch_fast_modes(const Args& a, cudaStream_t s) {
   require_aligned_state(a);
   auto go = [&](auto geo, auto kernels) {
@@ -798,11 +838,11 @@ void launch_fast_modes(const Args& a, cudaStream_t s) {
   if (a.state_bf16) {
     if (nl == 2) go(Geo<__nv_bfloat16, 2>{}, FastAt<2, kOther>{});
     else if (nl == 4) go(Geo<__nv_bfloat16, kMidNL>{}, FastAt<kMidNL, kMid>{});
-    else go(Geo<__nv_bfloat16, 8>{}, FastAt<8, kOther>{});
+    else go(Geo<__nv_bfloat16, 8>{}, FastAt<8, kLarge>{});
   } else {
     if (nl == 2) go(Geo<float, 2>{}, FastAt<2, kOther>{});
     else if (nl == 4) go(Geo<float, kMidNL>{}, FastAt<kMidNL, kMid>{});
-    else go(Geo<float, 8>{}, FastAt<8, kOther>{});
+    else go(Geo<float, 8>{}, FastAt<8, kLarge>{});
   }
 }
 
@@ -840,7 +880,7 @@ bool lean_views_aligned(const Args& a, int xz_align) {
 }
 // The lean kernel at NL chunks per lane on each range of fast_chunks_per_lane (small <= 384
 // tiles, mid, large > 8192); 0 keeps v8's kernel on that range.
-template <int kSmallNL, int kMidNL, int kLargeNL>
+template <int kSmallNL, int kMidNL, int kLargeNL, bool kPf = false>
 void launch_lean(const Args& a, cudaStream_t s) {
   const int band = fast_chunks_per_lane(a);
   const int nl = band == 2 ? kSmallNL : band == 4 ? kMidNL : kLargeNL;
@@ -849,7 +889,7 @@ void launch_lean(const Args& a, cudaStream_t s) {
     using IT = decltype(it);
     constexpr int NL = decltype(nlc)::value;
     if (!lean_views_aligned(a, Lean<ST, IT, NL>::kXZCopy)) return false;
-    ssu_fast_lean_kernel<ST, IT, NL><<<grid_of<Geo<ST, NL>>(a), 64, 0, s>>>(a);
+    ssu_fast_lean_kernel<ST, IT, NL, kPf><<<grid_of<Geo<ST, NL>>(a), 64, 0, s>>>(a);
     return true;
   };
   auto go_nl = [&](auto nlc) {
@@ -869,6 +909,9 @@ void launch_v15(const Args& a, cudaStream_t s) { launch_lean<0, 4, 0>(a, s); }
 void launch_v16(const Args& a, cudaStream_t s) { launch_lean<0, 8, 0>(a, s); }
 void launch_v17(const Args& a, cudaStream_t s) { launch_lean<2, 4, 8>(a, s); }
 void launch_v18(const Args& a, cudaStream_t s) { launch_lean<2, 8, 8>(a, s); }
+void launch_v19(const Args& a, cudaStream_t s) { launch_fast_modes<kEarly | kVecBC | kPrefetch, -1>(a, s); }
+void launch_v20(const Args& a, cudaStream_t s) { launch_lean<0, 4, 0, true>(a, s); }
+void launch_v21(const Args& a, cudaStream_t s) { launch_fast_modes<kEarly | kVecBC | kPrefetch, -1, 4, kVecBC | kPrefetch>(a, s); }
 void launch_d_noside(const Args& a, cudaStream_t s) { launch_fast_modes<kNoSide, kNoSide>(a, s); }
 void launch_d_noreduce(const Args& a, cudaStream_t s) { launch_fast_modes<kEarly | kNoReduce, kNoReduce>(a, s); }
 void launch_d_copy(const Args& a, cudaStream_t s) { launch_fast_modes<kCopy, kCopy>(a, s); }
