@@ -16,23 +16,6 @@ void launch_baseline(const Args& a, cudaStream_t s);
 void launch_fast(const Args& a, cudaStream_t s);
 void launch_floor(const Args& a, cudaStream_t s);
 void launch_floor_stream(const Args& a, cudaStream_t s);
-void launch_v8(const Args& a, cudaStream_t s);
-void launch_v9(const Args& a, cudaStream_t s);
-void launch_v10(const Args& a, cudaStream_t s);
-void launch_v11(const Args& a, cudaStream_t s);
-void launch_v12(const Args& a, cudaStream_t s);
-void launch_v13(const Args& a, cudaStream_t s);
-void launch_v14(const Args& a, cudaStream_t s);
-void launch_v15(const Args& a, cudaStream_t s);
-void launch_v16(const Args& a, cudaStream_t s);
-void launch_v17(const Args& a, cudaStream_t s);
-void launch_v18(const Args& a, cudaStream_t s);
-void launch_v19(const Args& a, cudaStream_t s);
-void launch_v20(const Args& a, cudaStream_t s);
-void launch_v21(const Args& a, cudaStream_t s);
-void launch_d_noside(const Args& a, cudaStream_t s);
-void launch_d_noreduce(const Args& a, cudaStream_t s);
-void launch_d_copy(const Args& a, cudaStream_t s);
 
 namespace {
 
@@ -164,44 +147,8 @@ void install(Registry& r) {
          "Triton selective_state_update structure, BLOCK_SIZE_M=8, 4 warps, grid (dim tiles, batch, heads)", nullptr,
          reinterpret_cast<void*>(&launch_baseline)});
   r.add({"ssu.fast", "ssu", "cuda", "candidate", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel"}, src,
-         "row owner: one CTA per (batch, head), all state loads in flight before compute", nullptr,
+         "row owner: 2-warp CTAs over row slices of a (batch, head), state through cp.async, side rows prefetched to L2 (BF16 state)", nullptr,
          reinterpret_cast<void*>(&launch_fast)});
-  // Tuning arms (branch ssu-next only): the next candidate and three diagnostics whose outputs
-  // are wrong on purpose (role "diagnostic": not checked, timed only).
-  r.add({"ssu.v8", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel"}, src,
-         "tuning: v7 + vector B/C loads on the NL = 4 path", nullptr, reinterpret_cast<void*>(&launch_v8)});
-  r.add({"ssu.v9", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel"}, src,
-         "tuning: v8 with at most 48 registers on the NL = 4 path", nullptr, reinterpret_cast<void*>(&launch_v9)});
-  r.add({"ssu.v11", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel"}, src,
-         "tuning: v7 with B/C staged per warp through cp.async on the NL = 4 path", nullptr,
-         reinterpret_cast<void*>(&launch_v11)});
-  r.add({"ssu.v12", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel"}, src,
-         "tuning: v11 with at most 40 registers on the NL = 4 path", nullptr, reinterpret_cast<void*>(&launch_v12)});
-  r.add({"ssu.v13", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel"}, src,
-         "tuning: v11 with at most 48 registers on the NL = 4 path", nullptr, reinterpret_cast<void*>(&launch_v13)});
-  r.add({"ssu.v14", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel"}, src,
-         "tuning: v11's staged kernel at 8 chunks per lane on the mid range", nullptr, reinterpret_cast<void*>(&launch_v14)});
-  r.add({"ssu.v15", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel", "ssu_fast_lean_kernel"}, src,
-         "tuning: lean kernel (every row input staged, <= 40 registers) on the NL = 4 path", nullptr, reinterpret_cast<void*>(&launch_v15)});
-  r.add({"ssu.v16", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel", "ssu_fast_lean_kernel"}, src,
-         "tuning: the lean kernel at 8 chunks per lane on the mid range", nullptr, reinterpret_cast<void*>(&launch_v16)});
-  r.add({"ssu.v17", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel", "ssu_fast_lean_kernel"}, src,
-         "tuning: the lean kernel on every range (2 / 4 / 8 chunks per lane)", nullptr, reinterpret_cast<void*>(&launch_v17)});
-  r.add({"ssu.v18", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel", "ssu_fast_lean_kernel"}, src,
-         "tuning: the lean kernel on every range (2 / 8 / 8 chunks per lane)", nullptr, reinterpret_cast<void*>(&launch_v18)});
-  r.add({"ssu.v19", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel"}, src,
-         "tuning: v8 with side rows bulk-prefetched to L2 ahead of their CTAs (NL = 4 path)", nullptr, reinterpret_cast<void*>(&launch_v19)});
-  r.add({"ssu.v20", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel", "ssu_fast_lean_kernel"}, src,
-         "tuning: the lean kernel (NL = 4 path) with side rows bulk-prefetched to L2", nullptr, reinterpret_cast<void*>(&launch_v20)});
-  r.add({"ssu.v21", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel"}, src,
-         "tuning: v19 and, above 8192 tiles, the v3 order with vector B/C and the prefetch", nullptr, reinterpret_cast<void*>(&launch_v21)});
-  r.add({"ssu.v10", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_v10_kernel", "ssu_fast_kernel", "ssu_fast_mid_kernel"}, src,
-         "tuning: persistent round-robin warps, state and side inputs all through cp.async (> 384 tiles)", nullptr,
-         reinterpret_cast<void*>(&launch_v10)});
-  for (auto [name, fn] : {std::pair{"ssu.d_noside", &launch_d_noside}, {"ssu.d_noreduce", &launch_d_noreduce},
-                          {"ssu.d_copy", &launch_d_copy}})
-    r.add({name, "ssu", "cuda", "diagnostic", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel"}, src, "diagnostic (wrong outputs)", nullptr,
-           reinterpret_cast<void*>(fn)});
   r.add({"ssu.floor", "ssu", "cuda", "floor", {"sm_90a"}, {"ssu_floor_kernel"}, src,
          "copies the state bytes the update reads and writes (bandwidth anchor)", nullptr,
          reinterpret_cast<void*>(&launch_floor)});
