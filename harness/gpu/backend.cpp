@@ -80,9 +80,11 @@ json GpuBackend::protocol() const {
   json p;
   p["cold_l2"] = !warm_;
   p["flush_bytes"] = warm_ ? 0 : flusher_->bytes();
-  p["flush"] = warm_ ? "none (--warm)" : "cudaMemsetAsync over 2x L2 before every sample, outside the measured window";
+  p["flush"] = warm_ ? "none (--warm)"
+                     : "persisting (evict_last) lines reset, then cudaMemsetAsync over 2x L2, before every sample, "
+                       "outside the measured window";
   p["timer_requested_fallback"] = fallback_reason_.empty() ? json(nullptr) : json(fallback_reason_);
-  p["persisting_l2"] = "reset before every row";
+  p["persisting_l2"] = warm_ ? "reset before every row" : "reset before every row and every sample";
   return p;
 }
 

@@ -53,6 +53,8 @@ L2Flusher::L2Flusher(int device) {
   buf_ = DeviceBuffer(static_cast<size_t>(std::max(l2, 1 << 20)) * 2);
 }
 void L2Flusher::flush(cudaStream_t s) {
+  KGATE_CUDA(cudaStreamSynchronize(s));  // the reset is not stream-ordered: nothing may still run
+  KGATE_CUDA(cudaCtxResetPersistingL2Cache());
   KGATE_CUDA(cudaMemsetAsync(buf_.get(), static_cast<int>(++value_ & 0xff), buf_.bytes(), s));
 }
 

@@ -207,33 +207,30 @@ __global__ void __launch_bounds__(64, sizeof(ST) == 2 ? 16 : (NL == 8 ? 20 : 24)
 // Side-row prefetch (kPrefetch): the side inputs (x, z, B, C, dt) are small per batch row but
 // scattered next to the state stream; read one 128-byte row at a time by each CTA they cost
 // far more than their bytes. The first CTA of batch row b asks L2 for the whole side rows of
-// batch row b + ahead (one bulk prefetch per input, evict_last so the state stream does not push
-// them out), ahead being about 24 MB of state traffic; the CTAs of batch row 0 cover rows
-// 0 .. ahead - 1. By the time a CTA runs, its side loads hit L2.
-__device__ __forceinline__ void bulk_prefetch_l2(const void* p, long long bytes, uint64_t policy) {
+// batch row b + ahead (one bulk prefetch per input, normal priority), ahead being about 24 MB
+// of state traffic; the CTAs of batch row 0 cover rows 0 .. ahead - 1. By the time a CTA runs,
+// its side loads hit L2. Not evict_last: such lines outlive the kernel and crowd the L2 of
+// whatever runs next (and outlive a plain memset flush; see harness/gpu/device.hpp).
+__device__ __forceinline__ void bulk_prefetch_l2(const void* p, long long bytes) {
   const uintptr_t lo = reinterpret_cast<uintptr_t>(p) & ~uintptr_t{15};
   const uintptr_t hi = (reinterpret_cast<uintptr_t>(p) + bytes + 15) & ~uintptr_t{15};
-  asm volatile("cp.async.bulk.prefetch.L2.global.L2::cache_hint [%0], %1, %2;\n" ::"l"(lo), "r"(static_cast<unsigned>(hi - lo)),
-               "l"(policy)
-               : "memory");
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(lo), "r"(static_cast<unsigned>(hi - lo)) : "memory");
 }
 template <class ST, class IT>
 __device__ __forceinline__ void prefetch_side_rows(const Args& a, int b, int h, int part) {
   if (part != 0 || threadIdx.x != 0) return;
   const long long row_state = static_cast<long long>(a.nheads) * kP * kN * sizeof(ST) * 2;
   const int ahead = static_cast<int>(min(64LL, max(2LL, (24LL << 20) / row_state)));
-  uint64_t policy;
-  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n" : "=l"(policy));
   auto row = [&](int bb) {
     if (bb >= a.batch) return;
     const long long xs = static_cast<long long>(a.nheads) * kP * sizeof(IT);
-    bulk_prefetch_l2(static_cast<const IT*>(a.x) + bb * a.x_stride, xs, policy);
-    if (a.has_z) bulk_prefetch_l2(static_cast<const IT*>(a.z) + bb * a.x_stride, xs, policy);
+    bulk_prefetch_l2(static_cast<const IT*>(a.x) + bb * a.x_stride, xs);
+    if (a.has_z) bulk_prefetch_l2(static_cast<const IT*>(a.z) + bb * a.x_stride, xs);
     const long long bcs = static_cast<long long>(a.ngroups) * kN * sizeof(IT);
-    bulk_prefetch_l2(static_cast<const IT*>(a.B) + bb * a.bc_stride, bcs, policy);
-    bulk_prefetch_l2(static_cast<const IT*>(a.C) + bb * a.bc_stride, bcs, policy);
+    bulk_prefetch_l2(static_cast<const IT*>(a.B) + bb * a.bc_stride, bcs);
+    bulk_prefetch_l2(static_cast<const IT*>(a.C) + bb * a.bc_stride, bcs);
     const int wsz = a.weight_bf16 ? 2 : 4;
-    bulk_prefetch_l2(static_cast<const char*>(a.dt) + static_cast<long long>(bb) * a.nheads * wsz, a.nheads * wsz, policy);
+    bulk_prefetch_l2(static_cast<const char*>(a.dt) + static_cast<long long>(bb) * a.nheads * wsz, a.nheads * wsz);
   };
   if (b == 0)
     for (int bb = h; bb < ahead; bb += a.nheads) row(bb);
@@ -504,6 +501,7 @@ void launch_fast(const Args& a, cudaStream_t s) {
   if (a.state_bf16) launch_fast_modes<__nv_bfloat16, -1, kEarly | kVecBC | kPrefetch, kVecBC | kPrefetch>(a, s);
   else launch_fast_modes<float, -1, kEarly, -1>(a, s);
 }
+
 void launch_floor(const Args& a, cudaStream_t s) {
   require_aligned_state(a);
   if (a.state_bf16) dispatch<FloorK>(a, [&](auto fn) { fn<<<grid_of<Geo<__nv_bfloat16, 8>>(a), 64, 0, s>>>(a); });

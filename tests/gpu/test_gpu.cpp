@@ -11,6 +11,7 @@
 #include "harness/gpu/timer.hpp"
 #include "kernels/ssu/ssu_gpu.cuh"
 #include "references/ssu/family.hpp"
+#include "tests/gpu/l2_probe.hpp"
 
 using namespace kgate;
 
@@ -75,6 +76,24 @@ TEST(Gpu, CuptiTimerMeasuresOneKernelAndExcludesFlush) {
     EXPECT_LT(m.us, 100);
     EXPECT_GE(m.events_us, m.us * 0.5);
   }
+}
+
+// The cold-L2 step must leave no line of the previous sample in L2, including lines an arm
+// marked evict_last (a plain memset flush does not evict those; measured on the H200).
+TEST(Gpu, FlushEvictsEvictLastLines) {
+  REQUIRE_GPU();
+  gpu::Stream stream;
+  gpu::L2Flusher flusher(0);
+  test::L2Probe probe(8 << 20);
+  flusher.flush(stream.get());
+  const double cold = probe.cycles_per_load(stream.get());     // first touch after a flush: DRAM
+  const double hot = probe.cycles_per_load(stream.get());      // just read: L2
+  ASSERT_LT(hot, 0.8 * cold) << "the probe cannot tell L2 from DRAM here (hot " << hot << ", cold " << cold << ")";
+  probe.prefetch_evict_last(stream.get());
+  flusher.flush(stream.get());
+  const double after = probe.cycles_per_load(stream.get());
+  EXPECT_GT(after, 0.9 * cold) << "evict_last lines survived the flush: " << after << " cycles per load, cold " << cold
+                               << ", L2 hit " << hot;
 }
 
 TEST(Gpu, SsuArmsRefuseAnUnalignedStatePool) {
