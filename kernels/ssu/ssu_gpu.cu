@@ -244,7 +244,9 @@ __device__ __forceinline__ void prefetch_side_rows(const Args& a, int b, int h, 
 //           they follow the copy (the v3 order) and z is read at the end.
 //   kVecBC: B and C with one vector load per lane slice when the view is aligned.
 //   kPrefetch: side rows prefetched to L2 ahead of their CTAs (prefetch_side_rows).
-enum : int { kEarly = 1, kVecBC = 2, kPrefetch = 4 };
+//   kAllLoads: the state copy first, then every side load before any arithmetic on them (v7's
+//           NL = 2 kernel): no load waits behind dt's softplus. Without kEarly only.
+enum : int { kEarly = 1, kVecBC = 2, kPrefetch = 4, kAllLoads = 8 };
 
 template <class IT, int V>
 __device__ __forceinline__ void load_bc(const Args& a, long long bci, float dt, float* Bv, float* Cv, bool vec) {
@@ -299,7 +301,9 @@ __global__ void __launch_bounds__(64, sizeof(ST) == 4 ? (NL == 8 ? 20 : 24) : 16
 #pragma unroll
       for (int i = 0; i < NL; ++i) cp_async16(mine + i * G::kThreads, tile + i * 32 + lane);
   };
-  if constexpr (!early) {
+  constexpr bool all_loads = kMode & kAllLoads;
+  static_assert(!(early && all_loads), "kAllLoads is a form of the copy-first order");
+  if constexpr (!early && !all_loads) {
     // v3 order: state copy, then the side inputs while it streams in.
     copy_state();
     dt = dt_eff(a, b, h);
@@ -310,6 +314,7 @@ __global__ void __launch_bounds__(64, sizeof(ST) == 4 ? (NL == 8 ? 20 : 24) : 16
     for (int i = 0; i < NL; ++i) x[i] = ld_io<IT>(a.x, xrow + i * RPL);
     Dh = load_w(a.D, h, a.weight_bf16);
   } else {
+    if constexpr (all_loads) copy_state();
     const float dt_raw = load_w(a.dt, bh, a.weight_bf16), dt_bias = load_w(a.dt_bias, h, a.weight_bf16);
     const float A = load_w(a.A, h, a.weight_bf16);
     Dh = load_w(a.D, h, a.weight_bf16);
@@ -318,9 +323,9 @@ __global__ void __launch_bounds__(64, sizeof(ST) == 4 ? (NL == 8 ? 20 : 24) : 16
 #pragma unroll
     for (int i = 0; i < NL; ++i) {
       x[i] = ld_io<IT>(a.x, xrow + i * RPL);
-      zv[i] = a.has_z && cc == 0 ? ld_io<IT>(a.z, xrow + i * RPL) : 0.f;
+      zv[i] = early && a.has_z && cc == 0 ? ld_io<IT>(a.z, xrow + i * RPL) : 0.f;
     }
-    copy_state();
+    if constexpr (early) copy_state();
     dt = dt_from(a, dt_raw, dt_bias);
     dA = __expf(A * dt);
 #pragma unroll
@@ -468,46 +473,6 @@ template <class G>
 dim3 grid_of(const Args& a) {
   return dim3(static_cast<unsigned>(a.batch) * a.nheads * G::kCtasPerHead);
 }
-// Heuristic (a pure function of the problem), measured on the H200 (kernels/ssu/NOTES.md):
-// with at most ~3 (batch, head) tiles per SM the update is latency bound, so lanes carry 2
-// chunks and 4x more CTAs issue at once; up to 8192 tiles lanes carry 4 chunks with the side
-// inputs issued first (FP32 b16-b64 gained 4-7 %); beyond that lanes carry 8, state copy first.
-int fast_chunks_per_lane(const Args& a) {
-  const long long tiles = static_cast<long long>(a.batch) * a.nheads;
-  return tiles <= 384 ? 2 : tiles <= 8192 ? 4 : 8;
-}
-
-// One launch of the fast kernel family for state type ST: NL chunks per lane by problem size,
-// with mode bits kSmall / kMid / kLarge on the NL = 2 / 4 / 8 paths (-1: the v3 kernel).
-template <class ST, int kSmall, int kMid, int kLarge>
-void launch_fast_modes(const Args& a, cudaStream_t s) {
-  require_aligned_state(a);
-  auto go = [&](auto geo, auto kernels) {
-    using G = decltype(geo);
-    using Ks = decltype(kernels);
-    if (a.io_bf16) Ks::template K<ST, __nv_bfloat16>::fn<<<grid_of<G>(a), G::kThreads, 0, s>>>(a);
-    else Ks::template K<ST, float>::fn<<<grid_of<G>(a), G::kThreads, 0, s>>>(a);
-  };
-  const int nl = fast_chunks_per_lane(a);
-  if (nl == 2) go(Geo<ST, 2>{}, FastAt<2, kSmall>{});
-  else if (nl == 4) go(Geo<ST, 4>{}, FastAt<4, kMid>{});
-  else go(Geo<ST, 8>{}, FastAt<8, kLarge>{});
-}
-
-// BF16 state (v11): vector B/C and the side-row L2 prefetch on the mid and large ranges (early
-// side inputs on the mid range, the v3 order on the large one). FP32 state keeps v7's kernels:
-// its side inputs weigh half as much next to its state and the prefetch did not move it.
-void launch_fast(const Args& a, cudaStream_t s) {
-  if (a.state_bf16) launch_fast_modes<__nv_bfloat16, -1, kEarly | kVecBC | kPrefetch, kVecBC | kPrefetch>(a, s);
-  else launch_fast_modes<float, -1, kEarly, -1>(a, s);
-}
-
-void launch_floor(const Args& a, cudaStream_t s) {
-  require_aligned_state(a);
-  if (a.state_bf16) dispatch<FloorK>(a, [&](auto fn) { fn<<<grid_of<Geo<__nv_bfloat16, 8>>(a), 64, 0, s>>>(a); });
-  else dispatch<FloorK>(a, [&](auto fn) { fn<<<grid_of<Geo<float, 8>>(a), 64, 0, s>>>(a); });
-}
-
 // Persistent launches. resident_ctas: CTAs of `threads` threads and `smem` bytes that fit on
 // the device at once (the kernel's dynamic shared memory limit raised first), asked once per
 // kernel. balanced_grid: as many of them as fit, trimmed so every warp of a round-robin walk
@@ -529,6 +494,58 @@ inline int balanced_grid(int items, int max_ctas, int warps_per_cta) {
   const int per_warp = std::max(1, (items + max_warps - 1) / max_warps);
   const int warps = (items + per_warp - 1) / per_warp;
   return std::max(1, (warps + warps_per_cta - 1) / warps_per_cta);
+}
+
+// Heuristic (a pure function of the problem), measured on the H200 (kernels/ssu/NOTES.md):
+// with at most ~3 (batch, head) tiles per SM the update is latency bound, so lanes carry 2
+// chunks and 4x more CTAs issue at once; up to 8192 tiles lanes carry 4 chunks with the side
+// inputs issued first (FP32 b16-b64 gained 4-7 %); beyond that lanes carry 8, state copy first.
+int fast_chunks_per_lane(const Args& a) {
+  const long long tiles = static_cast<long long>(a.batch) * a.nheads;
+  return tiles <= 384 ? 2 : tiles <= 8192 ? 4 : 8;
+}
+
+// One launch of the fast kernel family for state type ST: NL chunks per lane by problem size,
+// with mode bits kSmall / kMid / kLarge on the NL = 2 / 4 / 8 paths (-1: the v3 kernel).
+// kSmallWaves: the NL = 2 mode when the grid is more than one resident wave (same as kSmall:
+// no distinction).
+template <class ST, int kSmall, int kMid, int kLarge, int kSmallWaves = kSmall>
+void launch_fast_modes(const Args& a, cudaStream_t s) {
+  require_aligned_state(a);
+  auto go = [&](auto geo, auto kernels) {
+    using G = decltype(geo);
+    using Ks = decltype(kernels);
+    if (a.io_bf16) Ks::template K<ST, __nv_bfloat16>::fn<<<grid_of<G>(a), G::kThreads, 0, s>>>(a);
+    else Ks::template K<ST, float>::fn<<<grid_of<G>(a), G::kThreads, 0, s>>>(a);
+  };
+  const int nl = fast_chunks_per_lane(a);
+  if (nl == 2 && kSmallWaves != kSmall &&
+      static_cast<long long>(grid_of<Geo<ST, 2>>(a).x) >
+          resident_ctas<FastAt<2, kSmall>::template K<ST, float>::fn>(Geo<ST, 2>::kThreads, 0))
+    go(Geo<ST, 2>{}, FastAt<2, kSmallWaves>{});
+  else if (nl == 2) go(Geo<ST, 2>{}, FastAt<2, kSmall>{});
+  else if (nl == 4) go(Geo<ST, 4>{}, FastAt<4, kMid>{});
+  else go(Geo<ST, 8>{}, FastAt<8, kLarge>{});
+}
+
+// BF16 state (v11): vector B/C and the side-row L2 prefetch on the mid and large ranges (early
+// side inputs on the mid range, the v3 order on the large one). FP32 state keeps v7's kernels:
+// its side inputs weigh half as much next to its state and the prefetch did not move it.
+void launch_fast(const Args& a, cudaStream_t s) {
+  if (a.state_bf16) launch_fast_modes<__nv_bfloat16, -1, kEarly | kVecBC | kPrefetch, kVecBC | kPrefetch>(a, s);
+  else launch_fast_modes<float, -1, kEarly, -1>(a, s);
+}
+
+// Tuning: ssu.fast with v7's all-loads-first NL = 2 kernel when the NL = 2 grid is more than one
+// resident wave (v7 won mamba2 fp32 b4 and granite fp32 b8, the v3 kernel won every one-wave row).
+void launch_wave2(const Args& a, cudaStream_t s) {
+  if (a.state_bf16) launch_fast_modes<__nv_bfloat16, -1, kEarly | kVecBC | kPrefetch, kVecBC | kPrefetch, kAllLoads>(a, s);
+  else launch_fast_modes<float, -1, kEarly, -1, kAllLoads>(a, s);
+}
+void launch_floor(const Args& a, cudaStream_t s) {
+  require_aligned_state(a);
+  if (a.state_bf16) dispatch<FloorK>(a, [&](auto fn) { fn<<<grid_of<Geo<__nv_bfloat16, 8>>(a), 64, 0, s>>>(a); });
+  else dispatch<FloorK>(a, [&](auto fn) { fn<<<grid_of<Geo<float, 8>>(a), 64, 0, s>>>(a); });
 }
 
 template <class ST>
