@@ -16,7 +16,6 @@ void launch_baseline(const Args& a, cudaStream_t s);
 void launch_fast(const Args& a, cudaStream_t s);
 void launch_floor(const Args& a, cudaStream_t s);
 void launch_floor_stream(const Args& a, cudaStream_t s);
-void launch_wave2(const Args& a, cudaStream_t s);
 
 namespace {
 
@@ -150,9 +149,6 @@ void install(Registry& r) {
   r.add({"ssu.fast", "ssu", "cuda", "candidate", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel"}, src,
          "row owner: 2-warp CTAs over row slices of a (batch, head), state through cp.async, side rows prefetched to L2 (BF16 state)", nullptr,
          reinterpret_cast<void*>(&launch_fast)});
-  r.add({"ssu.wave2", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel"}, src,
-         "tuning: ssu.fast with v7's all-loads-first NL = 2 kernel beyond one resident wave", nullptr,
-         reinterpret_cast<void*>(&launch_wave2)});
   r.add({"ssu.floor", "ssu", "cuda", "floor", {"sm_90a"}, {"ssu_floor_kernel"}, src,
          "copies the state bytes the update reads and writes (bandwidth anchor)", nullptr,
          reinterpret_cast<void*>(&launch_floor)});

@@ -219,6 +219,7 @@ __device__ __forceinline__ void bulk_prefetch_l2(const void* p, long long bytes)
 template <class ST, class IT>
 __device__ __forceinline__ void prefetch_side_rows(const Args& a, int b, int h, int part) {
   if (part != 0 || threadIdx.x != 0) return;
+  // 8, 24 and 48 MB measured the same (tuning run 10); 24 keeps the rows clear of both ends.
   const long long row_state = static_cast<long long>(a.nheads) * kP * kN * sizeof(ST) * 2;
   const int ahead = static_cast<int>(min(64LL, max(2LL, (24LL << 20) / row_state)));
   auto row = [&](int bb) {
@@ -528,20 +529,16 @@ void launch_fast_modes(const Args& a, cudaStream_t s) {
   else go(Geo<ST, 8>{}, FastAt<8, kLarge>{});
 }
 
-// BF16 state (v11): vector B/C and the side-row L2 prefetch on the mid and large ranges (early
-// side inputs on the mid range, the v3 order on the large one). FP32 state keeps v7's kernels:
-// its side inputs weigh half as much next to its state and the prefetch did not move it.
+// v12. BF16 state: vector B/C and the side-row L2 prefetch on the mid and large ranges (early
+// side inputs on the mid range, the v3 order on the large one). FP32 state keeps v7's mid and
+// large kernels: its side inputs weigh half as much next to its state. Both: on the NL = 2 range
+// the v3 kernel while the grid fits one resident wave (latency bound: the state copy goes out
+// first), the all-loads-first form beyond it (measured: kernels/ssu/NOTES.md, tuning run 9).
 void launch_fast(const Args& a, cudaStream_t s) {
-  if (a.state_bf16) launch_fast_modes<__nv_bfloat16, -1, kEarly | kVecBC | kPrefetch, kVecBC | kPrefetch>(a, s);
-  else launch_fast_modes<float, -1, kEarly, -1>(a, s);
-}
-
-// Tuning: ssu.fast with v7's all-loads-first NL = 2 kernel when the NL = 2 grid is more than one
-// resident wave (v7 won mamba2 fp32 b4 and granite fp32 b8, the v3 kernel won every one-wave row).
-void launch_wave2(const Args& a, cudaStream_t s) {
   if (a.state_bf16) launch_fast_modes<__nv_bfloat16, -1, kEarly | kVecBC | kPrefetch, kVecBC | kPrefetch, kAllLoads>(a, s);
   else launch_fast_modes<float, -1, kEarly, -1, kAllLoads>(a, s);
 }
+
 void launch_floor(const Args& a, cudaStream_t s) {
   require_aligned_state(a);
   if (a.state_bf16) dispatch<FloorK>(a, [&](auto fn) { fn<<<grid_of<Geo<__nv_bfloat16, 8>>(a), 64, 0, s>>>(a); });
