@@ -74,7 +74,7 @@ void add_env(CLI::App& app, Action& action) {
     action = [backend]() -> int {
       auto b = select_backend(*backend, "cupti", false, true);
       json e = b->environment();
-      e["kgate"] = {{"version", KGATE_VERSION}, {"git_commit", KGATE_GIT_COMMIT}, {"binary_sha256", self_binary_sha256()}};
+      e["kgate"] = {{"version", KGATE_VERSION}, {"git_commit", built_git_commit()}, {"binary_sha256", self_binary_sha256()}};
       std::printf("%s\n", e.dump(2).c_str());
       return kExitOk;
     };

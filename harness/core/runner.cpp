@@ -551,7 +551,7 @@ RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend
   subject.push_back({{"name", sidecar_name}, {"digest", {{"sha256", sidecar_sha}}}});
 
   json pred;
-  pred["tool"] = {{"name", "kgate"}, {"version", KGATE_VERSION}, {"git_commit", KGATE_GIT_COMMIT},
+  pred["tool"] = {{"name", "kgate"}, {"version", KGATE_VERSION}, {"git_commit", built_git_commit()},
                   {"binary_sha256", self_binary_sha256()}};
   pred["backend"] = bid.name;
   pred["timer"] = bid.timer;
