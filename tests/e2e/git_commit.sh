@@ -11,5 +11,6 @@ if git -C "$SRC" rev-parse HEAD > "$WORK/head" 2> /dev/null; then
 else
   expected=unknown
 fi
-[ "$recorded" = "$expected" ]; check "recorded commit '$recorded' is the tree's '$expected'" 0 $?
+[ "$recorded" = "$expected" ]
+check "recorded commit '$recorded' is the tree's '$expected' (if not: the binary predates the last commit or edit; rebuild, then rerun ctest)" 0 $?
 finish
