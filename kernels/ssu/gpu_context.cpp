@@ -16,6 +16,8 @@ void launch_baseline(const Args& a, cudaStream_t s);
 void launch_fast(const Args& a, cudaStream_t s);
 void launch_floor(const Args& a, cudaStream_t s);
 void launch_floor_stream(const Args& a, cudaStream_t s);
+void launch_t_mid_copyfirst(const Args& a, cudaStream_t s);
+void launch_t_mid_nl8(const Args& a, cudaStream_t s);
 
 namespace {
 
@@ -149,6 +151,12 @@ void install(Registry& r) {
   r.add({"ssu.fast", "ssu", "cuda", "candidate", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel"}, src,
          "row owner: 2-warp CTAs over row slices of a (batch, head), state through cp.async, side rows prefetched to L2 (BF16 state)", nullptr,
          reinterpret_cast<void*>(&launch_fast)});
+  r.add({"ssu.t_mid_copyfirst", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel"}, src,
+         "tuning: BF16 mid range in the state-copy-first order (vector B/C, prefetch)", nullptr,
+         reinterpret_cast<void*>(&launch_t_mid_copyfirst)});
+  r.add({"ssu.t_mid_nl8", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel"}, src,
+         "tuning: BF16 mid range at 8 chunks per lane, state copy first (vector B/C, prefetch)", nullptr,
+         reinterpret_cast<void*>(&launch_t_mid_nl8)});
   r.add({"ssu.floor", "ssu", "cuda", "floor", {"sm_90a"}, {"ssu_floor_kernel"}, src,
          "copies the state bytes the update reads and writes (bandwidth anchor)", nullptr,
          reinterpret_cast<void*>(&launch_floor)});

@@ -539,6 +539,22 @@ void launch_fast(const Args& a, cudaStream_t s) {
   else launch_fast_modes<float, -1, kEarly, -1, kAllLoads>(a, s);
 }
 
+// Tuning arms for the BF16 mid range (batch x heads in (384, 8192]), everything else as ssu.fast:
+//  - t_mid_copyfirst: the v3 order (state copy first) with vector B/C and the prefetch at NL = 4.
+//    With the side rows prefetched, their loads are L2 hits, so the early order's reason (overlap
+//    their DRAM latency with the slot load's) is gone and the state requests could go out first.
+//  - t_mid_nl8: the same at NL = 8 (twice the state bytes per CTA, half the CTAs).
+void launch_t_mid_copyfirst(const Args& a, cudaStream_t s) {
+  if (a.state_bf16) launch_fast_modes<__nv_bfloat16, -1, kVecBC | kPrefetch, kVecBC | kPrefetch, kAllLoads>(a, s);
+  else launch_fast(a, s);
+}
+void launch_t_mid_nl8(const Args& a, cudaStream_t s) {
+  if (!a.state_bf16 || fast_chunks_per_lane(a) != 4) return launch_fast(a, s);
+  require_aligned_state(a);
+  using G = Geo<__nv_bfloat16, 8>;
+  if (a.io_bf16) ssu_fast_mid_kernel<__nv_bfloat16, __nv_bfloat16, 8, kVecBC | kPrefetch><<<grid_of<G>(a), G::kThreads, 0, s>>>(a);
+  else ssu_fast_mid_kernel<__nv_bfloat16, float, 8, kVecBC | kPrefetch><<<grid_of<G>(a), G::kThreads, 0, s>>>(a);
+}
 void launch_floor(const Args& a, cudaStream_t s) {
   require_aligned_state(a);
   if (a.state_bf16) dispatch<FloorK>(a, [&](auto fn) { fn<<<grid_of<Geo<__nv_bfloat16, 8>>(a), 64, 0, s>>>(a); });
