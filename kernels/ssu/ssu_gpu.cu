@@ -531,7 +531,8 @@ void launch_fast_modes(const Args& a, cudaStream_t s) {
 
 // v12. BF16 state: vector B/C and the side-row L2 prefetch on the mid and large ranges (early
 // side inputs on the mid range, the v3 order on the large one). FP32 state keeps v7's mid and
-// large kernels: its side inputs weigh half as much next to its state. Both: on the NL = 2 range
+// large kernels: its side inputs weigh half as much next to its state, and vector B/C with the
+// prefetch did not help it (tuning run 7). Both: on the NL = 2 range
 // the v3 kernel while the grid fits one resident wave (latency bound: the state copy goes out
 // first), the all-loads-first form beyond it (measured: kernels/ssu/NOTES.md, tuning run 9).
 void launch_fast(const Args& a, cudaStream_t s) {
