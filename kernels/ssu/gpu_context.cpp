@@ -18,6 +18,12 @@ void launch_floor(const Args& a, cudaStream_t s);
 void launch_floor_stream(const Args& a, cudaStream_t s);
 void launch_t_mid_copyfirst(const Args& a, cudaStream_t s);
 void launch_t_mid_nl8(const Args& a, cudaStream_t s);
+void launch_d_nobc(const Args& a, cudaStream_t s);
+void launch_d_nox(const Args& a, cudaStream_t s);
+void launch_d_noz(const Args& a, cudaStream_t s);
+void launch_d_now(const Args& a, cudaStream_t s);
+void launch_d_noside(const Args& a, cudaStream_t s);
+void launch_d_wave1(const Args& a, cudaStream_t s);
 
 namespace {
 
@@ -157,6 +163,11 @@ void install(Registry& r) {
   r.add({"ssu.t_mid_nl8", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel"}, src,
          "tuning: BF16 mid range at 8 chunks per lane, state copy first (vector B/C, prefetch)", nullptr,
          reinterpret_cast<void*>(&launch_t_mid_nl8)});
+  // Diagnostics (tuning branch only): outputs wrong on purpose, role "diagnostic", timed only.
+  for (auto [name, fn] : {std::pair{"ssu.d_nobc", &launch_d_nobc}, {"ssu.d_nox", &launch_d_nox}, {"ssu.d_noz", &launch_d_noz},
+                          {"ssu.d_now", &launch_d_now}, {"ssu.d_noside", &launch_d_noside}, {"ssu.d_wave1", &launch_d_wave1}})
+    r.add({name, "ssu", "cuda", "diagnostic", {"sm_90a"}, {"ssu_fast_mid_kernel"}, src, "diagnostic (wrong outputs)", nullptr,
+           reinterpret_cast<void*>(fn)});
   r.add({"ssu.floor", "ssu", "cuda", "floor", {"sm_90a"}, {"ssu_floor_kernel"}, src,
          "copies the state bytes the update reads and writes (bandwidth anchor)", nullptr,
          reinterpret_cast<void*>(&launch_floor)});

@@ -248,6 +248,10 @@ __device__ __forceinline__ void prefetch_side_rows(const Args& a, int b, int h, 
 //   kAllLoads: the state copy first, then every side load before any arithmetic on them (v7's
 //           NL = 2 kernel): no load waits behind dt's softplus. Without kEarly only.
 enum : int { kEarly = 1, kVecBC = 2, kPrefetch = 4, kAllLoads = 8 };
+// Diagnostic bits (tuning branch only; wrong outputs on purpose, kEarly form only): the named
+// side inputs are replaced by constants (no loads). kDWave1: all side inputs, but only in CTAs
+// below a.diag_live_from (the first resident wave).
+enum : int { kDNoBC = 16, kDNoX = 32, kDNoZ = 64, kDNoW = 128, kDWave1 = 256 };
 
 template <class IT, int V>
 __device__ __forceinline__ void load_bc(const Args& a, long long bci, float dt, float* Bv, float* Cv, bool vec) {
@@ -316,15 +320,26 @@ __global__ void __launch_bounds__(64, sizeof(ST) == 4 ? (NL == 8 ? 20 : 24) : 16
     Dh = load_w(a.D, h, a.weight_bf16);
   } else {
     if constexpr (all_loads) copy_state();
-    const float dt_raw = load_w(a.dt, bh, a.weight_bf16), dt_bias = load_w(a.dt_bias, h, a.weight_bf16);
-    const float A = load_w(a.A, h, a.weight_bf16);
-    Dh = load_w(a.D, h, a.weight_bf16);
-    load_bc<IT, V>(a, bc_index(), 1.f, Bv, Cv, kMode & kVecBC);
+    const bool live = (kMode & kDWave1) == 0 || static_cast<int>(blockIdx.x) >= a.diag_live_from;
+    const bool noW = (kMode & kDNoW) != 0 || !live, noBC = (kMode & kDNoBC) != 0 || !live;
+    const bool noX = (kMode & kDNoX) != 0 || !live, noZ = (kMode & kDNoZ) != 0 || !live;
+    float dt_raw = 0.1f, dt_bias = 0.f, A = -1.f;
+    Dh = 1.f;
+    if (!noW) {
+      dt_raw = load_w(a.dt, bh, a.weight_bf16);
+      dt_bias = load_w(a.dt_bias, h, a.weight_bf16);
+      A = load_w(a.A, h, a.weight_bf16);
+      Dh = load_w(a.D, h, a.weight_bf16);
+    }
+    if (!noBC) load_bc<IT, V>(a, bc_index(), 1.f, Bv, Cv, kMode & kVecBC);
+    else
+#pragma unroll
+      for (int j = 0; j < V; ++j) Bv[j] = Cv[j] = 1e-3f;
     const long long xrow = x_index();
 #pragma unroll
     for (int i = 0; i < NL; ++i) {
-      x[i] = ld_io<IT>(a.x, xrow + i * RPL);
-      zv[i] = early && a.has_z && cc == 0 ? ld_io<IT>(a.z, xrow + i * RPL) : 0.f;
+      x[i] = noX ? 0.5f : ld_io<IT>(a.x, xrow + i * RPL);
+      zv[i] = early && a.has_z && cc == 0 && !noZ ? ld_io<IT>(a.z, xrow + i * RPL) : 0.5f;
     }
     if constexpr (early) copy_state();
     dt = dt_from(a, dt_raw, dt_bias);
@@ -556,6 +571,29 @@ void launch_t_mid_nl8(const Args& a, cudaStream_t s) {
   if (a.io_bf16) ssu_fast_mid_kernel<__nv_bfloat16, __nv_bfloat16, 8, kVecBC | kPrefetch><<<grid_of<G>(a), G::kThreads, 0, s>>>(a);
   else ssu_fast_mid_kernel<__nv_bfloat16, float, 8, kVecBC | kPrefetch><<<grid_of<G>(a), G::kThreads, 0, s>>>(a);
 }
+// Diagnostics on the BF16 mid range (ssu.fast's kEarly | kVecBC | kPrefetch kernel with side
+// inputs removed); everything else as ssu.fast.
+template <int kDiag>
+void launch_diag(const Args& a0, cudaStream_t s) {
+  if (!a0.state_bf16 || fast_chunks_per_lane(a0) != 4) return launch_fast(a0, s);
+  require_aligned_state(a0);
+  using G = Geo<__nv_bfloat16, 4>;
+  constexpr int kMode = kEarly | kVecBC | kPrefetch | kDiag;
+  Args a = a0;
+  if (a.io_bf16) {
+    a.diag_live_from = resident_ctas<ssu_fast_mid_kernel<__nv_bfloat16, __nv_bfloat16, 4, kMode>>(64, 0);
+    ssu_fast_mid_kernel<__nv_bfloat16, __nv_bfloat16, 4, kMode><<<grid_of<G>(a), G::kThreads, 0, s>>>(a);
+  } else {
+    a.diag_live_from = resident_ctas<ssu_fast_mid_kernel<__nv_bfloat16, float, 4, kMode>>(64, 0);
+    ssu_fast_mid_kernel<__nv_bfloat16, float, 4, kMode><<<grid_of<G>(a), G::kThreads, 0, s>>>(a);
+  }
+}
+void launch_d_nobc(const Args& a, cudaStream_t s) { launch_diag<kDNoBC>(a, s); }
+void launch_d_nox(const Args& a, cudaStream_t s) { launch_diag<kDNoX>(a, s); }
+void launch_d_noz(const Args& a, cudaStream_t s) { launch_diag<kDNoZ>(a, s); }
+void launch_d_now(const Args& a, cudaStream_t s) { launch_diag<kDNoW>(a, s); }
+void launch_d_noside(const Args& a, cudaStream_t s) { launch_diag<kDNoBC | kDNoX | kDNoZ | kDNoW>(a, s); }
+void launch_d_wave1(const Args& a, cudaStream_t s) { launch_diag<kDWave1>(a, s); }
 void launch_floor(const Args& a, cudaStream_t s) {
   require_aligned_state(a);
   if (a.state_bf16) dispatch<FloorK>(a, [&](auto fn) { fn<<<grid_of<Geo<__nv_bfloat16, 8>>(a), 64, 0, s>>>(a); });

@@ -25,6 +25,7 @@ struct Args {
   int batch, nheads, ngroups;
   long long x_stride, bc_stride;
   int state_bf16, io_bf16, weight_bf16, softplus, has_z;
+  int diag_live_from = 0;  // tuning branch only: diagnostic kDWave1 skips side loads below this CTA index
 };
 
 using GpuFn = void (*)(const Args&, cudaStream_t);
