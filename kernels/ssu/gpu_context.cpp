@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <tuple>
 
 #include "harness/core/numeric.hpp"
 #include "harness/core/parallel.hpp"
@@ -18,6 +19,10 @@ void launch_floor(const Args& a, cudaStream_t s);
 void launch_floor_stream(const Args& a, cudaStream_t s);
 void launch_t_mid_copyfirst(const Args& a, cudaStream_t s);
 void launch_t_mid_nl8(const Args& a, cudaStream_t s);
+void launch_t_occ18(const Args& a, cudaStream_t s);
+void launch_t_occ20(const Args& a, cudaStream_t s);
+void launch_t_zlate(const Args& a, cudaStream_t s);
+void launch_t_zlate18(const Args& a, cudaStream_t s);
 void launch_d_nobc(const Args& a, cudaStream_t s);
 void launch_d_nox(const Args& a, cudaStream_t s);
 void launch_d_noz(const Args& a, cudaStream_t s);
@@ -163,6 +168,12 @@ void install(Registry& r) {
   r.add({"ssu.t_mid_nl8", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel"}, src,
          "tuning: BF16 mid range at 8 chunks per lane, state copy first (vector B/C, prefetch)", nullptr,
          reinterpret_cast<void*>(&launch_t_mid_nl8)});
+  for (auto [name, fn, what] : {std::tuple{"ssu.t_occ18", &launch_t_occ18, "tuning: BF16 mid kernel at 18 CTAs per SM (56 registers)"},
+                                {"ssu.t_occ20", &launch_t_occ20, "tuning: BF16 mid kernel at 20 CTAs per SM (48 registers, 8 B spill)"},
+                                {"ssu.t_zlate", &launch_t_zlate, "tuning: BF16 mid kernel, z read at the end"},
+                                {"ssu.t_zlate18", &launch_t_zlate18, "tuning: BF16 mid kernel, z read at the end, 18 CTAs per SM"}})
+    r.add({name, "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel"}, src, what, nullptr,
+           reinterpret_cast<void*>(fn)});
   // Diagnostics (tuning branch only): outputs wrong on purpose, role "diagnostic", timed only.
   for (auto [name, fn] : {std::pair{"ssu.d_nobc", &launch_d_nobc}, {"ssu.d_nox", &launch_d_nox}, {"ssu.d_noz", &launch_d_noz},
                           {"ssu.d_now", &launch_d_now}, {"ssu.d_noside", &launch_d_noside}, {"ssu.d_wave1", &launch_d_wave1}})

@@ -252,6 +252,10 @@ enum : int { kEarly = 1, kVecBC = 2, kPrefetch = 4, kAllLoads = 8 };
 // side inputs are replaced by constants (no loads). kDWave1: all side inputs, but only in CTAs
 // below a.diag_live_from (the first resident wave).
 enum : int { kDNoBC = 16, kDNoX = 32, kDNoZ = 64, kDNoW = 128, kDWave1 = 256 };
+// Tuning bits (tuning branch only): kOcc18 / kOcc20: launch bounds for 18 / 20 BF16 CTAs per SM
+// (56 / 48 registers) instead of 16 (64); kZLate: with kEarly, z is read at the end (v3's way)
+// instead of held in registers from the start.
+enum : int { kOcc18 = 512, kOcc20 = 1024, kZLate = 2048 };
 
 template <class IT, int V>
 __device__ __forceinline__ void load_bc(const Args& a, long long bci, float dt, float* Bv, float* Cv, bool vec) {
@@ -282,7 +286,7 @@ __device__ __forceinline__ void load_bc(const Args& a, long long bci, float dt, 
 }
 
 template <class ST, class IT, int NL, int kMode>
-__global__ void __launch_bounds__(64, sizeof(ST) == 4 ? (NL == 8 ? 20 : 24) : 16)
+__global__ void __launch_bounds__(64, sizeof(ST) == 4 ? (NL == 8 ? 20 : 24) : (kMode & kOcc18) ? 18 : (kMode & kOcc20) ? 20 : 16)
     ssu_fast_mid_kernel(Args a) {
   using G = Geo<ST, NL>;
   constexpr int V = G::V, CPR = G::CPR, RPL = G::RPL;
@@ -339,7 +343,7 @@ __global__ void __launch_bounds__(64, sizeof(ST) == 4 ? (NL == 8 ? 20 : 24) : 16
 #pragma unroll
     for (int i = 0; i < NL; ++i) {
       x[i] = noX ? 0.5f : ld_io<IT>(a.x, xrow + i * RPL);
-      zv[i] = early && a.has_z && cc == 0 && !noZ ? ld_io<IT>(a.z, xrow + i * RPL) : 0.5f;
+      zv[i] = early && (kMode & kZLate) == 0 && a.has_z && cc == 0 && !noZ ? ld_io<IT>(a.z, xrow + i * RPL) : 0.5f;
     }
     if constexpr (early) copy_state();
     dt = dt_from(a, dt_raw, dt_bias);
@@ -374,7 +378,7 @@ __global__ void __launch_bounds__(64, sizeof(ST) == 4 ? (NL == 8 ? 20 : 24) : 16
 #pragma unroll
     for (int i = 0; i < NL; ++i) {
       float o = acc[i] + Dh * x[i];
-      if (a.has_z) o = silu_gate(o, early ? zv[i] : ld_io<IT>(a.z, x_index() + i * RPL));
+      if (a.has_z) o = silu_gate(o, early && (kMode & kZLate) == 0 ? zv[i] : ld_io<IT>(a.z, x_index() + i * RPL));
       out[i * RPL] = from_f<IT>(o);
     }
   }
@@ -588,6 +592,10 @@ void launch_diag(const Args& a0, cudaStream_t s) {
     ssu_fast_mid_kernel<__nv_bfloat16, float, 4, kMode><<<grid_of<G>(a), G::kThreads, 0, s>>>(a);
   }
 }
+void launch_t_occ18(const Args& a, cudaStream_t s) { launch_diag<kOcc18>(a, s); }
+void launch_t_occ20(const Args& a, cudaStream_t s) { launch_diag<kOcc20>(a, s); }
+void launch_t_zlate(const Args& a, cudaStream_t s) { launch_diag<kZLate>(a, s); }
+void launch_t_zlate18(const Args& a, cudaStream_t s) { launch_diag<kZLate | kOcc18>(a, s); }
 void launch_d_nobc(const Args& a, cudaStream_t s) { launch_diag<kDNoBC>(a, s); }
 void launch_d_nox(const Args& a, cudaStream_t s) { launch_diag<kDNoX>(a, s); }
 void launch_d_noz(const Args& a, cudaStream_t s) { launch_diag<kDNoZ>(a, s); }
