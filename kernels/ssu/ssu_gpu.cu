@@ -255,7 +255,31 @@ enum : int { kDNoBC = 16, kDNoX = 32, kDNoZ = 64, kDNoW = 128, kDWave1 = 256 };
 // Tuning bits (tuning branch only): kOcc18 / kOcc20: launch bounds for 18 / 20 BF16 CTAs per SM
 // (56 / 48 registers) instead of 16 (64); kZLate: with kEarly, z is read at the end (v3's way)
 // instead of held in registers from the start.
-enum : int { kOcc18 = 512, kOcc20 = 1024, kZLate = 2048 };
+enum : int { kOcc18 = 512, kOcc20 = 1024, kZLate = 2048, kVecXZ = 4096 };
+// kVecXZ (BF16 state: a warp's rows are 2 * NL consecutive x / z elements): every lane reads
+// the warp's whole x (and z) slice with 16-byte loads (one broadcast request per warp instead of
+// NL scalar ones) and keeps its rows; scalar loads when the slice is not 16-byte aligned.
+template <class IT, int NL, bool kVec>
+__device__ __forceinline__ void load_rows(const void* base, long long first, int rsub, float* v) {
+  const IT* p = static_cast<const IT*>(base) + first;
+  if (kVec && (reinterpret_cast<uintptr_t>(p) & 15) == 0) {
+    constexpr int W = 2 * NL * static_cast<int>(sizeof(IT)) / 16;
+    uint32_t w[4 * W];
+#pragma unroll
+    for (int q = 0; q < W; ++q) {
+      const uint4 r = reinterpret_cast<const uint4*>(p)[q];
+      w[4 * q] = r.x, w[4 * q + 1] = r.y, w[4 * q + 2] = r.z, w[4 * q + 3] = r.w;
+    }
+#pragma unroll
+    for (int i = 0; i < NL; ++i) {
+      if constexpr (sizeof(IT) == 2) v[i] = __uint_as_float(rsub ? (w[i] & 0xffff0000u) : (w[i] << 16));
+      else v[i] = __uint_as_float(rsub ? w[2 * i + 1] : w[2 * i]);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < NL; ++i) v[i] = ld_io<IT>(base, first + rsub + 2 * i);
+  }
+}
 
 template <class IT, int V>
 __device__ __forceinline__ void load_bc(const Args& a, long long bci, float dt, float* Bv, float* Cv, bool vec) {
@@ -319,8 +343,10 @@ __global__ void __launch_bounds__(64, sizeof(ST) == 4 ? (NL == 8 ? 20 : 24) : (k
     dA = __expf(load_w(a.A, h, a.weight_bf16) * dt);
     load_bc<IT, V>(a, bc_index(), dt, Bv, Cv, kMode & kVecBC);
     const long long xrow = x_index();
+    if constexpr ((kMode & kVecXZ) != 0 && RPL == 2) load_rows<IT, NL, true>(a.x, xrow - rsub, rsub, x);
+    else
 #pragma unroll
-    for (int i = 0; i < NL; ++i) x[i] = ld_io<IT>(a.x, xrow + i * RPL);
+      for (int i = 0; i < NL; ++i) x[i] = ld_io<IT>(a.x, xrow + i * RPL);
     Dh = load_w(a.D, h, a.weight_bf16);
   } else {
     if constexpr (all_loads) copy_state();
@@ -340,6 +366,10 @@ __global__ void __launch_bounds__(64, sizeof(ST) == 4 ? (NL == 8 ? 20 : 24) : (k
 #pragma unroll
       for (int j = 0; j < V; ++j) Bv[j] = Cv[j] = 1e-3f;
     const long long xrow = x_index();
+    if constexpr ((kMode & kVecXZ) != 0 && RPL == 2) {
+      load_rows<IT, NL, true>(a.x, xrow - rsub, rsub, x);
+      if (early && (kMode & kZLate) == 0 && a.has_z) load_rows<IT, NL, true>(a.z, xrow - rsub, rsub, zv);
+    } else
 #pragma unroll
     for (int i = 0; i < NL; ++i) {
       x[i] = noX ? 0.5f : ld_io<IT>(a.x, xrow + i * RPL);
@@ -591,6 +621,14 @@ void launch_diag(const Args& a0, cudaStream_t s) {
     a.diag_live_from = resident_ctas<ssu_fast_mid_kernel<__nv_bfloat16, float, 4, kMode>>(64, 0);
     ssu_fast_mid_kernel<__nv_bfloat16, float, 4, kMode><<<grid_of<G>(a), G::kThreads, 0, s>>>(a);
   }
+}
+void launch_t_vecxz(const Args& a, cudaStream_t s) {
+  if (a.state_bf16) launch_fast_modes<__nv_bfloat16, -1, kEarly | kVecBC | kPrefetch | kVecXZ, kVecBC | kPrefetch | kVecXZ, kAllLoads>(a, s);
+  else launch_fast(a, s);
+}
+void launch_t_vecxz_mid(const Args& a, cudaStream_t s) {
+  if (a.state_bf16) launch_fast_modes<__nv_bfloat16, -1, kEarly | kVecBC | kPrefetch | kVecXZ, kVecBC | kPrefetch, kAllLoads>(a, s);
+  else launch_fast(a, s);
 }
 void launch_t_occ18(const Args& a, cudaStream_t s) { launch_diag<kOcc18>(a, s); }
 void launch_t_occ20(const Args& a, cudaStream_t s) { launch_diag<kOcc20>(a, s); }
