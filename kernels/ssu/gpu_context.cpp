@@ -20,6 +20,9 @@ void launch_floor_stream(const Args& a, cudaStream_t s);
 void launch_t_mid_copyfirst(const Args& a, cudaStream_t s);
 void launch_t_mid_nl8(const Args& a, cudaStream_t s);
 void launch_t_occ18(const Args& a, cudaStream_t s);
+void launch_t_tmain(const Args& a, cudaStream_t s);
+void launch_t_tma(const Args& a, cudaStream_t s);
+void launch_t_fastsilu(const Args& a, cudaStream_t s);
 void launch_t_pflines(const Args& a, cudaStream_t s);
 void launch_t_pfloads(const Args& a, cudaStream_t s);
 void launch_t_vecxz(const Args& a, cudaStream_t s);
@@ -172,7 +175,10 @@ void install(Registry& r) {
   r.add({"ssu.t_mid_nl8", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel"}, src,
          "tuning: BF16 mid range at 8 chunks per lane, state copy first (vector B/C, prefetch)", nullptr,
          reinterpret_cast<void*>(&launch_t_mid_nl8)});
-  for (auto [name, fn, what] : {std::tuple{"ssu.t_pflines", &launch_t_pflines, "tuning: side rows prefetched line by line (prefetch.global.L2, warp 0)"},
+  for (auto [name, fn, what] : {std::tuple{"ssu.t_tmain", &launch_t_tmain, "tuning: BF16 mid kernel, state slice in by one bulk copy (mbarrier)"},
+                                {"ssu.t_tma", &launch_t_tma, "tuning: BF16 mid kernel, state slice in and out by bulk copies"},
+                                {"ssu.t_fastsilu", &launch_t_fastsilu, "tuning: BF16 mid kernel, z gate with __fdividef"},
+                                {"ssu.t_pflines", &launch_t_pflines, "tuning: side rows prefetched line by line (prefetch.global.L2, warp 0)"},
                                 {"ssu.t_pfloads", &launch_t_pfloads, "tuning: side rows read sector by sector into L2 (ld.global.cg, warp 0)"},
                                 {"ssu.t_vecxz", &launch_t_vecxz, "tuning: BF16 mid and large kernels, x and z by 16-byte broadcast loads"},
                                 {"ssu.t_vecxz_mid", &launch_t_vecxz_mid, "tuning: BF16 mid kernel, x and z by 16-byte broadcast loads"},

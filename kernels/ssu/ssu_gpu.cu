@@ -278,6 +278,17 @@ enum : int { kDNoBC = 16, kDNoX = 32, kDNoZ = 64, kDNoW = 128, kDWave1 = 256 };
 // (56 / 48 registers) instead of 16 (64); kZLate: with kEarly, z is read at the end (v3's way)
 // instead of held in registers from the start.
 enum : int { kOcc18 = 512, kOcc20 = 1024, kZLate = 2048, kVecXZ = 4096, kPfLines = 8192, kPfLoads = 16384 };
+// kTmaIn: the CTA's state slice (contiguous rows) comes in as one bulk copy (cp.async.bulk,
+// completion on an mbarrier) instead of per-lane cp.async; kTmaOut: the updated slice is written
+// back to shared memory and leaves as one bulk store. kFastSilu: the z gate with __fdividef.
+enum : int { kTmaIn = 32768, kTmaOut = 65536, kFastSilu = 131072 };
+__device__ __forceinline__ unsigned smem_u32(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+__device__ __forceinline__ bool mbar_try_wait(unsigned bar, unsigned parity) {
+  unsigned ok;
+  asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
+               : "=r"(ok) : "r"(bar), "r"(parity) : "memory");
+  return ok != 0;
+}
 // kVecXZ (BF16 state: a warp's rows are 2 * NL consecutive x / z elements): every lane reads
 // the warp's whole x (and z) slice with 16-byte loads (one broadcast request per warp instead of
 // NL scalar ones) and keeps its rows; scalar loads when the slice is not 16-byte aligned.
@@ -346,16 +357,38 @@ __global__ void __launch_bounds__(64, sizeof(ST) == 4 ? (NL == 8 ? 20 : 24) : (k
   const int slot = a.slots[b];
   uint4* tile = reinterpret_cast<uint4*>(static_cast<ST*>(a.state) +
                                          ((static_cast<long long>(slot) * a.nheads + h) * kP + row0) * kN);
-  uint4* mine = stage + threadIdx.x;
+  constexpr bool tma_in = (kMode & kTmaIn) != 0, tma_out = (kMode & kTmaOut) != 0;
+  static_assert(!tma_out || tma_in, "kTmaOut needs kTmaIn's layout");
+  // cp.async layout: chunk i of thread t at stage[i * kThreads + t]; bulk layout: the slice as in
+  // global memory, so warp w's chunk i of lane l at stage[(w * NL + i) * 32 + l].
+  constexpr int kStride = tma_in ? 32 : G::kThreads;
+  uint4* mine = tma_in ? stage + warp * NL * 32 + lane : stage + threadIdx.x;
+  __shared__ alignas(8) unsigned long long bar;
+  if constexpr (tma_in) {
+    if (threadIdx.x == 0) {
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(smem_u32(&bar)) : "memory");
+      asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+  }
   if constexpr ((kMode & kPrefetch) != 0)
     prefetch_side_rows<ST, IT, (kMode & kPfLines) ? 1 : (kMode & kPfLoads) ? 2 : 0>(a, b, h, part);
   float dt, dA, Dh, Bv[V], Cv[V], x[NL], zv[NL];
   auto bc_index = [&] { return static_cast<long long>(b) * a.bc_stride + (h / (a.nheads / a.ngroups)) * kN + cc * V; };
   auto x_index = [&] { return static_cast<long long>(b) * a.x_stride + h * kP + row0 + rsub; };
+  constexpr unsigned kSliceBytes = G::kRowsPerCta * kN * sizeof(ST);
+  const uint4* slice = tile - warp * NL * 32;  // the CTA's rows: warp 0's tile
   auto copy_state = [&] {
-    if (slot >= 0)
+    if constexpr (tma_in) {
+      if (slot >= 0 && threadIdx.x == 0) {
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_u32(&bar)), "r"(kSliceBytes) : "memory");
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n"
+                     ::"r"(smem_u32(stage)), "l"(slice), "r"(kSliceBytes), "r"(smem_u32(&bar)) : "memory");
+      }
+    } else if (slot >= 0) {
 #pragma unroll
       for (int i = 0; i < NL; ++i) cp_async16(mine + i * G::kThreads, tile + i * 32 + lane);
+    }
   };
   constexpr bool all_loads = kMode & kAllLoads;
   static_assert(!(early && all_loads), "kAllLoads is a form of the copy-first order");
@@ -404,12 +437,18 @@ __global__ void __launch_bounds__(64, sizeof(ST) == 4 ? (NL == 8 ? 20 : 24) : (k
 #pragma unroll
     for (int j = 0; j < V; ++j) Bv[j] *= dt;
   }
-  cp_async_wait_all();
+  if constexpr (tma_in) {
+    if (slot >= 0)
+      while (!mbar_try_wait(smem_u32(&bar), 0)) {
+      }
+  } else {
+    cp_async_wait_all();
+  }
   float acc[NL];
 #pragma unroll
   for (int i = 0; i < NL; ++i) {
     float s[V];
-    if (slot >= 0) Chunk<ST>::unpack(mine[i * G::kThreads], s);
+    if (slot >= 0) Chunk<ST>::unpack(mine[i * kStride], s);
     else
 #pragma unroll
       for (int j = 0; j < V; ++j) s[j] = 0.f;
@@ -419,19 +458,36 @@ __global__ void __launch_bounds__(64, sizeof(ST) == 4 ? (NL == 8 ? 20 : 24) : (k
       s[j] = fmaf(s[j], dA, Bv[j] * x[i]);
       acc[i] = fmaf(s[j], Cv[j], acc[i]);
     }
-    if (slot >= 0) __stcs(tile + i * 32 + lane, Chunk<ST>::pack(s));
+    if constexpr (tma_out) mine[i * kStride] = Chunk<ST>::pack(s);
+    else if (slot >= 0) __stcs(tile + i * 32 + lane, Chunk<ST>::pack(s));
+  }
+  if constexpr (tma_out) {
+    // Generic-proxy writes made visible to the bulk (async-proxy) store, then one thread sends
+    // the slice and waits until it has been read out of shared memory before the CTA exits.
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    __syncthreads();
+    if (slot >= 0 && threadIdx.x == 0) {
+      asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n"
+                   ::"l"(slice), "r"(smem_u32(stage)), "r"(kSliceBytes) : "memory");
+      asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+    }
   }
   // Row sums over the CPR lanes of each row; independent across i, so the shuffles overlap.
 #pragma unroll
   for (int o = CPR / 2; o > 0; o >>= 1)
 #pragma unroll
     for (int i = 0; i < NL; ++i) acc[i] += __shfl_xor_sync(0xffffffffu, acc[i], o);
+  if constexpr (tma_out)
+    if (slot >= 0 && threadIdx.x == 0) asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
   if (cc == 0) {
     IT* out = static_cast<IT*>(a.out) + static_cast<long long>(bh) * kP + row0 + rsub;
 #pragma unroll
     for (int i = 0; i < NL; ++i) {
       float o = acc[i] + Dh * x[i];
-      if (a.has_z) o = silu_gate(o, early && (kMode & kZLate) == 0 ? zv[i] : ld_io<IT>(a.z, x_index() + i * RPL));
+      if (a.has_z) {
+        const float zz = early && (kMode & kZLate) == 0 ? zv[i] : ld_io<IT>(a.z, x_index() + i * RPL);
+        o = (kMode & kFastSilu) ? o * __fdividef(zz, 1.f + __expf(-zz)) : silu_gate(o, zz);
+      }
       out[i * RPL] = from_f<IT>(o);
     }
   }
@@ -661,6 +717,9 @@ void launch_t_pfloads(const Args& a, cudaStream_t s) {
   if (a.state_bf16) launch_fast_modes<__nv_bfloat16, -1, kEarly | kVecBC | kPrefetch | kPfLoads, kVecBC | kPrefetch | kPfLoads, kAllLoads>(a, s);
   else launch_fast(a, s);
 }
+void launch_t_tmain(const Args& a, cudaStream_t s) { launch_diag<kTmaIn>(a, s); }
+void launch_t_tma(const Args& a, cudaStream_t s) { launch_diag<kTmaIn | kTmaOut>(a, s); }
+void launch_t_fastsilu(const Args& a, cudaStream_t s) { launch_diag<kFastSilu>(a, s); }
 void launch_t_occ18(const Args& a, cudaStream_t s) { launch_diag<kOcc18>(a, s); }
 void launch_t_occ20(const Args& a, cudaStream_t s) { launch_diag<kOcc20>(a, s); }
 void launch_t_zlate(const Args& a, cudaStream_t s) { launch_diag<kZLate>(a, s); }
