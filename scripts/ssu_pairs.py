@@ -3,6 +3,9 @@
 Usage: ssu_pairs.py VS_BASELINE VS_FLOOR"""
 import json, sys
 
+if len(sys.argv) != 3:
+    sys.exit(__doc__.strip())
+
 a = {r["id"]: r for r in json.load(open(sys.argv[1]))["body"]["predicate"]["rows"]}
 b = {r["id"]: r for r in json.load(open(sys.argv[2]))["body"]["predicate"]["rows"]}
 print(f'{"row":44s} {"fast us":>9s} {"base us":>9s} {"ratio":>7s} {"floor us":>9s} {"fast/floor":>10s} {"limit":>6s} {"fast TB/s":>9s}')
