@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "harness/core/runner.hpp"
+#include "harness/run/campaign.hpp"
 
 namespace kgate::cli {
 

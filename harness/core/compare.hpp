@@ -12,7 +12,7 @@
 
 #include "harness/core/family.hpp"
 #include "harness/core/parallel.hpp"
-#include "harness/core/runner.hpp"
+#include "harness/run/campaign.hpp"
 
 namespace kgate {
 

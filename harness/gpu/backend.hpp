@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "harness/core/runner.hpp"
+#include "harness/run/campaign.hpp"
 #include "harness/gpu/device.hpp"
 #include "harness/gpu/timer.hpp"
 
@@ -15,6 +15,7 @@ class GpuBackend final : public Backend {
   GpuBackend(const std::string& timer, bool warm);
   std::string name() const override { return "cuda"; }
   std::string timer() const override { return timer_->name(); }
+  std::string arch() const override { return "sm_" + std::to_string(info_.cc_major) + std::to_string(info_.cc_minor); }
   json environment() const override;
   json protocol() const override;
   std::unique_ptr<RowContext> prepare(const Family& fam, const CaseRow& row, uint64_t seed) override;

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "harness/core/registry.hpp"
-#include "harness/core/runner.hpp"
+#include "harness/run/campaign.hpp"
 
 namespace kgate::gpu {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "harness/core/intervals.hpp"
-#include "harness/core/runner.hpp"
+#include "harness/run/campaign.hpp"
 #include "harness/gpu/device.hpp"
 
 namespace kgate::gpu {

@@ -1,4 +1,4 @@
-#include "harness/core/cpu_backend.hpp"
+#include "harness/run/cpu_backend.hpp"
 #include "harness/core/numeric.hpp"
 #include "references/ag_gemm/family.hpp"
 

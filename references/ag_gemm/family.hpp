@@ -1,6 +1,6 @@
 #pragma once
 #include "harness/core/registry.hpp"
-#include "harness/core/runner.hpp"
+#include "harness/run/campaign.hpp"
 #include "references/ag_gemm/ag_gemm.hpp"
 
 namespace kgate::ag_gemm {

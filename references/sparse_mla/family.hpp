@@ -1,6 +1,6 @@
 #pragma once
 #include "harness/core/registry.hpp"
-#include "harness/core/runner.hpp"
+#include "harness/run/campaign.hpp"
 #include "references/sparse_mla/sparse_mla.hpp"
 
 namespace kgate::sparse_mla {

@@ -2,7 +2,7 @@
 #include <cstring>
 
 #include "harness/core/compare.hpp"
-#include "harness/core/cpu_backend.hpp"
+#include "harness/run/cpu_backend.hpp"
 #include "harness/core/numeric.hpp"
 #include "harness/core/registry.hpp"
 #include "references/ssu/family.hpp"

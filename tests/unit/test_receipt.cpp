@@ -8,7 +8,7 @@
 #include "harness/core/fileio.hpp"
 #include "harness/core/numeric.hpp"
 #include "harness/core/receipt.hpp"
-#include "harness/core/runner.hpp"
+#include "harness/run/campaign.hpp"
 
 using namespace kgate;
 namespace fs = std::filesystem;

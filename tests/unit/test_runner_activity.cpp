@@ -9,7 +9,7 @@
 
 #include "harness/core/fileio.hpp"
 #include "harness/core/receipt.hpp"
-#include "harness/core/runner.hpp"
+#include "harness/run/campaign.hpp"
 
 using namespace kgate;
 namespace fs = std::filesystem;
@@ -48,6 +48,7 @@ class FakeBackend final : public Backend {
  public:
   std::string name() const override { return "fake"; }
   std::string timer() const override { return "cupti"; }
+  std::string arch() const override { return "fake"; }
   json environment() const override { return json{{"gpus", json::array()}, {"cpu", "fake"}}; }
   json protocol() const override { return json{{"cold_l2", true}, {"flush_bytes", 0}}; }
   std::unique_ptr<RowContext> prepare(const Family&, const CaseRow&, uint64_t) override {
@@ -60,7 +61,7 @@ void add_fake_arms() {
   if (done) return;
   done = true;
   for (const char* n : {"ssu.fake_ref", "ssu.fake_twin", "ssu.fake_flaky", "ssu.fake_two"})
-    Registry::instance().add({n, "ssu", "fake", "candidate", {"none"}, {"ssu_fast_kernel"}, {}, "test arm", nullptr, nullptr});
+    Registry::instance().add({n, "ssu", "fake", "candidate", {"fake"}, {"ssu_fast_kernel"}, {}, "test arm", nullptr, nullptr});
 }
 
 json run_fake(const std::string& cand, const std::string& policy) {

@@ -3,7 +3,7 @@
 #include <chrono>
 #include <string>
 
-#include "harness/core/runner.hpp"
+#include "harness/run/campaign.hpp"
 
 namespace kgate {
 

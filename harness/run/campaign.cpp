@@ -1,4 +1,4 @@
-#include "harness/core/runner.hpp"
+#include "harness/run/campaign.hpp"
 
 #include <signal.h>
 #include <sys/wait.h>

@@ -1,4 +1,4 @@
-#include "harness/core/cpu_backend.hpp"
+#include "harness/run/cpu_backend.hpp"
 
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -36,6 +36,7 @@ class CpuBackend final : public Backend {
  public:
   std::string name() const override { return "cpu"; }
   std::string timer() const override { return "host"; }
+  std::string arch() const override { return "host"; }
   json environment() const override {
     json e;
     std::string model = "unknown";

@@ -1,0 +1,44 @@
+#pragma once
+// The seam between the campaign and a device: a Backend makes a RowContext per (row, unit); the
+// context checks correctness, warms up and times one arm call at a time.
+#include <memory>
+#include <string>
+
+#include "harness/core/cases.hpp"
+#include "harness/core/family.hpp"
+#include "harness/core/records.hpp"
+#include "harness/core/registry.hpp"
+
+namespace kgate {
+
+class RowContext {
+ public:
+  virtual ~RowContext() = default;
+  virtual Correctness check(const Implementation& impl) = 0;
+  virtual Sample time_once(const Implementation& impl) = 0;     // flush (outside), then one timed call
+  virtual double warm_call_us(const Implementation& impl) = 0;  // one untimed-by-protocol call, its cost
+  // The launch configuration the arm's heuristics chose for this row (printed into the row);
+  // null where the arm has no choice to make.
+  virtual json config(const Implementation&) const { return nullptr; }
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;   // "cpu" | "cuda"
+  virtual std::string timer() const = 0;  // "host" | "cupti" | "events"
+  // The architecture arms are matched against: "host" on the CPU backend, "sm_90" on an H200.
+  virtual std::string arch() const = 0;
+  virtual json environment() const = 0;
+  virtual json protocol() const = 0;  // flush bytes, cold/warm, ...
+  virtual std::unique_ptr<RowContext> prepare(const Family& fam, const CaseRow& row, uint64_t seed) = 0;
+};
+
+std::unique_ptr<Backend> make_cpu_backend();
+
+// Compares out against ref element-wise; `unwritten` marks elements never written.
+Correctness compare_outputs(const std::vector<double>& out, const std::vector<double>& ref,
+                            const std::vector<bool>& unwritten, const Tolerance& tol,
+                            const std::function<std::string(size_t)>& coords);
+
+}  // namespace kgate
