@@ -24,7 +24,6 @@ void add_gate(CLI::App& app, Action& action) {
     action = [o]() -> int {
       AuditResult audited = load_audited(o->receipt);
       const json& r = audited.receipt;
-      const json& samples = audited.samples;
       Policy pol = Policy::parse(o->policy);
       const json& pred = r["body"]["predicate"];
       for (const auto& [name, g] : pol.by_baseline) {
@@ -33,18 +32,13 @@ void add_gate(CLI::App& app, Action& action) {
         if (!found) throw InputError("--policy: by_baseline names '" + name + "', which is not a baseline of " + o->receipt);
       }
       int failed = 0;
-      json rows = json::array();
-      for (json row : pred["rows"]) {
-        std::string id = row["id"];
-        json rs = samples.at("rows").contains(id) ? samples.at("rows").at(id) : json(nullptr);
-        derive_row(row, rs, pol);
-        if (!row["verdicts"]["policy"].get<bool>()) {
-          ++failed;
-          std::string why;
-          for (const auto& g : row["verdicts"]["failed"]) why += (why.empty() ? "" : ",") + g.get<std::string>();
-          std::printf("FAIL %-40s disposition=%s gates=%s\n", id.c_str(), row["disposition"].get<std::string>().c_str(), why.c_str());
-        }
-        rows.push_back(row);
+      std::vector<RowRecord> rows = rows_under_policy(audited, pol);
+      for (const auto& row : rows) {
+        if (row.verdicts.policy) continue;
+        ++failed;
+        std::string why;
+        for (const auto& g : row.verdicts.failed) why += (why.empty() ? "" : ",") + g;
+        std::printf("FAIL %-40s disposition=%s gates=%s\n", row.id.c_str(), to_string(row.disposition).c_str(), why.c_str());
       }
       int stale = 0;
       if (!o->tree.empty()) {

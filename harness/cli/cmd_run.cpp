@@ -52,18 +52,16 @@ int run_one(const RunOpts& o, const BackendFactory& factory, Backend* backend, c
   c.quiet = o.quiet;
   c.isolate = o.isolate;
   RunOutcome r = run_campaign(c, factory, backend);
-  const json& s = r.summary;
-  std::printf("%s: %lld rows, %lld pass policy, %lld fail", r.receipt_path.c_str(),
-              static_cast<long long>(s["rows"].get<int64_t>()), static_cast<long long>(s["policy_passed"].get<int64_t>()),
-              static_cast<long long>(s["policy_failed"].get<int64_t>()));
-  for (auto it = s["by_baseline"].begin(); it != s["by_baseline"].end(); ++it)
-    if (!it.value()["geomean_ratio"].is_null())
-      std::printf("; vs %s geomean %.4f, min %.4f (%s)", it.key().c_str(), it.value()["geomean_ratio"].get<double>(),
-                  it.value()["min_ratio"].get<double>(), it.value()["min_ratio_row"].get<std::string>().c_str());
+  const Summary& s = r.summary;
+  std::printf("%s: %lld rows, %lld pass policy, %lld fail", r.receipt_path.c_str(), static_cast<long long>(s.rows),
+              static_cast<long long>(s.policy_passed), static_cast<long long>(s.policy_failed));
+  for (const auto& [name, b] : s.by_baseline)
+    if (b.geomean_ratio)
+      std::printf("; vs %s geomean %.4f, min %.4f (%s)", name.c_str(), *b.geomean_ratio, *b.min_ratio, b.min_ratio_row->c_str());
   std::printf("\n");
   if (!o.isolate)
     std::printf("host time: prepare %.1f s, correctness checks %.1f s, warm-up %.1f s, samples %.1f s\n",
-                r.prepare_s, r.check_s, r.warmup_s, r.timing_s);
+                r.phases.prepare_s, r.phases.check_s, r.phases.warmup_s, r.phases.timing_s);
   return r.policy_passed ? kExitOk : kExitFail;
 }
 

@@ -12,7 +12,7 @@
 
 #include "harness/core/family.hpp"
 #include "harness/core/parallel.hpp"
-#include "harness/run/campaign.hpp"
+#include "harness/core/records.hpp"
 
 namespace kgate {
 

@@ -1,6 +1,6 @@
 #pragma once
-// Policies and per-row verdicts. The verdict functions read recorded numbers only, so the
-// writer and `kgate audit` derive them with the same code.
+// Policies: which gates a row must pass, and their values. The verdicts are derived in
+// verdicts.hpp.
 #include <map>
 #include <optional>
 #include <string>
@@ -32,10 +32,5 @@ struct Policy : GateSet {
 };
 
 const std::vector<std::string>& all_gate_names();
-
-// Fills row["pairs"][i] statistics from samples and row["verdicts"] from the policy.
-// samples: {"pairs": [{"baseline": [[g0...], ...], "candidate": [[...]]}]} (microseconds).
-void derive_row(json& row, const json& samples, const Policy& policy);
-json derive_summary(const json& rows);
 
 }  // namespace kgate

@@ -1,10 +1,12 @@
 #include "harness/core/receipt.hpp"
 
 #include <filesystem>
+#include <set>
 
 #include "harness/core/crypto.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/fileio.hpp"
+#include "harness/core/verdicts.hpp"
 
 namespace kgate {
 
@@ -40,13 +42,99 @@ json seal_receipt(const json& body, const std::optional<std::string>& sign_key) 
   return json{{"schema", kReceiptSchema}, {"body", body}, {"seal", seal}};
 }
 
+std::string plan_digest(const json& pred) {
+  json ids = json::array();
+  for (const auto& r : pred.at("rows")) ids.push_back(r.at("id"));
+  json bound = {{"tool", pred.at("tool")},         {"backend", pred.at("backend")},   {"timer", pred.at("timer")},
+                {"environment", pred.at("environment")}, {"protocol", pred.at("protocol")}, {"cases", pred.at("cases")},
+                {"arms", pred.at("arms")},         {"policy", pred.at("policy")},     {"row_ids", ids}};
+  return sha256_hex(canonicalize(bound));
+}
+
 std::string receipt_bytes(const json& receipt) { return canonicalize(receipt) + "\n"; }
 
-std::string sidecar_path_for(const std::string& receipt_path) {
-  std::string p = receipt_path;
-  if (p.size() > 5 && p.substr(p.size() - 5) == ".json") p.resize(p.size() - 5);
-  return p + ".samples.json";
+std::string sidecar_path_of(const std::string& receipt_path, const json& receipt) {
+  const std::string name = receipt.at("body").at("predicate").at("samples").at("path").get<std::string>();
+  return (std::filesystem::path(receipt_path).parent_path() / name).string();
 }
+
+namespace {
+
+// What a receipt's rows are derived with: the device's maximum clock and the arms' declared
+// kernel names, read (with their shape checked) from the predicate.
+DeriveContext derive_context(const json& pred) {
+  DeriveContext ctx;
+  const json& env = pred.at("environment");
+  if (!env.is_object()) throw AuditError("field 'environment': not an object");
+  if (env.contains("gpus") && env["gpus"].is_array() && !env["gpus"].empty()) {
+    const json& g = env["gpus"][0];
+    if (g.is_object() && g.contains("max_sm_clock_mhz")) {
+      if (!g["max_sm_clock_mhz"].is_number()) throw AuditError("field 'environment.gpus[0].max_sm_clock_mhz': not a number");
+      ctx.max_sm_clock_mhz = g["max_sm_clock_mhz"].get<double>();
+    }
+  }
+  const json& arms = pred.at("arms");
+  if (!arms.is_array()) throw AuditError("field 'arms': not an array");
+  for (const auto& a : arms) {
+    if (!a.is_object() || !a.contains("name") || !a["name"].is_string() || !a.contains("kernel_names") ||
+        !a["kernel_names"].is_array())
+      throw AuditError("field 'arms': an entry lacks a string 'name' or an array 'kernel_names'");
+    std::vector<std::string> names;
+    for (const auto& n : a["kernel_names"]) {
+      if (!n.is_string()) throw AuditError("field 'arms': a kernel name is not a string");
+      names.push_back(n.get<std::string>());
+    }
+    ctx.declared_kernels[a["name"].get<std::string>()] = std::move(names);
+  }
+  return ctx;
+}
+
+// Recomputes every derived field of every row and the summary; each difference is a problem.
+void rederive(const json& pred, const json& samples, const std::function<void(const std::string&)>& bad) {
+  Policy pol;
+  try {
+    pol = Policy::from_json(pred.at("policy"), "receipt policy");
+  } catch (const InputError& e) {
+    bad(e.what());
+    return;
+  }
+  const DeriveContext ctx = derive_context(pred);
+  const json& rows = pred.at("rows");
+  const json& srows = samples.at("rows");
+  if (!rows.is_array() || !srows.is_object()) throw AuditError("rows or the sidecar's rows have the wrong type");
+  std::vector<RowRecord> records;
+  std::set<std::string> ids;
+  for (const auto& row : rows) {
+    RowRecord rec;
+    try {
+      rec = row_record_from_json(row);
+    } catch (const AuditError& e) {
+      bad(e.what());
+      continue;
+    }
+    if (!ids.insert(rec.id).second) bad("row '" + rec.id + "': listed twice");
+    if (canonicalize(to_json(rec)) != canonicalize(row)) bad("row '" + rec.id + "': has fields kgate does not write");
+    std::optional<RowSamples> rs;
+    try {
+      if (srows.contains(rec.id)) rs = row_samples_from_json(srows[rec.id], rec.id);
+      RowRecord again = rec;
+      derive_row(again, rs ? &*rs : nullptr, pol, ctx);
+      const json want = to_json(again);
+      for (auto it = want.begin(); it != want.end(); ++it)
+        if (canonicalize(it.value()) != canonicalize(row.at(it.key())))
+          bad("row '" + rec.id + "': field '" + it.key() + "' differs from what its samples and policy give");
+    } catch (const AuditError& e) {
+      bad(e.what());
+    }
+    records.push_back(std::move(rec));
+  }
+  for (auto it = srows.begin(); it != srows.end(); ++it)
+    if (!ids.count(it.key())) bad("sidecar holds samples of a row the receipt does not list: '" + it.key().substr(0, 120) + "'");
+  if (records.size() == rows.size() && canonicalize(to_json(derive_summary(records))) != canonicalize(pred.at("summary")))
+    bad("summary differs from what the rows give");
+}
+
+}  // namespace
 
 AuditResult audit_receipt(const std::string& path, const std::optional<std::string>& pubkey_path) {
   AuditResult res;
@@ -72,44 +160,74 @@ AuditResult audit_receipt(const std::string& path, const std::optional<std::stri
     return res;
   }
   try {
-    if (!exact_keys(r, {"schema", "body", "seal"})) bad("receipt must have exactly the keys schema, body, seal");
+    if (!exact_keys(r, {"schema", "body", "seal"})) {
+      bad("receipt must have exactly the keys schema, body, seal");
+      return res;
+    }
     if (r.value("schema", "") != kReceiptSchema) bad("schema is not " + std::string(kReceiptSchema));
-    if (!exact_keys(r.at("seal"), {"canonicalization", "algorithm", "body_sha256", "row_sha256", "signature"}))
-      bad("seal has missing or extra keys");
-    const json& body = r.at("body");
     const json& seal = r.at("seal");
-    const json& pred = body.at("predicate");
+    if (!exact_keys(seal, {"canonicalization", "algorithm", "body_sha256", "row_sha256", "signature"})) {
+      bad("seal has missing or extra keys");
+      return res;
+    }
+    const json& body = r.at("body");
     if (seal.at("canonicalization") != "RFC8785" || seal.at("algorithm") != "sha256")
       bad("seal names an unsupported canonicalization or algorithm");
     std::string digest = sha256_hex(canonicalize(body));
-    if (seal.at("body_sha256") != digest) bad("body digest mismatch: sealed " + seal["body_sha256"].dump() + ", recomputed \"" + digest + "\"");
+    if (seal.at("body_sha256") != digest) {
+      // Nothing past this point is what was sealed: report the mismatch, derive nothing from it.
+      bad("body digest mismatch: sealed " + seal["body_sha256"].dump().substr(0, 80) + ", recomputed \"" + digest + "\"");
+      return res;
+    }
+    if (!body.is_object() || !body.contains("predicate") || !body["predicate"].is_object() || !body.contains("subject") ||
+        !body["subject"].is_array()) {
+      bad("body is not an in-toto Statement with a subject list and a predicate");
+      return res;
+    }
+    const json& pred = body.at("predicate");
     const json& rows = pred.at("rows");
     const json& rd = seal.at("row_sha256");
+    if (!rows.is_array() || !rd.is_object()) {
+      bad("rows or the seal's row digests have the wrong type");
+      return res;
+    }
     if (rd.size() != rows.size()) bad("seal lists " + std::to_string(rd.size()) + " row digests for " + std::to_string(rows.size()) + " rows");
     for (const auto& row : rows) {
-      std::string id = row.at("id");
-      if (!rd.contains(id) || rd[id] != row_digest(row)) bad("row '" + id + "': digest mismatch");
+      std::string id = row.is_object() && row.contains("id") && row["id"].is_string() ? row["id"].get<std::string>() : "";
+      if (id.empty() || !rd.contains(id) || rd[id] != row_digest(row)) bad("row '" + id.substr(0, 120) + "': digest mismatch");
     }
     // Signature.
     const json& sig = seal.at("signature");
     if (!sig.is_null()) {
-      std::string pem = sig.at("public_key_pem");
-      if (ed25519_canonical_public_pem(pem) != pem) bad("signature public key is not a canonical Ed25519 PEM");
       if (!exact_keys(sig, {"scheme", "signed", "public_key_pem", "signature_hex"}) || sig.at("scheme") != "ed25519" ||
-          sig.at("signed") != kSignedMessage)
+          sig.at("signed") != kSignedMessage || !sig.at("public_key_pem").is_string() || !sig.at("signature_hex").is_string()) {
         bad("signature block is not the ed25519 form kgate writes");
-      if (pubkey_path) {
-        std::string want = read_file(*pubkey_path);
-        if (want != pem) bad("signature key differs from --pubkey " + *pubkey_path);
+      } else {
+        std::string pem = sig.at("public_key_pem");
+        if (ed25519_canonical_public_pem(pem) != pem) bad("signature public key is not a canonical Ed25519 PEM");
+        if (pubkey_path) {
+          std::string want = read_file(*pubkey_path);
+          if (want != pem) bad("signature key differs from --pubkey " + *pubkey_path);
+        }
+        if (!ed25519_verify_hex(pem, seal.at("body_sha256").get<std::string>(), sig.at("signature_hex")))
+          bad("Ed25519 signature does not verify");
       }
-      if (!ed25519_verify_hex(pem, seal.at("body_sha256").get<std::string>(), sig.at("signature_hex")))
-        bad("Ed25519 signature does not verify");
     } else if (pubkey_path) {
       bad("--pubkey given but the receipt is not signed");
     }
-    // Sidecar: its digest is a subject; every statistic is recomputed from it.
+    // Sidecar: its digest is a subject; it is bound to this body by the plan digest; every
+    // statistic is recomputed from it.
     const json& sc = pred.at("samples");
-    std::string sc_path = (std::filesystem::path(path).parent_path() / sc.at("path").get<std::string>()).string();
+    if (!sc.is_object() || !sc.contains("path") || !sc["path"].is_string() || !sc.contains("sha256")) {
+      bad("field 'samples': missing path or sha256");
+      return res;
+    }
+    const std::string sc_name = sc["path"].get<std::string>();
+    if (sc_name.empty() || sc_name.find('/') != std::string::npos || sc_name == "." || sc_name == "..") {
+      bad("samples sidecar path must be a file name beside the receipt");
+      return res;
+    }
+    std::string sc_path = (std::filesystem::path(path).parent_path() / sc_name).string();
     json samples;
     bool sc_ok = false;
     try {
@@ -117,42 +235,53 @@ AuditResult audit_receipt(const std::string& path, const std::optional<std::stri
       if (sha256_hex(sb) != sc.at("sha256")) bad("samples sidecar " + sc_path + ": digest mismatch");
       else {
         samples = json::parse(sb);
-        sc_ok = samples.value("schema", "") == kSamplesSchema;
-        if (sc_ok) res.samples = samples;
+        sc_ok = samples.is_object() && samples.value("schema", "") == kSamplesSchema && samples.contains("rows");
         if (!sc_ok) bad("samples sidecar " + sc_path + ": wrong schema");
+        else if (samples.value("plan_sha256", "") != plan_digest(pred)) {
+          bad("samples sidecar " + sc_path + ": made for another run (plan digest differs: environment, protocol, "
+              "arms, policy or row order edited)");
+          sc_ok = false;
+        } else {
+          res.samples = samples;
+        }
       }
     } catch (const std::exception& e) {
       bad(std::string("samples sidecar: ") + e.what());
     }
-    bool subject_has_samples = false;
-    for (const auto& s : body.at("subject"))
-      if (s.at("name") == sc.at("path") && s.at("digest").at("sha256") == sc.at("sha256")) subject_has_samples = true;
-    if (!subject_has_samples) bad("samples sidecar is not a subject of the statement");
-    if (sc_ok) {
-      Policy pol = Policy::from_json(pred.at("policy"), "receipt policy");
-      for (const auto& row : rows) {
-        json again = row;
-        std::string id = row.at("id");
-        json rs = samples.at("rows").contains(id) ? samples["rows"][id] : json(nullptr);
-        if (row.at("disposition") == "passed" && rs.is_null()) {
-          bad("row '" + id + "': no samples in the sidecar");
-          continue;
-        }
-        derive_row(again, rs, pol);
-        if (canonicalize(again) != canonicalize(row)) {
-          for (auto it = row.begin(); it != row.end(); ++it)
-            if (canonicalize(it.value()) != canonicalize(again[it.key()]))
-              bad("row '" + id + "': field '" + it.key() + "' differs from what its samples and policy give");
-        }
+    bool subject_has_samples = false, subject_has_policy = false;
+    const std::string policy_sha = sha256_hex(canonicalize(pred.at("policy")));
+    for (const auto& s : body.at("subject")) {
+      if (!s.is_object() || !s.contains("name") || !s.contains("digest") || !s["digest"].is_object() ||
+          !s["digest"].contains("sha256")) {
+        bad("a subject lacks its name or sha256 digest");
+        continue;
       }
-      if (canonicalize(derive_summary(rows)) != canonicalize(pred.at("summary")))
-        bad("summary differs from what the rows give");
+      if (s["name"] == sc_name && s["digest"]["sha256"] == sc.at("sha256")) subject_has_samples = true;
+      if (s["name"] == kPolicySubject) subject_has_policy = s["digest"]["sha256"] == policy_sha;
     }
+    if (!subject_has_samples) bad("samples sidecar is not a subject of the statement");
+    if (!subject_has_policy) bad("the policy is not a subject of the statement, or its digest differs");
+    if (sc_ok) rederive(pred, samples, bad);
   } catch (const std::exception& e) {
     bad(std::string("malformed receipt: ") + e.what());
   }
   res.receipt = std::move(r);
   return res;
+}
+
+std::vector<RowRecord> rows_under_policy(const AuditResult& audited, const Policy& policy) {
+  const json& pred = audited.receipt.at("body").at("predicate");
+  const DeriveContext ctx = derive_context(pred);
+  const json& srows = audited.samples.at("rows");
+  std::vector<RowRecord> out;
+  for (const auto& row : pred.at("rows")) {
+    RowRecord rec = row_record_from_json(row);
+    std::optional<RowSamples> rs;
+    if (srows.contains(rec.id)) rs = row_samples_from_json(srows[rec.id], rec.id);
+    derive_row(rec, rs ? &*rs : nullptr, policy, ctx);
+    out.push_back(std::move(rec));
+  }
+  return out;
 }
 
 AuditResult load_audited(const std::string& path) {

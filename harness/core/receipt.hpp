@@ -8,18 +8,29 @@
 
 #include "harness/core/gates.hpp"
 #include "harness/core/jcs.hpp"
+#include "harness/core/records.hpp"
 
 namespace kgate {
 
-inline constexpr const char* kReceiptSchema = "kgate.receipt/1";
-inline constexpr const char* kSamplesSchema = "kgate.samples/1";
-inline constexpr const char* kPredicateType = "https://kgate.dev/receipt/v1";
+inline constexpr const char* kReceiptSchema = "kgate.receipt/2";
+inline constexpr const char* kSamplesSchema = "kgate.samples/2";
+inline constexpr const char* kPredicateType = "https://kgate.dev/receipt/v2";
+// The measuring protocol's version, recorded as predicate.protocol.schema_version; `gate
+// --against-tree` fails a receipt whose value differs from the tree's.
+inline constexpr int kProtocolSchemaVersion = 2;
+// The subject that names the policy by the digest of its canonical JSON.
+inline constexpr const char* kPolicySubject = "kgate:policy";
 
 std::string row_digest(const json& row);
+// The digest that binds a receipt body to its sidecar (recorded there as plan_sha256): tool,
+// backend, environment, protocol, case table, arms, policy and the rows' order. An edit of any
+// of them in a resealed body no longer matches the sidecar.
+std::string plan_digest(const json& predicate);
 // Seals `body`; signs the body digest with an Ed25519 PEM key when sign_key is given.
 json seal_receipt(const json& body, const std::optional<std::string>& sign_key);
 std::string receipt_bytes(const json& receipt);  // canonical + "\n"
-std::string sidecar_path_for(const std::string& receipt_path);
+// The samples sidecar a receipt names (predicate.samples.path, beside the receipt).
+std::string sidecar_path_of(const std::string& receipt_path, const json& receipt);
 
 struct AuditResult {
   std::vector<std::string> problems;  // empty = accepted
@@ -30,6 +41,8 @@ struct AuditResult {
 // Recomputes every digest, statistic, verdict and summary figure. pubkey: PEM file path; when
 // given, the receipt must carry a valid signature by that key.
 AuditResult audit_receipt(const std::string& path, const std::optional<std::string>& pubkey_path);
+// An audited receipt's rows, re-judged under another policy (the recorded samples are kept).
+std::vector<RowRecord> rows_under_policy(const AuditResult& audited, const Policy& policy);
 // Audits a receipt and returns it (with its sidecar); throws AuditError listing the problems.
 AuditResult load_audited(const std::string& path);
 

@@ -1,14 +1,31 @@
 #pragma once
 // Typed records of a campaign. json lives only at the edges (journal, receipt, sidecar,
-// reports); everything between the executor and the receipt writer passes these.
+// reports): everything between the executor and the receipt writer passes these, and the
+// auditor reads a receipt back into them (validating its shape) before deriving anything.
+//
+//   UnitSpec ──executor──► UnitResult (one RankResult per rank) ──journal──► assemble
+//   assemble ──► RowRecord + RowSamples (sidecar) ──derive (verdicts.hpp)──► Summary ──► seal
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "harness/core/cases.hpp"
+#include "harness/core/family.hpp"
 #include "harness/core/jcs.hpp"
+#include "harness/core/registry.hpp"
+#include "harness/core/schedule.hpp"
 
 namespace kgate {
+
+// How a row ended (cutlass profiler's Disposition). Rows a family's schema rejects never get
+// here: the case table is refused whole, before any work (a canonical table with an invalid
+// row is a broken table). `invalid_problem` is kept for a problem an arm or context finds
+// impossible to build at run time (e.g. a pool larger than the device's memory).
+enum class Disposition { passed, incorrect, failed, not_supported, invalid_problem, skipped };
+std::string to_string(Disposition d);
+Disposition disposition_from_string(const std::string& s);  // throws std::invalid_argument
 
 // One arm's output checked against the oracle.
 struct Correctness {
@@ -27,6 +44,7 @@ struct Signature {
   int64_t records = 0, launches = 0;      // activity records, launches per call
   std::vector<std::string> kernel_names;  // distinct, sorted
   bool operator==(const Signature&) const = default;
+  auto operator<=>(const Signature&) const = default;
 };
 
 // One timed call of one arm, as a timer saw it.
@@ -37,5 +55,166 @@ struct Sample {
   double events_us = 0;                // events timer alongside, when available (0 = none)
   double self_us = 0;                  // the kernel's own clock (calibration arms), 0 = none
 };
+
+// Series measured beside the protocol timer, per arm, in call order.
+struct SideSeries {
+  std::vector<double> events_us, self_us, sm_clock_mhz;
+  bool empty() const { return events_us.empty() && self_us.empty() && sm_clock_mhz.empty(); }
+};
+
+// A distinct activity signature and how many calls showed it.
+struct SignatureCount {
+  Signature signature;
+  int64_t calls = 0;
+};
+
+struct ArmCheck {
+  std::string arm;
+  Correctness result;
+};
+
+// What a row's correctness phase found (run by the first unit of the row).
+struct RowCheck {
+  Disposition disposition = Disposition::passed;
+  std::string error;                    // why, when not passed
+  std::vector<ArmCheck> checks;         // every arm, in the run's arm order
+  std::map<std::string, json> configs;  // arm -> the launch configuration its heuristics chose
+};
+
+// One (row, group) of the plan, as handed to an executor.
+struct UnitSpec {
+  size_t row = 0;  // index into the plan's rows
+  std::string row_id;
+  int group = 0;
+  uint64_t seed = 0;        // the row's input seed
+  bool check = false;       // run the row's correctness phase first
+  bool last_of_row = false; // the row's last unit: its inputs may be freed afterwards
+  std::string letters;      // 'A' (baseline) / 'B' (candidate) per sample slot of each pair
+};
+
+// What one rank measured in one unit.
+struct RankResult {
+  int rank = 0;
+  // Per pair (the row's pair order): the baseline's and candidate's samples of this unit.
+  std::vector<std::vector<double>> baseline, candidate;
+  std::map<std::string, SideSeries> side;                    // per arm
+  std::map<std::string, std::vector<SignatureCount>> signatures;  // per arm
+};
+
+struct UnitResult {
+  std::string row_id;
+  int group = 0;
+  std::optional<RowCheck> check;  // present when the unit ran the correctness phase
+  std::vector<RankResult> ranks;  // one per rank (world size 1: one); empty when not timed
+  std::string error;              // non-empty: the unit failed (device or runtime error)
+  bool timed() const { return !ranks.empty(); }
+};
+
+// The campaign's plan: the (filtered) case table, the arms, and every unit in schedule order.
+struct PlanArm {
+  std::string name, role;  // role in this run: "candidate" or "baseline"
+  const Implementation* impl = nullptr;
+};
+struct Plan {
+  CaseTable table;
+  const Family* family = nullptr;
+  std::vector<PlanArm> arms;  // the candidate first, then the baselines in --baseline order
+  std::string candidate;
+  std::vector<std::string> baselines;  // the row's pairs: (baselines[i], candidate)
+  ScheduleConfig schedule;
+  double warmup_min_us = 1000;
+  int warmup_min_calls = 3;
+  std::vector<UnitSpec> units;  // schedule order
+  const Implementation& impl(const std::string& arm) const;
+};
+
+json to_json(const UnitResult& u);
+UnitResult unit_result_from_json(const json& j);  // throws InputError on a malformed record
+
+// ---- The receipt's row and its samples -------------------------------------------------------
+
+struct SampleStats {
+  int64_t n = 0;
+  double median_us = 0, q1_us = 0, q3_us = 0, iqr_us = 0, min_us = 0, max_us = 0;
+};
+
+struct PairRecord {
+  std::string baseline, candidate;
+  // Derived from the samples (absent when the row was not measured).
+  std::optional<SampleStats> baseline_stats, candidate_stats;
+  std::optional<double> ratio, drift;
+  std::optional<std::vector<double>> group_ratios;
+  std::optional<bool> groups_agree;
+};
+
+struct SignatureRecord {
+  int64_t A = 0, L = 0, K = 0, calls = 0;
+  std::vector<std::string> names, undeclared;
+  bool consistent = true;
+};
+
+struct SideSummary {
+  double median = 0, min = 0, max = 0;
+  int64_t n = 0;
+};
+
+struct Verdicts {
+  json raw = json::object();  // gate -> true/false/null, by_baseline -> gate -> ...
+  bool policy = false;
+  std::vector<std::string> failed;
+};
+
+struct RowRecord {
+  // Recorded facts.
+  std::string id, family;
+  json params = json::object();
+  std::map<std::string, std::string> tags;
+  Tolerance tolerance;
+  std::vector<ArmCheck> correctness;
+  std::map<std::string, json> config;
+  Disposition disposition = Disposition::skipped;
+  std::optional<std::string> error;
+  std::vector<PairRecord> pairs;
+  // Derived from the samples, the policy and the arms' declarations (verdicts.hpp).
+  std::optional<std::map<std::string, SignatureRecord>> signatures;
+  std::optional<std::map<std::string, SideSummary>> events_timer_us, self_clock_us, sm_clock_mhz;
+  std::optional<int64_t> throttled_samples;
+  Verdicts verdicts;
+};
+
+// A row's raw samples as the sidecar holds them. Per pair, per group: the baseline's and the
+// candidate's samples, each the maximum over ranks of that sample (world size 1: the rank's).
+struct RowSamples {
+  int world_size = 1;
+  std::vector<std::vector<std::vector<double>>> baseline, candidate;  // [pair][group][sample]
+  std::map<std::string, SideSeries> side;                             // per arm, pooled over groups
+  std::map<std::string, std::vector<SignatureCount>> signatures;      // per arm, merged over groups
+};
+
+struct TagSummary {
+  int64_t rows = 0;
+  double geomean_ratio = 0;
+};
+struct BaselineSummary {
+  int64_t measured_rows = 0, unmeasured_rows = 0;
+  std::optional<double> geomean_ratio, min_ratio;
+  std::optional<std::string> min_ratio_row;
+  double sum_baseline_median_us = 0, sum_candidate_median_us = 0;
+  std::map<std::string, TagSummary> by_tag;
+};
+struct Summary {
+  int64_t rows = 0, policy_passed = 0, policy_failed = 0;
+  std::map<std::string, int64_t> dispositions, gate_failures;
+  std::map<std::string, BaselineSummary> by_baseline;
+};
+
+json to_json(const RowRecord& r);
+json to_json(const RowSamples& s);
+json to_json(const Summary& s);
+// Readers validate the shape and throw AuditError naming the field ("row 'x': field 'pairs[0].ratio':
+// not a number"): nothing downstream looks up a key that may be missing.
+RowRecord row_record_from_json(const json& j);
+RowSamples row_samples_from_json(const json& j, const std::string& row_id);
+Summary summary_from_json(const json& j);
 
 }  // namespace kgate

@@ -8,9 +8,11 @@
 
 #include "harness/core/cases.hpp"
 #include "harness/core/gates.hpp"
+#include "harness/core/records.hpp"
 #include "harness/core/registry.hpp"
 #include "harness/core/schedule.hpp"
 #include "harness/run/backend.hpp"
+#include "harness/run/executor.hpp"
 
 namespace kgate {
 
@@ -28,22 +30,30 @@ struct RunConfig {
   int warmup_min_calls = 3;
   bool quiet = false;
   bool isolate = false;  // each unit in a child process (a faulting kernel fails only its row)
+
+  // Test seams (faults are injected here by tests, never read from the environment):
+  // wraps the executor the campaign made; runs after the sidecar is written, before the receipt.
+  std::function<std::unique_ptr<Executor>(std::unique_ptr<Executor>)> wrap_executor;
+  std::function<void()> after_sidecar_written;
 };
 
 struct RunOutcome {
   std::string receipt_path;
-  json summary;
+  Summary summary;
   bool policy_passed = false;
   // Host wall seconds by phase in this process (not with --isolate: the units run in children).
   // Where a campaign's time goes: prepare (inputs on the device or host; a CPU context also
   // computes its reference there), correctness checks (a GPU context computes its reference on
   // the first one), warm-up, samples.
-  double prepare_s = 0, check_s = 0, warmup_s = 0, timing_s = 0;
+  PhaseTimes phases;
 };
 
-using BackendFactory = std::function<std::unique_ptr<Backend>()>;
 RunOutcome run_campaign(const RunConfig& cfg, Backend& backend);
 // With cfg.isolate the factory is called in each child process; the parent never opens the device.
 RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend, Backend* given = nullptr);
+
+// The plan of a run: the filtered table, its arms (checked against the family and backend) and
+// every unit in schedule order. Throws InputError naming the flag on any mismatch.
+Plan make_plan(const RunConfig& cfg, const std::string& backend_name);
 
 }  // namespace kgate

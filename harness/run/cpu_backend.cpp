@@ -6,9 +6,18 @@
 #include <fstream>
 #include <thread>
 
+#include "harness/core/compare.hpp"
 #include "harness/core/errors.hpp"
 
 namespace kgate {
+
+Correctness compare_outputs(const std::vector<double>& out, const std::vector<double>& ref,
+                            const std::vector<bool>& unwritten, const Tolerance& tol,
+                            const std::function<std::string(size_t)>& coords) {
+  return compare_elements(
+      out.size(), [&](size_t i) { return out[i]; }, [&](size_t i) { return ref[i]; },
+      [&](size_t i) { return !unwritten.empty() && unwritten[i]; }, tol, coords);
+}
 
 void merge_check(Correctness& into, const Correctness& o, const std::string& what) {
   char buf[256];

@@ -7,36 +7,46 @@
 #include "harness/core/numeric.hpp"
 #include "harness/core/receipt.hpp"
 #include "harness/core/schedule.hpp"
+#include "harness/core/verdicts.hpp"
 
 using namespace kgate;
 
 static json synthetic_body(int rows) {
   Rng rng(1);
   Policy pol = Policy::parse("correct,strict,drift(0.02)");
+  DeriveContext ctx{0, {{"b", {"k"}}, {"c", {"k"}}}};
+  std::vector<RowRecord> recs;
   json rs = json::array();
   for (int i = 0; i < rows; ++i) {
-    json row = {{"id", "row-" + std::to_string(i)}, {"family", "sparse_mla"},
-                {"params", {{"batch", 4}, {"heads", 64}, {"q_len", 1}, {"kv_dtype", "fp8"}}},
-                {"tags", {{"dtype", "fp8"}, {"phase", "decode"}}}, {"disposition", "passed"}, {"error", nullptr},
-                {"correctness", json::array({{{"arm", "c"}, {"passed", true}, {"max_abs_err", rng.uniform()}}})},
-                {"pairs", json::array({{{"baseline", "b"}, {"candidate", "c"}}})}, {"signatures", nullptr}};
-    json s = {{"pairs", json::array()}};
-    json gb = json::array(), gc = json::array();
+    RowRecord row;
+    row.id = "row-" + std::to_string(i);
+    row.family = "sparse_mla";
+    row.params = {{"batch", 4}, {"heads", 64}, {"q_len", 1}, {"kv_dtype", "fp8"}};
+    row.tags = {{"dtype", "fp8"}, {"phase", "decode"}};
+    row.disposition = Disposition::passed;
+    Correctness c;
+    c.passed = true;
+    c.max_abs_err = rng.uniform();
+    row.correctness = {{"c", c}};
+    row.pairs = {{"b", "c", {}, {}, {}, {}, {}, {}}};
+    RowSamples s;
+    s.baseline.resize(1);
+    s.candidate.resize(1);
     for (int g = 0; g < 3; ++g) {
-      std::vector<double> b, c;
+      std::vector<double> b, cs;
       for (int k = 0; k < 20; ++k) {
         b.push_back(10 + rng.uniform());
-        c.push_back(8 + rng.uniform());
+        cs.push_back(8 + rng.uniform());
       }
-      gb.push_back(b);
-      gc.push_back(c);
+      s.baseline[0].push_back(b);
+      s.candidate[0].push_back(cs);
     }
-    s["pairs"].push_back({{"baseline", gb}, {"candidate", gc}});
-    derive_row(row, s, pol);
-    rs.push_back(row);
+    derive_row(row, &s, pol, ctx);
+    rs.push_back(to_json(row));
+    recs.push_back(std::move(row));
   }
   return json{{"_type", "https://in-toto.io/Statement/v1"}, {"subject", json::array()},
-              {"predicate", {{"rows", rs}, {"summary", derive_summary(rs)}}}};
+              {"predicate", {{"rows", rs}, {"summary", to_json(derive_summary(recs))}}}};
 }
 
 static void BM_SealReceipt200Rows(benchmark::State& st) {

@@ -132,7 +132,7 @@ TEST_F(ReceiptTest, EveryValueChangeIsCaughtEvenWhenResealed) {
 }
 
 TEST_F(ReceiptTest, SidecarTamperIsCaught) {
-  std::string sc = sidecar_path_for(path());
+  std::string sc = sidecar_path_of(path(), json::parse(bytes_));
   std::string orig = read_file(sc);
   std::string t = orig;
   size_t p = t.find_first_of("123456789", t.find("\"rows\""));

@@ -1,0 +1,522 @@
+#include "harness/core/records.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "harness/core/errors.hpp"
+
+namespace kgate {
+
+namespace {
+
+const char* const kDispositions[] = {"passed", "incorrect", "failed", "not_supported", "invalid_problem", "skipped"};
+
+// A checked view of one json object: every accessor names the full field path on failure, so
+// a receipt with a renamed or retyped key is refused with a message, never read out of bounds.
+// Receipts are audited (a bad shape is an AuditError); journals are inputs (an InputError).
+enum class Source { receipt, journal };
+
+class Reader {
+ public:
+  Reader(const json& j, std::string where, Source src = Source::receipt) : j_(j), where_(std::move(where)), src_(src) {
+    if (!j_.is_object()) fail("", "not an object");
+  }
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
+    std::string m = where_ + (key.empty() ? "" : (where_.empty() ? "field '" : ": field '") + key + "'") + ": " + what;
+    if (src_ == Source::journal) throw InputError(m);
+    throw AuditError(m);
+  }
+  const json& at(const std::string& k) const {
+    auto it = j_.find(k);
+    if (it == j_.end()) fail(k, "missing");
+    return *it;
+  }
+  bool has_value(const std::string& k) const {
+    auto it = j_.find(k);
+    return it != j_.end() && !it->is_null();
+  }
+  std::string str(const std::string& k) const {
+    const json& v = at(k);
+    if (!v.is_string()) fail(k, "not a string");
+    return v.get<std::string>();
+  }
+  double num(const std::string& k) const {
+    const json& v = at(k);
+    if (!v.is_number() || !std::isfinite(v.get<double>())) fail(k, "not a finite number");
+    return v.get<double>();
+  }
+  int64_t integer(const std::string& k) const {
+    const json& v = at(k);
+    if (!v.is_number_integer()) fail(k, "not an integer");
+    return v.get<int64_t>();
+  }
+  bool boolean(const std::string& k) const {
+    const json& v = at(k);
+    if (!v.is_boolean()) fail(k, "not true or false");
+    return v.get<bool>();
+  }
+  const json& obj(const std::string& k) const {
+    const json& v = at(k);
+    if (!v.is_object()) fail(k, "not an object");
+    return v;
+  }
+  const json& arr(const std::string& k) const {
+    const json& v = at(k);
+    if (!v.is_array()) fail(k, "not an array");
+    return v;
+  }
+  std::vector<double> nums(const std::string& k) const {
+    std::vector<double> out;
+    for (const auto& x : arr(k)) {
+      if (!x.is_number() || !std::isfinite(x.get<double>())) fail(k, "an entry is not a finite number");
+      out.push_back(x.get<double>());
+    }
+    return out;
+  }
+  std::vector<std::string> strs(const std::string& k) const {
+    std::vector<std::string> out;
+    for (const auto& x : arr(k)) {
+      if (!x.is_string()) fail(k, "an entry is not a string");
+      out.push_back(x.get<std::string>());
+    }
+    return out;
+  }
+  Reader sub(const std::string& k) const { return Reader(obj(k), path(k), src_); }
+  Reader element(const json& v, const std::string& k, size_t i) const {
+    return Reader(v, path(k) + "[" + std::to_string(i) + "]", src_);
+  }
+  std::string path(const std::string& k) const { return where_ + (where_.empty() ? "" : ".") + k; }
+  const json& raw() const { return j_; }
+
+ private:
+  const json& j_;
+  std::string where_;
+  Source src_;
+};
+
+using AuditReader = Reader;
+
+json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+Correctness correctness_from(const Reader& r) {
+  Correctness c;
+  c.passed = r.boolean("passed");
+  c.max_abs_err = r.num("max_abs_err");
+  c.max_rel_err = r.num("max_rel_err");
+  c.worst = r.str("worst");
+  c.worst_out = r.num("worst_out");
+  c.worst_ref = r.num("worst_ref");
+  c.elements = r.integer("elements");
+  c.mismatches = r.integer("mismatches");
+  c.nonfinite = r.integer("nonfinite");
+  c.unwritten = r.integer("unwritten");
+  c.note = r.str("note");
+  return c;
+}
+
+std::vector<ArmCheck> checks_from(const Reader& r, const std::string& key) {
+  std::vector<ArmCheck> out;
+  const json& a = r.arr(key);
+  for (size_t i = 0; i < a.size(); ++i) {
+    Reader e = r.element(a[i], key, i);
+    out.push_back({e.str("arm"), correctness_from(e)});
+  }
+  return out;
+}
+
+json checks_json(const std::vector<ArmCheck>& v) {
+  json out = json::array();
+  for (const auto& c : v) out.push_back(c.result.to_json(c.arm));
+  return out;
+}
+
+json signature_counts_json(const std::map<std::string, std::vector<SignatureCount>>& m) {
+  json out = json::object();
+  for (const auto& [arm, v] : m) {
+    json a = json::array();
+    for (const auto& s : v)
+      a.push_back({{"records", s.signature.records}, {"launches", s.signature.launches},
+                   {"kernel_names", s.signature.kernel_names}, {"calls", s.calls}});
+    out[arm] = a;
+  }
+  return out;
+}
+
+std::map<std::string, std::vector<SignatureCount>> signature_counts_from(const Reader& r, const std::string& key) {
+  std::map<std::string, std::vector<SignatureCount>> out;
+  Reader m = r.sub(key);
+  for (auto it = m.raw().begin(); it != m.raw().end(); ++it) {
+    if (!it.value().is_array()) m.fail(it.key(), "not an array");
+    auto& v = out[it.key()];
+    for (size_t i = 0; i < it.value().size(); ++i) {
+      Reader e = m.element(it.value()[i], it.key(), i);
+      SignatureCount s;
+      s.signature.records = e.integer("records");
+      s.signature.launches = e.integer("launches");
+      s.signature.kernel_names = e.strs("kernel_names");
+      s.calls = e.integer("calls");
+      v.push_back(std::move(s));
+    }
+  }
+  return out;
+}
+
+json side_json(const std::map<std::string, SideSeries>& m) {
+  json out = json::object();
+  for (const auto& [arm, s] : m)
+    out[arm] = {{"events_us", s.events_us}, {"self_us", s.self_us}, {"sm_clock_mhz", s.sm_clock_mhz}};
+  return out;
+}
+
+std::map<std::string, SideSeries> side_from(const Reader& r, const std::string& key) {
+  std::map<std::string, SideSeries> out;
+  Reader m = r.sub(key);
+  for (auto it = m.raw().begin(); it != m.raw().end(); ++it) {
+    Reader a = m.sub(it.key());
+    out[it.key()] = {a.nums("events_us"), a.nums("self_us"), a.nums("sm_clock_mhz")};
+  }
+  return out;
+}
+
+json side_summary_json(const std::optional<std::map<std::string, SideSummary>>& m) {
+  if (!m) return nullptr;
+  json out = json::object();
+  for (const auto& [arm, s] : *m) out[arm] = {{"median", s.median}, {"min", s.min}, {"max", s.max}, {"n", s.n}};
+  return out;
+}
+
+std::optional<std::map<std::string, SideSummary>> side_summary_from(const AuditReader& r, const std::string& key) {
+  if (!r.has_value(key)) {
+    r.at(key);  // present, as null
+    return std::nullopt;
+  }
+  std::map<std::string, SideSummary> out;
+  AuditReader m = r.sub(key);
+  for (auto it = m.raw().begin(); it != m.raw().end(); ++it) {
+    AuditReader a = m.sub(it.key());
+    out[it.key()] = {a.num("median"), a.num("min"), a.num("max"), a.integer("n")};
+  }
+  return out;
+}
+
+json stats_json(const std::optional<SampleStats>& s) {
+  if (!s) return nullptr;
+  return {{"n", s->n},           {"median_us", s->median_us}, {"q1_us", s->q1_us}, {"q3_us", s->q3_us},
+          {"iqr_us", s->iqr_us}, {"min_us", s->min_us},       {"max_us", s->max_us}};
+}
+
+std::optional<SampleStats> stats_from(const AuditReader& r, const std::string& key) {
+  if (!r.has_value(key)) {
+    r.at(key);
+    return std::nullopt;
+  }
+  AuditReader s = r.sub(key);
+  return SampleStats{s.integer("n"),   s.num("median_us"), s.num("q1_us"), s.num("q3_us"),
+                     s.num("iqr_us"), s.num("min_us"),    s.num("max_us")};
+}
+
+std::optional<double> opt_num(const AuditReader& r, const std::string& k) {
+  if (!r.has_value(k)) {
+    r.at(k);
+    return std::nullopt;
+  }
+  return r.num(k);
+}
+
+}  // namespace
+
+std::string to_string(Disposition d) { return kDispositions[static_cast<int>(d)]; }
+
+Disposition disposition_from_string(const std::string& s) {
+  for (int i = 0; i < 6; ++i)
+    if (s == kDispositions[i]) return static_cast<Disposition>(i);
+  throw std::invalid_argument("unknown disposition '" + s + "'");
+}
+
+json Correctness::to_json(const std::string& arm) const {
+  return json{{"arm", arm},           {"passed", passed},       {"max_abs_err", max_abs_err},
+              {"max_rel_err", max_rel_err}, {"worst", worst},   {"worst_out", worst_out},
+              {"worst_ref", worst_ref}, {"elements", elements}, {"mismatches", mismatches},
+              {"nonfinite", nonfinite}, {"unwritten", unwritten}, {"note", note}};
+}
+
+const Implementation& Plan::impl(const std::string& arm) const {
+  for (const auto& a : arms)
+    if (a.name == arm) return *a.impl;
+  throw std::out_of_range("arm '" + arm + "' is not in this run");
+}
+
+// ---- Unit results: the journal's and the isolated child's record -----------------------------
+
+json to_json(const UnitResult& u) {
+  json j = {{"kind", "unit"}, {"row", u.row_id}, {"group", u.group}, {"error", u.error}};
+  if (u.check) {
+    json cfg = json::object();
+    for (const auto& [arm, c] : u.check->configs) cfg[arm] = c;
+    j["check"] = {{"disposition", to_string(u.check->disposition)}, {"error", u.check->error},
+                  {"correctness", checks_json(u.check->checks)}, {"config", cfg}};
+  } else {
+    j["check"] = nullptr;
+  }
+  json ranks = json::array();
+  for (const auto& r : u.ranks)
+    ranks.push_back({{"rank", r.rank}, {"baseline", r.baseline}, {"candidate", r.candidate},
+                     {"side", side_json(r.side)}, {"signatures", signature_counts_json(r.signatures)}});
+  j["ranks"] = ranks;
+  return j;
+}
+
+UnitResult unit_result_from_json(const json& j) {
+  Reader r(j, "journal unit record", Source::journal);
+  UnitResult u;
+  u.row_id = r.str("row");
+  u.group = static_cast<int>(r.integer("group"));
+  u.error = r.str("error");
+  if (r.has_value("check")) {
+    Reader c = r.sub("check");
+    RowCheck rc;
+    try {
+      rc.disposition = disposition_from_string(c.str("disposition"));
+    } catch (const std::invalid_argument& e) {
+      c.fail("disposition", e.what());
+    }
+    rc.error = c.str("error");
+    rc.checks = checks_from(c, "correctness");
+    const json& cfg = c.obj("config");
+    for (auto it = cfg.begin(); it != cfg.end(); ++it) rc.configs[it.key()] = it.value();
+    u.check = std::move(rc);
+  }
+  const json& ranks = r.arr("ranks");
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    Reader e = r.element(ranks[i], "ranks", i);
+    RankResult rr;
+    rr.rank = static_cast<int>(e.integer("rank"));
+    for (const char* k : {"baseline", "candidate"}) {
+      auto& dst = std::string(k) == "baseline" ? rr.baseline : rr.candidate;
+      const json& a = e.arr(k);
+      for (const auto& p : a) {
+        if (!p.is_array()) e.fail(k, "not an array of arrays");
+        std::vector<double> v;
+        for (const auto& x : p) {
+          if (!x.is_number()) e.fail(k, "an entry is not a number");
+          v.push_back(x.get<double>());
+        }
+        dst.push_back(std::move(v));
+      }
+    }
+    rr.side = side_from(e, "side");
+    rr.signatures = signature_counts_from(e, "signatures");
+    u.ranks.push_back(std::move(rr));
+  }
+  return u;
+}
+
+// ---- Rows ------------------------------------------------------------------------------------
+
+json to_json(const RowRecord& r) {
+  json j;
+  j["id"] = r.id;
+  j["family"] = r.family;
+  j["params"] = r.params;
+  j["tags"] = json::object();
+  for (const auto& [k, v] : r.tags) j["tags"][k] = v;
+  j["tolerance"] = {{"atol", r.tolerance.atol}, {"rtol", r.tolerance.rtol}};
+  j["correctness"] = checks_json(r.correctness);
+  j["config"] = json::object();
+  for (const auto& [arm, c] : r.config) j["config"][arm] = c;
+  j["disposition"] = to_string(r.disposition);
+  j["error"] = r.error ? json(*r.error) : json(nullptr);
+  json pairs = json::array();
+  for (const auto& p : r.pairs) {
+    json pj = {{"baseline", p.baseline}, {"candidate", p.candidate}};
+    pj["baseline_stats"] = stats_json(p.baseline_stats);
+    pj["candidate_stats"] = stats_json(p.candidate_stats);
+    pj["ratio"] = opt(p.ratio);
+    pj["drift"] = opt(p.drift);
+    pj["group_ratios"] = p.group_ratios ? json(*p.group_ratios) : json(nullptr);
+    pj["groups_agree"] = p.groups_agree ? json(*p.groups_agree) : json(nullptr);
+    pairs.push_back(pj);
+  }
+  j["pairs"] = pairs;
+  if (r.signatures) {
+    json s = json::object();
+    for (const auto& [arm, g] : *r.signatures)
+      s[arm] = {{"A", g.A},           {"L", g.L},         {"K", g.K},
+                {"names", g.names},   {"consistent", g.consistent}, {"undeclared", g.undeclared},
+                {"calls", g.calls}};
+    j["signatures"] = s;
+  } else {
+    j["signatures"] = nullptr;
+  }
+  j["events_timer_us"] = side_summary_json(r.events_timer_us);
+  j["self_clock_us"] = side_summary_json(r.self_clock_us);
+  j["sm_clock_mhz"] = side_summary_json(r.sm_clock_mhz);
+  j["throttled_samples"] = r.throttled_samples ? json(*r.throttled_samples) : json(nullptr);
+  j["verdicts"] = {{"raw", r.verdicts.raw}, {"policy", r.verdicts.policy}, {"failed", r.verdicts.failed}};
+  return j;
+}
+
+RowRecord row_record_from_json(const json& j) {
+  std::string id = j.is_object() && j.contains("id") && j["id"].is_string() ? j["id"].get<std::string>() : "?";
+  AuditReader r(j, "row '" + id.substr(0, 120) + "'");
+  RowRecord row;
+  row.id = r.str("id");
+  row.family = r.str("family");
+  row.params = r.obj("params");
+  {
+    const json& t = r.obj("tags");
+    for (auto it = t.begin(); it != t.end(); ++it) {
+      if (!it.value().is_string()) r.fail("tags." + it.key(), "not a string");
+      row.tags[it.key()] = it.value().get<std::string>();
+    }
+  }
+  AuditReader tol = r.sub("tolerance");
+  row.tolerance = {tol.num("atol"), tol.num("rtol")};
+  row.correctness = checks_from(r, "correctness");
+  for (auto it = r.obj("config").begin(); it != r.obj("config").end(); ++it) row.config[it.key()] = it.value();
+  try {
+    row.disposition = disposition_from_string(r.str("disposition"));
+  } catch (const std::invalid_argument& e) {
+    r.fail("disposition", e.what());
+  }
+  if (r.has_value("error")) row.error = r.str("error");
+  else r.at("error");
+  const json& pairs = r.arr("pairs");
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    AuditReader p = r.element(pairs[i], "pairs", i);
+    PairRecord pr;
+    pr.baseline = p.str("baseline");
+    pr.candidate = p.str("candidate");
+    pr.baseline_stats = stats_from(p, "baseline_stats");
+    pr.candidate_stats = stats_from(p, "candidate_stats");
+    pr.ratio = opt_num(p, "ratio");
+    pr.drift = opt_num(p, "drift");
+    if (p.has_value("group_ratios")) pr.group_ratios = p.nums("group_ratios");
+    else p.at("group_ratios");
+    if (p.has_value("groups_agree")) pr.groups_agree = p.boolean("groups_agree");
+    else p.at("groups_agree");
+    row.pairs.push_back(std::move(pr));
+  }
+  if (r.has_value("signatures")) {
+    std::map<std::string, SignatureRecord> m;
+    AuditReader s = r.sub("signatures");
+    for (auto it = s.raw().begin(); it != s.raw().end(); ++it) {
+      AuditReader a = s.sub(it.key());
+      m[it.key()] = {a.integer("A"), a.integer("L"), a.integer("K"), a.integer("calls"),
+                     a.strs("names"), a.strs("undeclared"), a.boolean("consistent")};
+    }
+    row.signatures = std::move(m);
+  } else {
+    r.at("signatures");
+  }
+  row.events_timer_us = side_summary_from(r, "events_timer_us");
+  row.self_clock_us = side_summary_from(r, "self_clock_us");
+  row.sm_clock_mhz = side_summary_from(r, "sm_clock_mhz");
+  if (r.has_value("throttled_samples")) row.throttled_samples = r.integer("throttled_samples");
+  else r.at("throttled_samples");
+  AuditReader v = r.sub("verdicts");
+  row.verdicts.raw = v.obj("raw");
+  row.verdicts.policy = v.boolean("policy");
+  row.verdicts.failed = v.strs("failed");
+  return row;
+}
+
+json to_json(const RowSamples& s) {
+  json pairs = json::array();
+  for (size_t p = 0; p < s.baseline.size(); ++p) pairs.push_back({{"baseline", s.baseline[p]}, {"candidate", s.candidate[p]}});
+  return {{"world_size", s.world_size}, {"pairs", pairs}, {"side", side_json(s.side)},
+          {"signatures", signature_counts_json(s.signatures)}};
+}
+
+RowSamples row_samples_from_json(const json& j, const std::string& row_id) {
+  AuditReader r(j, "samples of row '" + row_id.substr(0, 120) + "'");
+  RowSamples s;
+  s.world_size = static_cast<int>(r.integer("world_size"));
+  const json& pairs = r.arr("pairs");
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    AuditReader p = r.element(pairs[i], "pairs", i);
+    for (const char* k : {"baseline", "candidate"}) {
+      std::vector<std::vector<double>> groups;
+      for (const auto& g : p.arr(k)) {
+        if (!g.is_array() || g.empty()) p.fail(k, "a group is not a non-empty array");
+        std::vector<double> v;
+        for (const auto& x : g) {
+          if (!x.is_number() || !std::isfinite(x.get<double>()) || x.get<double>() <= 0)
+            p.fail(k, "a sample is not a finite number > 0");
+          v.push_back(x.get<double>());
+        }
+        groups.push_back(std::move(v));
+      }
+      if (groups.empty()) p.fail(k, "no groups");
+      (std::string(k) == "baseline" ? s.baseline : s.candidate).push_back(std::move(groups));
+    }
+  }
+  s.side = side_from(r, "side");
+  s.signatures = signature_counts_from(r, "signatures");
+  return s;
+}
+
+// ---- Summary ---------------------------------------------------------------------------------
+
+json to_json(const Summary& s) {
+  json j;
+  j["rows"] = s.rows;
+  j["policy_passed"] = s.policy_passed;
+  j["policy_failed"] = s.policy_failed;
+  j["dispositions"] = json::object();
+  for (const auto& [k, v] : s.dispositions) j["dispositions"][k] = v;
+  j["gate_failures"] = json::object();
+  for (const auto& [k, v] : s.gate_failures) j["gate_failures"][k] = v;
+  json pairs = json::object();
+  for (const auto& [name, b] : s.by_baseline) {
+    json p;
+    p["measured_rows"] = b.measured_rows;
+    p["unmeasured_rows"] = b.unmeasured_rows;
+    p["geomean_ratio"] = opt(b.geomean_ratio);
+    p["min_ratio"] = opt(b.min_ratio);
+    p["min_ratio_row"] = b.min_ratio_row ? json(*b.min_ratio_row) : json(nullptr);
+    p["sum_baseline_median_us"] = b.sum_baseline_median_us;
+    p["sum_candidate_median_us"] = b.sum_candidate_median_us;
+    p["by_tag"] = json::object();
+    for (const auto& [tag, t] : b.by_tag) p["by_tag"][tag] = {{"rows", t.rows}, {"geomean_ratio", t.geomean_ratio}};
+    pairs[name] = p;
+  }
+  j["by_baseline"] = pairs;
+  return j;
+}
+
+Summary summary_from_json(const json& j) {
+  AuditReader r(j, "summary");
+  Summary s;
+  s.rows = r.integer("rows");
+  s.policy_passed = r.integer("policy_passed");
+  s.policy_failed = r.integer("policy_failed");
+  for (const char* k : {"dispositions", "gate_failures"}) {
+    const json& m = r.obj(k);
+    for (auto it = m.begin(); it != m.end(); ++it) {
+      if (!it.value().is_number_integer()) r.fail(std::string(k) + "." + it.key(), "not an integer");
+      (std::string(k) == "dispositions" ? s.dispositions : s.gate_failures)[it.key()] = it.value().get<int64_t>();
+    }
+  }
+  AuditReader bb = r.sub("by_baseline");
+  for (auto it = bb.raw().begin(); it != bb.raw().end(); ++it) {
+    AuditReader b = bb.sub(it.key());
+    BaselineSummary x;
+    x.measured_rows = b.integer("measured_rows");
+    x.unmeasured_rows = b.integer("unmeasured_rows");
+    x.geomean_ratio = opt_num(b, "geomean_ratio");
+    x.min_ratio = opt_num(b, "min_ratio");
+    if (b.has_value("min_ratio_row")) x.min_ratio_row = b.str("min_ratio_row");
+    x.sum_baseline_median_us = b.num("sum_baseline_median_us");
+    x.sum_candidate_median_us = b.num("sum_candidate_median_us");
+    AuditReader t = b.sub("by_tag");
+    for (auto ti = t.raw().begin(); ti != t.raw().end(); ++ti) {
+      AuditReader e = t.sub(ti.key());
+      x.by_tag[ti.key()] = {e.integer("rows"), e.num("geomean_ratio")};
+    }
+    s.by_baseline[it.key()] = std::move(x);
+  }
+  return s;
+}
+
+}  // namespace kgate

@@ -1,0 +1,233 @@
+#include "harness/core/verdicts.hpp"
+
+#include <cmath>
+#include <set>
+
+#include "harness/core/errors.hpp"
+#include "harness/core/stats.hpp"
+
+namespace kgate {
+
+namespace {
+
+json tri(std::optional<bool> b) { return b ? json(*b) : json(nullptr); }
+
+SampleStats stats_of(const std::vector<std::vector<double>>& groups) {
+  std::vector<double> all;
+  for (const auto& g : groups) all.insert(all.end(), g.begin(), g.end());
+  SampleSummary s = summarize(all);
+  return {static_cast<int64_t>(s.n), s.median, s.q1, s.q3, s.iqr, s.min, s.max};
+}
+
+SignatureRecord signature_record(const std::vector<SignatureCount>& v, const std::vector<std::string>& declared) {
+  SignatureRecord r;
+  std::set<std::string> names;
+  for (const auto& s : v) {
+    names.insert(s.signature.kernel_names.begin(), s.signature.kernel_names.end());
+    r.calls += s.calls;
+  }
+  r.A = v.front().signature.records;
+  r.L = v.front().signature.launches;
+  r.K = static_cast<int64_t>(v.front().signature.kernel_names.size());
+  r.consistent = v.size() == 1;
+  r.names.assign(names.begin(), names.end());
+  // A declared name matches any observed name containing it (observed names are mangled).
+  for (const auto& n : r.names)
+    if (std::none_of(declared.begin(), declared.end(), [&](const std::string& d) { return n.find(d) != std::string::npos; }))
+      r.undeclared.push_back(n);
+  return r;
+}
+
+std::optional<std::map<std::string, SideSummary>> side_summary(const std::map<std::string, SideSeries>& side,
+                                                               std::vector<double> SideSeries::*which) {
+  std::map<std::string, SideSummary> out;
+  for (const auto& [arm, s] : side) {
+    const std::vector<double>& xs = s.*which;
+    if (xs.empty()) continue;
+    SampleSummary sm = summarize(xs);
+    out[arm] = {sm.median, sm.min, sm.max, static_cast<int64_t>(sm.n)};
+  }
+  if (out.empty()) return std::nullopt;
+  return out;
+}
+
+// Pair gates over some of a row's pairs (strict, limit with the row's effective limit, drift,
+// parity, fallback); null where not applicable or not measurable.
+json pair_gates(const RowRecord& row, const std::vector<const PairRecord*>& pairs, const GateSet& policy, bool measured) {
+  std::optional<double> L = policy.limit;
+  for (const auto& [kv, v] : policy.limit_by_tag) {
+    auto eq = kv.find('=');
+    auto it = row.tags.find(kv.substr(0, eq));
+    if (it != row.tags.end() && it->second == kv.substr(eq + 1)) L = v;
+  }
+  json raw;
+  std::optional<bool> strict, limit, drift;
+  if (measured && !pairs.empty()) {
+    strict = limit = drift = true;
+    for (const PairRecord* p : pairs) {
+      double r = *p->ratio;
+      *strict = *strict && r > 1;
+      if (L) *limit = *limit && p->candidate_stats->median_us <= (1 + *L) * p->baseline_stats->median_us;
+      // Direction agreement matters only once the pooled ratio is resolved beyond the drift
+      // band: for a tie within +-D (an A/A pair) the groups' sides of 1 are noise.
+      if (policy.drift) {
+        double D = *policy.drift;
+        bool resolved = std::fabs(r - 1) > D;
+        *drift = *drift && *p->drift <= D && (!resolved || *p->groups_agree);
+      }
+    }
+    if (!L) limit.reset();
+    if (!policy.drift) drift.reset();
+  }
+  raw["strict"] = tri(strict);
+  raw["limit"] = tri(limit);
+  raw["limit_value"] = L ? json(*L) : json(nullptr);
+  raw["drift"] = tri(drift);
+  // Activity gates need an activity timer (cupti); with host/events timers they are null.
+  std::optional<bool> parity, fallback;
+  if (measured && row.signatures && !row.signatures->empty() && !pairs.empty()) {
+    parity = fallback = true;
+    for (const PairRecord* p : pairs) {
+      auto a = row.signatures->find(p->baseline), b = row.signatures->find(p->candidate);
+      if (a == row.signatures->end() || b == row.signatures->end()) {
+        parity = fallback = false;
+        break;
+      }
+      *parity = *parity && a->second.A == b->second.A && a->second.L == b->second.L && a->second.K == b->second.K &&
+                a->second.consistent && b->second.consistent;
+      *fallback = *fallback && b->second.undeclared.empty();
+    }
+  }
+  raw["parity"] = tri(parity);
+  raw["fallback"] = tri(fallback);
+  return raw;
+}
+
+}  // namespace
+
+void merge_signature_counts(std::vector<SignatureCount>& into, const std::vector<SignatureCount>& more) {
+  for (const auto& s : more) {
+    auto it = std::find_if(into.begin(), into.end(), [&](const SignatureCount& x) { return x.signature == s.signature; });
+    if (it == into.end()) into.push_back(s);
+    else it->calls += s.calls;
+  }
+}
+
+void derive_row(RowRecord& row, const RowSamples* samples, const Policy& policy, const DeriveContext& ctx) {
+  const bool measured = row.disposition == Disposition::passed;
+  row.signatures.reset();
+  row.events_timer_us.reset();
+  row.self_clock_us.reset();
+  row.sm_clock_mhz.reset();
+  row.throttled_samples.reset();
+  for (auto& p : row.pairs) p = PairRecord{p.baseline, p.candidate, {}, {}, {}, {}, {}, {}};
+  if (measured) {
+    if (!samples) throw AuditError("row '" + row.id + "': passed but has no samples in the sidecar");
+    if (samples->baseline.size() != row.pairs.size() || samples->candidate.size() != row.pairs.size())
+      throw AuditError("row '" + row.id + "': sample pairs do not match the row's pairs");
+    for (size_t i = 0; i < row.pairs.size(); ++i) {
+      PairRecord& p = row.pairs[i];
+      if (samples->baseline[i].size() != samples->candidate[i].size())
+        throw AuditError("row '" + row.id + "': pair " + std::to_string(i) + ": group counts differ");
+      PairStats ps = pair_stats(samples->baseline[i], samples->candidate[i]);
+      p.baseline_stats = stats_of(samples->baseline[i]);
+      p.candidate_stats = stats_of(samples->candidate[i]);
+      p.ratio = ps.ratio;
+      p.group_ratios = ps.group_ratios;
+      p.drift = ps.drift;
+      p.groups_agree = ps.groups_agree;
+    }
+    if (!samples->signatures.empty()) {
+      std::map<std::string, SignatureRecord> sig;
+      for (const auto& [arm, v] : samples->signatures) {
+        if (v.empty()) continue;
+        auto d = ctx.declared_kernels.find(arm);
+        if (d == ctx.declared_kernels.end()) throw AuditError("row '" + row.id + "': signatures of an arm not in the run: " + arm);
+        sig[arm] = signature_record(v, d->second);
+      }
+      if (!sig.empty()) row.signatures = std::move(sig);
+    }
+    row.events_timer_us = side_summary(samples->side, &SideSeries::events_us);
+    row.self_clock_us = side_summary(samples->side, &SideSeries::self_us);
+    row.sm_clock_mhz = side_summary(samples->side, &SideSeries::sm_clock_mhz);
+    // Throttled samples: SM clock read after the call below 95 % of the device's maximum.
+    if (ctx.max_sm_clock_mhz > 0 && row.sm_clock_mhz) {
+      int64_t throttled = 0;
+      for (const auto& [arm, s] : samples->side)
+        for (double x : s.sm_clock_mhz) throttled += x < 0.95 * ctx.max_sm_clock_mhz;
+      row.throttled_samples = throttled;
+    }
+  }
+  json raw;
+  bool all_correct = !row.correctness.empty();
+  for (const auto& c : row.correctness) all_correct &= c.result.passed;
+  raw["correct"] = all_correct && row.disposition != Disposition::incorrect;
+  // The top-level pair gates judge the pairs by_baseline does not name.
+  std::vector<const PairRecord*> top;
+  for (const auto& p : row.pairs)
+    if (!policy.by_baseline.count(p.baseline)) top.push_back(&p);
+  raw.update(pair_gates(row, top, policy, measured));
+  if (!policy.by_baseline.empty()) {
+    raw["by_baseline"] = json::object();
+    for (const auto& [name, g] : policy.by_baseline) {
+      std::vector<const PairRecord*> mine;
+      for (const auto& p : row.pairs)
+        if (p.baseline == name) mine.push_back(&p);
+      raw["by_baseline"][name] = pair_gates(row, mine, g, measured);
+    }
+  }
+  std::vector<std::string> failed;
+  // A row that did not run to the end (failed, not_supported, skipped, incorrect) fails every
+  // policy, whatever gates it names: it stays in the denominators as a failure.
+  if (!measured) failed.push_back("disposition");
+  for (const auto& g : policy.gates)
+    if (!(raw[g].is_boolean() && raw[g].get<bool>())) failed.push_back(g);
+  for (const auto& [name, gs] : policy.by_baseline)
+    for (const auto& g : gs.gates) {
+      const json& v = raw["by_baseline"][name][g];
+      if (!(v.is_boolean() && v.get<bool>())) failed.push_back(g + "@" + name);
+    }
+  row.verdicts = {raw, failed.empty(), failed};
+}
+
+Summary derive_summary(const std::vector<RowRecord>& rows) {
+  Summary s;
+  s.rows = static_cast<int64_t>(rows.size());
+  struct Acc {
+    std::vector<double> ratios;
+    std::map<std::string, std::vector<double>> by_tag;
+  };
+  std::map<std::string, Acc> acc;
+  for (const auto& r : rows) {
+    s.policy_passed += r.verdicts.policy;
+    ++s.dispositions[to_string(r.disposition)];
+    for (const auto& g : r.verdicts.failed) ++s.gate_failures[g];
+    for (const auto& p : r.pairs) {
+      BaselineSummary& b = s.by_baseline[p.baseline];
+      Acc& a = acc[p.baseline];
+      if (!p.ratio) {
+        ++b.unmeasured_rows;
+        continue;
+      }
+      double x = *p.ratio;
+      if (!b.min_ratio || x < *b.min_ratio) {
+        b.min_ratio = x;
+        b.min_ratio_row = r.id;
+      }
+      a.ratios.push_back(x);
+      b.sum_baseline_median_us += p.baseline_stats->median_us;
+      b.sum_candidate_median_us += p.candidate_stats->median_us;
+      for (const auto& [k, v] : r.tags) a.by_tag[k + "=" + v].push_back(x);
+    }
+  }
+  s.policy_failed = s.rows - s.policy_passed;
+  for (auto& [name, a] : acc) {
+    BaselineSummary& b = s.by_baseline[name];
+    b.measured_rows = static_cast<int64_t>(a.ratios.size());
+    if (!a.ratios.empty()) b.geomean_ratio = geomean(a.ratios);
+    for (auto& [tag, v] : a.by_tag) b.by_tag[tag] = {static_cast<int64_t>(v.size()), geomean(v)};
+  }
+  return s;
+}
+
+}  // namespace kgate

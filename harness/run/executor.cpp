@@ -1,0 +1,247 @@
+#include "harness/run/executor.hpp"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+
+#include "harness/core/errors.hpp"
+#include "harness/core/verdicts.hpp"
+
+namespace kgate {
+
+namespace {
+
+template <class F>
+void timed(double& acc, F&& fn) {
+  const auto t = std::chrono::steady_clock::now();
+  fn();
+  acc += std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+std::string describe_wait_status(int status) {
+  if (WIFSIGNALED(status))
+    return "isolated child terminated by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+  return "isolated child exited with code " + std::to_string(WEXITSTATUS(status));
+}
+
+void write_all(int fd, const std::string& text) {
+  size_t off = 0;
+  while (off < text.size()) {
+    ssize_t n = ::write(fd, text.data() + off, text.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    off += static_cast<size_t>(n);
+  }
+}
+
+std::string read_all(int fd) {
+  std::string text;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buf, static_cast<size_t>(n));
+  }
+  return text;
+}
+
+// Runs `child` in a forked process and returns what it wrote to the pipe, or the wait status's
+// description in *failure. The child never returns into the caller's stack.
+std::string run_in_child(const std::function<std::string()>& child, std::string* failure) {
+  int fds[2];
+  if (::pipe(fds) != 0) throw std::runtime_error("pipe() failed");
+  std::fflush(nullptr);
+  pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork() failed");
+  if (pid == 0) {
+    ::close(fds[0]);
+    int rc = 0;
+    try {
+      write_all(fds[1], child());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "kgate: isolated child: %s\n", e.what());
+      rc = 3;
+    }
+    ::close(fds[1]);
+    std::fflush(nullptr);
+    ::_exit(rc);
+  }
+  ::close(fds[1]);
+  std::string text = read_all(fds[0]);
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || text.empty()) *failure = describe_wait_status(status);
+  return text;
+}
+
+}  // namespace
+
+bool arch_matches(const std::vector<std::string>& archs, const std::string& device) {
+  for (const auto& a : archs)
+    if (a == device || a == device + "a") return true;
+  return false;
+}
+
+InProcessExecutor::InProcessExecutor(const Plan& plan, Backend& backend) : plan_(plan), backend_(backend) {}
+
+RowCheck InProcessExecutor::check_row(const UnitSpec& spec, std::unique_ptr<RowContext>& ctx) {
+  const CaseRow& row = plan_.table.rows[spec.row];
+  RowCheck rc;
+  std::string refused;
+  for (const auto& a : plan_.arms) {
+    std::string why;
+    if (!arch_matches(a.impl->archs, backend_.arch())) {
+      why = "built for";
+      for (const auto& x : a.impl->archs) why += " " + x;
+      why += ", this device is " + backend_.arch();
+    } else if (a.impl->supports) {
+      why = a.impl->supports(row.params);
+    }
+    if (!why.empty()) refused += (refused.empty() ? "" : "; ") + a.name + ": " + why;
+  }
+  if (!refused.empty()) {
+    rc.disposition = Disposition::not_supported;
+    rc.error = refused;
+    return rc;
+  }
+  timed(phases_.prepare_s, [&] { ctx = backend_.prepare(*plan_.family, row, spec.seed); });
+  timed(phases_.check_s, [&] {
+    for (const auto& a : plan_.arms) {
+      Correctness c = ctx->check(*a.impl);
+      if (!c.passed) rc.disposition = Disposition::incorrect;
+      rc.checks.push_back({a.name, std::move(c)});
+      json cfg = ctx->config(*a.impl);
+      if (!cfg.is_null()) rc.configs[a.name] = cfg;
+    }
+  });
+  return rc;
+}
+
+RankResult InProcessExecutor::time_unit(const UnitSpec& spec, RowContext& ctx) {
+  // Warm-up: at least warmup_min_calls calls and warmup_min_us of work per arm.
+  timed(phases_.warmup_s, [&] {
+    for (const auto& a : plan_.arms) {
+      double spent = 0;
+      for (int c = 0; c < plan_.warmup_min_calls || spent < plan_.warmup_min_us; ++c) {
+        spent += ctx.warm_call_us(*a.impl);
+        if (c > 100000) break;
+      }
+    }
+  });
+  RankResult rr;
+  std::map<std::string, std::vector<Signature>> sigs;
+  timed(phases_.timing_s, [&] {
+    for (const auto& b : plan_.baselines) {
+      std::vector<double> sb, sc;
+      for (char L : spec.letters) {
+        const std::string& arm = L == 'A' ? b : plan_.candidate;
+        Sample s = ctx.time_once(plan_.impl(arm));
+        (L == 'A' ? sb : sc).push_back(s.us);
+        if (s.signature) sigs[arm].push_back(*s.signature);
+        SideSeries& side = rr.side[arm];
+        if (s.events_us > 0) side.events_us.push_back(s.events_us);
+        if (s.sm_clock_mhz > 0) side.sm_clock_mhz.push_back(s.sm_clock_mhz);
+        if (s.self_us > 0) side.self_us.push_back(s.self_us);
+      }
+      rr.baseline.push_back(std::move(sb));
+      rr.candidate.push_back(std::move(sc));
+    }
+  });
+  for (auto it = rr.side.begin(); it != rr.side.end();) it = it->second.empty() ? rr.side.erase(it) : std::next(it);
+  for (const auto& [arm, v] : sigs) {
+    std::vector<SignatureCount> counts;
+    for (const auto& s : v) merge_signature_counts(counts, {{s, 1}});
+    rr.signatures[arm] = std::move(counts);
+  }
+  return rr;
+}
+
+UnitResult InProcessExecutor::run_unit(const UnitSpec& spec) {
+  UnitResult u;
+  u.row_id = spec.row_id;
+  u.group = spec.group;
+  std::unique_ptr<RowContext>& ctx = contexts_[spec.row_id];
+  try {
+    if (spec.check) {
+      u.check = check_row(spec, ctx);
+      if (u.check->disposition != Disposition::passed) {
+        contexts_.erase(spec.row_id);
+        return u;
+      }
+    }
+    if (!ctx) timed(phases_.prepare_s, [&] { ctx = backend_.prepare(*plan_.family, plan_.table.rows[spec.row], spec.seed); });
+    u.ranks.push_back(time_unit(spec, *ctx));
+    if (spec.last_of_row) contexts_.erase(spec.row_id);
+  } catch (const InputError& e) {
+    // An arm or its context refused this case: the row is not supported, the run goes on.
+    RowCheck rc;
+    rc.disposition = Disposition::not_supported;
+    rc.error = e.what();
+    if (u.check) rc.checks = u.check->checks;
+    u.check = std::move(rc);
+    u.ranks.clear();
+    contexts_.erase(spec.row_id);
+  } catch (const std::exception& e) {  // device and runtime errors fail the row, not the run
+    u.error = e.what();
+    u.ranks.clear();
+    contexts_.erase(spec.row_id);
+  }
+  return u;
+}
+
+IsolatedExecutor::IsolatedExecutor(const Plan& plan, BackendFactory make_backend)
+    : plan_(plan), make_backend_(std::move(make_backend)) {}
+
+UnitResult IsolatedExecutor::run_unit(const UnitSpec& spec) {
+  std::string failure;
+  std::string text = run_in_child(
+      [&] {
+        auto backend = make_backend_();
+        InProcessExecutor inner(plan_, *backend);
+        UnitSpec s = spec;
+        s.last_of_row = true;  // the child's inputs end with it
+        return to_json(inner.run_unit(s)).dump();
+      },
+      &failure);
+  if (failure.empty()) {
+    try {
+      UnitResult u = unit_result_from_json(json::parse(text));
+      if (u.row_id == spec.row_id && u.group == spec.group) return u;
+      failure = "isolated child returned a result for another unit";
+    } catch (const std::exception& e) {
+      failure = std::string("isolated child returned an unreadable result: ") + e.what();
+    }
+  }
+  UnitResult u;
+  u.row_id = spec.row_id;
+  u.group = spec.group;
+  u.error = failure;
+  return u;
+}
+
+BackendIdentity identity_of(Backend& b) { return {b.name(), b.timer(), b.arch(), b.environment(), b.protocol()}; }
+
+BackendIdentity identity_from_child(const BackendFactory& make_backend) {
+  std::string failure;
+  std::string text = run_in_child(
+      [&] {
+        auto b = make_backend();
+        BackendIdentity id = identity_of(*b);
+        return json{{"name", id.name}, {"timer", id.timer}, {"arch", id.arch}, {"environment", id.environment},
+                    {"protocol", id.protocol}}
+            .dump();
+      },
+      &failure);
+  if (!failure.empty()) throw DeviceError("--isolate: the child that opens the device failed: " + failure);
+  json j = json::parse(text);
+  return {j.at("name"), j.at("timer"), j.at("arch"), j.at("environment"), j.at("protocol")};
+}
+
+}  // namespace kgate

@@ -1,0 +1,77 @@
+#pragma once
+// The executor seam: run_unit(UnitSpec) -> UnitResult. The campaign hands every unit of its plan
+// to one executor and journals what comes back; how and where the unit runs is the executor's
+// business: in this process, in a child process per unit (--isolate), and next, on rank threads
+// (one GPU each) or rank processes started by a cluster launcher.
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "harness/core/records.hpp"
+#include "harness/run/backend.hpp"
+
+namespace kgate {
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  // Runs one unit. Device and runtime errors are returned in UnitResult::error (the row fails,
+  // the campaign goes on); an arm or context refusing the case (InputError) comes back as a
+  // not_supported check. Never throws for a unit's own failure.
+  virtual UnitResult run_unit(const UnitSpec& spec) = 0;
+  // The campaign will send no more units of this row (it failed, or was refused): free its inputs.
+  virtual void drop_row(const std::string& /*row_id*/) {}
+};
+
+// Host seconds by phase, in the process that ran the units.
+struct PhaseTimes {
+  double prepare_s = 0, check_s = 0, warmup_s = 0, timing_s = 0;
+};
+
+// True when an arm built for `archs` runs on a device of architecture `device` ("host",
+// "sm_90"): an exact match, or the arch-specific form ("sm_90a") of the device's own arch.
+bool arch_matches(const std::vector<std::string>& archs, const std::string& device);
+
+// Runs units on a backend of this process. A row's inputs (its RowContext) are made once and
+// kept across the row's units until its last one.
+class InProcessExecutor final : public Executor {
+ public:
+  InProcessExecutor(const Plan& plan, Backend& backend);
+  UnitResult run_unit(const UnitSpec& spec) override;
+  void drop_row(const std::string& row_id) override { contexts_.erase(row_id); }
+  const PhaseTimes& phases() const { return phases_; }
+
+ private:
+  RowCheck check_row(const UnitSpec& spec, std::unique_ptr<RowContext>& ctx);
+  RankResult time_unit(const UnitSpec& spec, RowContext& ctx);
+  const Plan& plan_;
+  Backend& backend_;
+  std::map<std::string, std::unique_ptr<RowContext>> contexts_;
+  PhaseTimes phases_;
+};
+
+using BackendFactory = std::function<std::unique_ptr<Backend>()>;
+
+// Runs every unit in a child process (fork), on a backend the child makes: a unit that dies
+// (a faulting kernel, an abort, a signal) fails its row with the cause recorded, and the
+// parent never opens the device (a forked CUDA context is unusable).
+class IsolatedExecutor final : public Executor {
+ public:
+  IsolatedExecutor(const Plan& plan, BackendFactory make_backend);
+  UnitResult run_unit(const UnitSpec& spec) override;
+
+ private:
+  const Plan& plan_;
+  BackendFactory make_backend_;
+};
+
+// Backend identity as a receipt records it; with --isolate a child process reports it.
+struct BackendIdentity {
+  std::string name, timer, arch;
+  json environment, protocol;
+};
+BackendIdentity identity_of(Backend& b);
+BackendIdentity identity_from_child(const BackendFactory& make_backend);
+
+}  // namespace kgate

@@ -1,0 +1,197 @@
+// Statistics and verdicts over typed rows (harness/core/verdicts.hpp): the one place where a
+// row's derived numbers and gate verdicts are computed, by the writer and the auditor alike.
+#include <gtest/gtest.h>
+
+#include "harness/core/errors.hpp"
+#include "harness/core/verdicts.hpp"
+
+using namespace kgate;
+
+namespace {
+
+RowRecord make_row(bool correct = true, std::vector<std::string> baselines = {"b"}) {
+  RowRecord row;
+  row.id = "r";
+  row.family = "ssu";
+  row.tags = {{"band", "b1-b8"}};
+  row.disposition = correct ? Disposition::passed : Disposition::incorrect;
+  Correctness c;
+  c.passed = correct;
+  row.correctness = {{"c", c}};
+  for (const auto& b : baselines) row.pairs.push_back({b, "c", {}, {}, {}, {}, {}, {}});
+  return row;
+}
+// One pair; each group's samples given as a list.
+RowSamples groups(std::vector<std::vector<double>> b, std::vector<std::vector<double>> c) {
+  RowSamples s;
+  s.baseline = {std::move(b)};
+  s.candidate = {std::move(c)};
+  return s;
+}
+RowSamples flat(double b, double c) { return groups({{b, b}, {b, b}}, {{c, c}, {c, c}}); }
+DeriveContext ctx() { return {0, {{"b", {"k"}}, {"c", {"k"}}, {"base", {"k"}}, {"floor", {"k"}}}}; }
+RowRecord derived(RowRecord row, const RowSamples& s, const Policy& p) {
+  derive_row(row, &s, p, ctx());
+  return row;
+}
+
+}  // namespace
+
+TEST(Verdicts, StrictTieFailsAndLimitIsInclusive) {
+  Policy p = Policy::parse("correct,strict,limit(0.05)");
+  RowRecord row = derived(make_row(), flat(10, 10), p);
+  EXPECT_EQ(row.verdicts.raw["strict"], false);  // tie
+  EXPECT_EQ(row.verdicts.raw["limit"], true);
+  EXPECT_FALSE(row.verdicts.policy);
+  EXPECT_EQ(derived(make_row(), flat(10, 10.5), p).verdicts.raw["limit"], true);  // exactly 1.05x: inclusive
+  EXPECT_EQ(derived(make_row(), flat(10, 10.6), p).verdicts.raw["limit"], false);
+  row = derived(make_row(), flat(10, 8), p);
+  EXPECT_TRUE(row.verdicts.policy);
+  EXPECT_DOUBLE_EQ(*row.pairs[0].ratio, 1.25);
+  EXPECT_EQ(row.pairs[0].baseline_stats->n, 4);
+}
+
+TEST(Verdicts, LimitByTagOverridesPolicyLimit) {
+  Policy p = Policy::from_json(json{{"gates", {"limit"}}, {"limit", 0.05}, {"limit_by_tag", {{"band=b1-b8", 0.5}}}}, "p");
+  RowRecord row = derived(make_row(), flat(10, 14), p);
+  EXPECT_EQ(row.verdicts.raw["limit_value"], 0.5);
+  EXPECT_TRUE(row.verdicts.policy);
+}
+
+TEST(Verdicts, IncorrectRowFailsAndStaysUnmeasured) {
+  RowRecord row = make_row(false);
+  derive_row(row, nullptr, Policy::parse("correct"), ctx());
+  EXPECT_EQ(row.verdicts.raw["correct"], false);
+  EXPECT_FALSE(row.pairs[0].ratio);
+  EXPECT_FALSE(row.verdicts.policy);
+  Summary s = derive_summary({row});
+  EXPECT_EQ(s.rows, 1);
+  EXPECT_EQ(s.policy_failed, 1);
+  EXPECT_EQ(s.by_baseline["b"].unmeasured_rows, 1);
+  EXPECT_FALSE(s.by_baseline["b"].geomean_ratio);
+}
+
+TEST(Verdicts, ARowThatFailedAfterItsCorrectnessCheckFailsEveryPolicy) {
+  RowRecord row = make_row();
+  row.disposition = Disposition::failed;  // e.g. a fault during timing, after every arm checked correct
+  derive_row(row, nullptr, Policy::parse("correct"), ctx());
+  EXPECT_EQ(row.verdicts.raw["correct"], true);
+  EXPECT_FALSE(row.verdicts.policy);
+  EXPECT_EQ(row.verdicts.failed, std::vector<std::string>{"disposition"});
+}
+
+TEST(Verdicts, APassedRowWithoutSamplesIsAnAuditError) {
+  RowRecord row = make_row();
+  EXPECT_THROW(derive_row(row, nullptr, Policy::parse("correct"), ctx()), AuditError);
+}
+
+TEST(Verdicts, DriftAndActivityGates) {
+  Policy p = Policy::parse("drift(0.02),parity,fallback");
+  RowRecord row = derived(make_row(), groups({{10.0}, {10.0}, {10.0}}, {{5.0}, {5.0}, {4.0}}), p);
+  EXPECT_EQ(row.verdicts.raw["drift"], false);         // 2.5 / 2 - 1 = 25 %
+  EXPECT_TRUE(row.verdicts.raw["parity"].is_null());   // host timer: no activity records
+  EXPECT_EQ(row.verdicts.failed.size(), 3u);
+  RowSamples s = flat(10, 5);
+  s.signatures["b"] = {{Signature{2, 2, {"k"}}, 4}};
+  s.signatures["c"] = {{Signature{2, 2, {"k_cutlass_fallback"}}, 4}};
+  DeriveContext c = ctx();
+  c.declared_kernels["c"] = {"kernel_c"};
+  row = make_row();
+  derive_row(row, &s, p, c);
+  EXPECT_EQ(row.verdicts.raw["parity"], true);
+  EXPECT_EQ(row.verdicts.raw["fallback"], false);
+  EXPECT_EQ((*row.signatures)["c"].undeclared, std::vector<std::string>{"k_cutlass_fallback"});
+}
+
+TEST(Verdicts, ASignatureThatChangesBetweenGroupsIsInconsistent) {
+  // Each group on its own is consistent; the merged counts hold two distinct signatures.
+  std::vector<SignatureCount> merged = {{Signature{1, 1, {"k"}}, 12}};
+  merge_signature_counts(merged, {{Signature{1, 1, {"k"}}, 12}});
+  ASSERT_EQ(merged.size(), 1u);
+  EXPECT_EQ(merged[0].calls, 24);
+  merge_signature_counts(merged, {{Signature{2, 2, {"k", "k_tail"}}, 12}});
+  ASSERT_EQ(merged.size(), 2u);
+  RowSamples s = flat(10, 5);
+  s.signatures["b"] = {{Signature{1, 1, {"k"}}, 36}};
+  s.signatures["c"] = merged;
+  RowRecord row = derived(make_row(), s, Policy::parse("parity"));
+  EXPECT_FALSE((*row.signatures)["c"].consistent);
+  EXPECT_EQ((*row.signatures)["c"].calls, 36);
+  EXPECT_EQ(row.verdicts.raw["parity"], false);
+}
+
+TEST(Verdicts, DriftDirectionOnlyCountsOnceResolved) {
+  Policy p = Policy::parse("drift(0.02)");
+  // A/A: pooled 1.000, groups 0.999 and 1.001 straddle 1: a tie, not a disagreement.
+  RowRecord row = derived(make_row(), groups({{9.99}, {10.01}, {10.0}}, {{10.0}, {10.0}, {10.0}}), p);
+  EXPECT_FALSE(*row.pairs[0].groups_agree);
+  EXPECT_EQ(row.verdicts.raw["drift"], true);
+  // Resolved (pooled 1.0201 > 1 + D) and drift 1.98 % <= D, but one group below 1: a real
+  // disagreement, so the gate fails on direction alone.
+  row = derived(make_row(), groups({{10.201}, {10.201}, {9.999}}, {{10.0}, {10.0}, {10.0}}), p);
+  EXPECT_LE(*row.pairs[0].drift, 0.02);
+  EXPECT_FALSE(*row.pairs[0].groups_agree);
+  EXPECT_EQ(row.verdicts.raw["drift"], false);
+}
+
+TEST(Verdicts, SideSeriesAndThrottleAreDerivedFromTheSamples) {
+  RowSamples s = flat(10, 5);
+  s.side["c"].sm_clock_mhz = {1980, 1980, 1500, 1980};
+  s.side["c"].events_us = {6, 5, 7};
+  s.side["b"].self_us = {9.5};
+  RowRecord row = make_row();
+  DeriveContext c = ctx();
+  c.max_sm_clock_mhz = 1980;
+  derive_row(row, &s, Policy::parse("correct"), c);
+  EXPECT_EQ(*row.throttled_samples, 1);  // 1500 < 0.95 x 1980
+  EXPECT_DOUBLE_EQ((*row.events_timer_us)["c"].median, 6);
+  EXPECT_EQ((*row.events_timer_us)["c"].n, 3);
+  EXPECT_DOUBLE_EQ((*row.self_clock_us)["b"].median, 9.5);
+  EXPECT_FALSE(row.self_clock_us->count("c"));
+}
+
+namespace {
+// A row with two pairs: candidate c against a baseline (12 us) and a floor (9 us).
+RowSamples two_pair_samples(double c) {
+  RowSamples s;
+  s.baseline = {{{12.0, 12.0}}, {{9.0, 9.0}}};
+  s.candidate = {{{c, c}}, {{c, c}}};
+  return s;
+}
+Policy strict_and_floor() {
+  return Policy::from_json(json::parse(R"({"gates": ["correct"], "by_baseline": {
+      "base": {"gates": ["strict"]},
+      "floor": {"gates": ["limit"], "limit": 0.05, "limit_by_tag": {"band=b9": 0.5}}}})"), "p");
+}
+}  // namespace
+
+TEST(Verdicts, ByBaselineJudgesEachPairByItsOwnGates) {
+  Policy p = strict_and_floor();
+  RowRecord row = derived(make_row(true, {"base", "floor"}), two_pair_samples(9.3), p);
+  EXPECT_TRUE(row.verdicts.policy) << row.verdicts.raw.dump();
+  EXPECT_EQ(row.verdicts.raw["by_baseline"]["base"]["strict"], true);
+  EXPECT_EQ(row.verdicts.raw["by_baseline"]["floor"]["limit"], true);
+  // The top-level pair gates judge no pair here: null, and not required.
+  EXPECT_TRUE(row.verdicts.raw["strict"].is_null());
+  row = derived(make_row(true, {"base", "floor"}), two_pair_samples(9.6), p);  // 1.067x the floor
+  EXPECT_EQ(row.verdicts.failed, std::vector<std::string>{"limit@floor"});
+  row = derived(make_row(true, {"base", "floor"}), two_pair_samples(12.5), p);  // slower than base too
+  EXPECT_EQ(row.verdicts.failed, (std::vector<std::string>{"strict@base", "limit@floor"}));
+}
+
+TEST(Verdicts, SummaryCountsGeomeansAndTheSlowestRow) {
+  Policy p = Policy::parse("strict");
+  RowRecord a = derived(make_row(), flat(10, 5), p);  // 2.0
+  RowRecord b = derived(make_row(), flat(10, 8), p);  // 1.25
+  b.id = "slow";
+  b.tags = {{"band", "b16"}};
+  b = derived(b, flat(10, 8), p);
+  Summary s = derive_summary({a, b});
+  EXPECT_EQ(s.rows, 2);
+  EXPECT_EQ(s.policy_passed, 2);
+  EXPECT_NEAR(*s.by_baseline["b"].geomean_ratio, std::sqrt(2.0 * 1.25), 1e-12);
+  EXPECT_EQ(*s.by_baseline["b"].min_ratio_row, "slow");
+  EXPECT_DOUBLE_EQ(s.by_baseline["b"].sum_candidate_median_us, 13);
+  EXPECT_EQ(s.by_baseline["b"].by_tag["band=b16"].rows, 1);
+  EXPECT_EQ(s.dispositions["passed"], 2);
+}
