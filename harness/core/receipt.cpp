@@ -29,7 +29,11 @@ json seal_receipt(const json& body, const std::optional<std::string>& sign_key) 
   std::string digest = sha256_hex(canonicalize(body));
   seal["body_sha256"] = digest;
   json rows = json::object();
-  for (const auto& r : body["predicate"]["rows"]) rows[r["id"].get<std::string>()] = row_digest(r);
+  // Tolerant of any body (tests reseal forged ones); kgate's own bodies always have rows with ids.
+  const json* pred = body.is_object() && body.contains("predicate") ? &body["predicate"] : nullptr;
+  if (pred && pred->is_object() && pred->contains("rows") && (*pred)["rows"].is_array())
+    for (const auto& r : (*pred)["rows"])
+      if (r.is_object() && r.contains("id") && r["id"].is_string()) rows[r["id"].get<std::string>()] = row_digest(r);
   seal["row_sha256"] = rows;
   if (sign_key) {
     seal["signature"] = {{"scheme", "ed25519"},
@@ -42,12 +46,20 @@ json seal_receipt(const json& body, const std::optional<std::string>& sign_key) 
   return json{{"schema", kReceiptSchema}, {"body", body}, {"seal", seal}};
 }
 
-std::string plan_digest(const json& pred) {
+std::string facts_digest(const json& pred) {
+  // Per row, in order, its recorded facts (what was asked and what the check found); every
+  // other field of a row is derived from the samples and recomputed by audit.
   json ids = json::array();
-  for (const auto& r : pred.at("rows")) ids.push_back(r.at("id"));
+  for (const auto& r : pred.at("rows")) {
+    json facts = json::object();
+    for (const char* k : {"id", "family", "params", "tags", "tolerance", "correctness", "config", "disposition", "error"})
+      facts[k] = r.contains(k) ? r[k] : json("(absent)");
+    ids.push_back(facts);
+  }
   json bound = {{"tool", pred.at("tool")},         {"backend", pred.at("backend")},   {"timer", pred.at("timer")},
                 {"environment", pred.at("environment")}, {"protocol", pred.at("protocol")}, {"cases", pred.at("cases")},
-                {"arms", pred.at("arms")},         {"policy", pred.at("policy")},     {"row_ids", ids}};
+                {"arms", pred.at("arms")},         {"policy", pred.at("policy")},     {"rows", ids},
+                {"run", pred.at("run")}};
   return sha256_hex(canonicalize(bound));
 }
 
@@ -179,9 +191,10 @@ AuditResult audit_receipt(const std::string& path, const std::optional<std::stri
       bad("body digest mismatch: sealed " + seal["body_sha256"].dump().substr(0, 80) + ", recomputed \"" + digest + "\"");
       return res;
     }
-    if (!body.is_object() || !body.contains("predicate") || !body["predicate"].is_object() || !body.contains("subject") ||
-        !body["subject"].is_array()) {
-      bad("body is not an in-toto Statement with a subject list and a predicate");
+    if (!exact_keys(body, {"_type", "subject", "predicateType", "predicate"}) || !body["predicate"].is_object() ||
+        !body["subject"].is_array() || body["_type"] != "https://in-toto.io/Statement/v1" ||
+        body["predicateType"] != kPredicateType) {
+      bad("body is not an in-toto Statement v1 with kgate's predicate type, a subject list and a predicate");
       return res;
     }
     const json& pred = body.at("predicate");
@@ -237,9 +250,9 @@ AuditResult audit_receipt(const std::string& path, const std::optional<std::stri
         samples = json::parse(sb);
         sc_ok = samples.is_object() && samples.value("schema", "") == kSamplesSchema && samples.contains("rows");
         if (!sc_ok) bad("samples sidecar " + sc_path + ": wrong schema");
-        else if (samples.value("plan_sha256", "") != plan_digest(pred)) {
-          bad("samples sidecar " + sc_path + ": made for another run (plan digest differs: environment, protocol, "
-              "arms, policy or row order edited)");
+        else if (samples.value("facts_sha256", "") != facts_digest(pred)) {
+          bad("samples sidecar " + sc_path + ": made for another run (facts digest differs: environment, protocol, "
+              "arms, policy, a row's recorded facts or the row order edited)");
           sc_ok = false;
         } else {
           res.samples = samples;

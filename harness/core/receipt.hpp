@@ -22,10 +22,12 @@ inline constexpr int kProtocolSchemaVersion = 2;
 inline constexpr const char* kPolicySubject = "kgate:policy";
 
 std::string row_digest(const json& row);
-// The digest that binds a receipt body to its sidecar (recorded there as plan_sha256): tool,
-// backend, environment, protocol, case table, arms, policy and the rows' order. An edit of any
-// of them in a resealed body no longer matches the sidecar.
-std::string plan_digest(const json& predicate);
+// The digest that binds a receipt body to its sidecar (recorded there as facts_sha256): every
+// recorded fact of the body that is not derived from the samples (tool, backend, environment,
+// protocol, case table, arms, policy, run, and per row in order its params, tags, tolerance,
+// correctness, config, disposition and error). An edit of any of them in a resealed body no
+// longer matches the sidecar; the derived fields are recomputed instead.
+std::string facts_digest(const json& predicate);
 // Seals `body`; signs the body digest with an Ed25519 PEM key when sign_key is given.
 json seal_receipt(const json& body, const std::optional<std::string>& sign_key);
 std::string receipt_bytes(const json& receipt);  // canonical + "\n"

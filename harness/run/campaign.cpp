@@ -318,7 +318,7 @@ RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend
                  {"resumed_units", resumed_units},
                  {"units", plan.units.size()}};
 
-  json sidecar = {{"schema", kSamplesSchema}, {"unit", "us"}, {"plan_sha256", plan_digest(pred)}, {"rows", sample_rows}};
+  json sidecar = {{"schema", kSamplesSchema}, {"unit", "us"}, {"facts_sha256", facts_digest(pred)}, {"rows", sample_rows}};
   const std::string sidecar_bytes = canonicalize(sidecar) + "\n";
   const std::string sidecar_sha = sha256_hex(sidecar_bytes);
   const std::string sidecar_name = sidecar_name_for(cfg.out_path, sidecar_sha);

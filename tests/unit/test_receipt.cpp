@@ -10,6 +10,8 @@
 #include "harness/core/receipt.hpp"
 #include "harness/run/campaign.hpp"
 
+#include <functional>
+
 using namespace kgate;
 namespace fs = std::filesystem;
 
@@ -129,6 +131,62 @@ TEST_F(ReceiptTest, EveryValueChangeIsCaughtEvenWhenResealed) {
   }
   EXPECT_EQ(caught, n);
   EXPECT_GT(caught_resealed, 0);
+}
+
+namespace {
+// Every object key under `j`, as the pointer to its parent and the key.
+void collect_keys(const json& j, const json::json_pointer& at, std::vector<std::pair<json::json_pointer, std::string>>& out) {
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      out.push_back({at, it.key()});
+      collect_keys(it.value(), at / it.key(), out);
+    }
+  } else if (j.is_array()) {
+    for (size_t i = 0; i < j.size(); ++i) collect_keys(j[i], at / i, out);
+  }
+}
+}  // namespace
+
+TEST_F(ReceiptTest, EveryRenamedKeyIsCaughtAndNeverCrashesTheAuditor) {
+  // The receipt is validated into typed records before anything is derived from it, so a key
+  // renamed anywhere in the body (then resealed, so the digests match) is a reported problem,
+  // never a read of a missing key (undefined behaviour in a release build: the old SEGV).
+  json r = json::parse(bytes_);
+  std::vector<std::pair<json::json_pointer, std::string>> keys;
+  collect_keys(r["body"], json::json_pointer(), keys);
+  ASSERT_GT(keys.size(), 100u);
+  for (const auto& [parent, key] : keys) {
+    json t = r;
+    json& obj = t["body"].at(parent);
+    ASSERT_TRUE(obj.is_object()) << parent.to_string() << " " << key;
+    obj[key + "_renamed"] = obj[key];
+    obj.erase(key);
+    json resealed = seal_receipt(t["body"], std::nullopt);
+    EXPECT_FALSE(audit_ok(receipt_bytes(resealed))) << "renamed " << parent.to_string() << "/" << key << " passed audit";
+  }
+}
+
+TEST_F(ReceiptTest, ResealedForgeriesOfBoundFieldsAreCaught) {
+  // Fields no statistic is derived from are bound to the sidecar by the plan digest and the
+  // policy subject: editing them and resealing the body no longer matches the sidecar.
+  json r = json::parse(bytes_);
+  auto forged = [&](const std::function<void(json&)>& edit) {
+    json t = r;
+    edit(t["body"]["predicate"]);
+    return audit_ok(receipt_bytes(seal_receipt(t["body"], std::nullopt)));
+  };
+  EXPECT_FALSE(forged([](json& p) { p["environment"]["cpu"] = "a faster CPU"; }));
+  EXPECT_FALSE(forged([](json& p) { p["protocol"]["warmup_min_calls"] = 100; }));
+  EXPECT_FALSE(forged([](json& p) {  // the policy swapped for one with no gates: every row passes
+    p["policy"] = Policy::parse("correct").to_json();
+    p["policy"]["gates"] = json::array();
+    for (auto& row : p["rows"]) row["verdicts"] = {{"raw", row["verdicts"]["raw"]}, {"policy", true}, {"failed", json::array()}};
+    p["summary"]["policy_passed"] = p["rows"].size();
+    p["summary"]["policy_failed"] = 0;
+    p["summary"]["gate_failures"] = json::object();
+  }));
+  EXPECT_FALSE(forged([](json& p) { std::swap(p["rows"][0], p["rows"][1]); }));
+  EXPECT_TRUE(forged([](json&) {}));  // the untouched body, resealed, still audits
 }
 
 TEST_F(ReceiptTest, SidecarTamperIsCaught) {

@@ -10,62 +10,34 @@
 #include "harness/core/fileio.hpp"
 #include "harness/core/receipt.hpp"
 #include "harness/run/campaign.hpp"
+#include "tests/unit/fake_backend.hpp"
 
 using namespace kgate;
 namespace fs = std::filesystem;
 
 namespace {
 
-// Arms are told apart by name; each call reports a signature chosen by the arm.
-class FakeContext final : public RowContext {
- public:
-  Correctness check(const Implementation&) override {
-    Correctness c;
-    c.passed = true;
-    c.elements = 1;
-    return c;
-  }
-  Sample time_once(const Implementation& impl) override {
-    Sample s;
-    int n = ++calls_[impl.name];
+using kgate::testing::add_fake_arm;
+using kgate::testing::FakeBackend;
+using kgate::testing::FakeBehaviour;
+
+// Each call reports a signature chosen by the arm.
+FakeBehaviour activity() {
+  FakeBehaviour b;
+  b.signature = [](const std::string& arm, int n) {
     Signature sig{1, 1, {"ssu_fast_kernel"}};
-    if (impl.name == "ssu.fake_twin") sig.kernel_names = {"ssu_fast_kernel"};
-    if (impl.name == "ssu.fake_flaky" && n % 3 == 0) {  // every third call also launches a fallback
+    if (arm == "ssu.fake_flaky" && n % 3 == 0)  // every third call also launches a fallback
       sig = Signature{2, 2, {"cutlass_fallback_gemm", "ssu_fast_kernel"}};
-    }
-    if (impl.name == "ssu.fake_two") sig = Signature{2, 2, {"ssu_fast_kernel", "ssu_fast_kernel_tail"}};
-    s.signature = sig;
-    s.us = impl.name == "ssu.fake_ref" ? 10.0 + 0.01 * (n % 5) : 8.0 + 0.01 * (n % 7);
-    return s;
-  }
-  double warm_call_us(const Implementation&) override { return 1000; }
-
- private:
-  std::map<std::string, int> calls_;
-};
-
-class FakeBackend final : public Backend {
- public:
-  std::string name() const override { return "fake"; }
-  std::string timer() const override { return "cupti"; }
-  std::string arch() const override { return "fake"; }
-  json environment() const override { return json{{"gpus", json::array()}, {"cpu", "fake"}}; }
-  json protocol() const override { return json{{"cold_l2", true}, {"flush_bytes", 0}}; }
-  std::unique_ptr<RowContext> prepare(const Family&, const CaseRow&, uint64_t) override {
-    return std::make_unique<FakeContext>();
-  }
-};
-
-void add_fake_arms() {
-  static bool done = false;
-  if (done) return;
-  done = true;
-  for (const char* n : {"ssu.fake_ref", "ssu.fake_twin", "ssu.fake_flaky", "ssu.fake_two"})
-    Registry::instance().add({n, "ssu", "fake", "candidate", {"fake"}, {"ssu_fast_kernel"}, {}, "test arm", nullptr, nullptr});
+    if (arm == "ssu.fake_two") sig = Signature{2, 2, {"ssu_fast_kernel", "ssu_fast_kernel_tail"}};
+    // Consistent within each group (12 calls per group), different between the two groups.
+    if (arm == "ssu.fake_regroup" && n > 12) sig = Signature{2, 2, {"ssu_fast_kernel", "ssu_fast_kernel_split"}};
+    return sig;
+  };
+  return b;
 }
 
 json run_fake(const std::string& cand, const std::string& policy) {
-  add_fake_arms();
+  for (const char* n : {"ssu.fake_ref", "ssu.fake_twin", "ssu.fake_flaky", "ssu.fake_two", "ssu.fake_regroup"}) add_fake_arm(n);
   auto dir = fresh_temp_dir("kgate_fake_");
   std::string table = (dir / "t.json").string();
   write_file_atomic(table, R"({"table": "t", "family": "ssu", "rows": [
@@ -78,7 +50,7 @@ json run_fake(const std::string& cand, const std::string& policy) {
   c.policy = Policy::parse(policy);
   c.schedule = {2, 2, 3, 1};
   c.quiet = true;
-  FakeBackend be;
+  FakeBackend be(activity());
   run_campaign(c, be);
   EXPECT_TRUE(audit_receipt(c.out_path, std::nullopt).ok());
   json r = json::parse(read_file(c.out_path));
@@ -117,4 +89,13 @@ TEST(RunnerActivity, DeclaredNamesMatchAsSubstringsButParityComparesSignatures) 
   EXPECT_TRUE(s["undeclared"].empty());  // "ssu_fast_kernel_tail" contains a declared name
   EXPECT_EQ(row["verdicts"]["raw"]["fallback"], true);
   EXPECT_EQ(row["verdicts"]["raw"]["parity"], false);  // 2/2/2 vs the baseline's 1/1/1
+}
+
+TEST(RunnerActivity, ASignatureThatChangesBetweenGroupsFailsParity) {
+  // Each group is consistent on its own; only merging across groups shows the change.
+  json row = run_fake("ssu.fake_regroup", "parity");
+  const json& s = row["signatures"]["ssu.fake_regroup"];
+  EXPECT_EQ(s["consistent"], false);
+  EXPECT_EQ(s["calls"], 24);
+  EXPECT_EQ(row["verdicts"]["raw"]["parity"], false);
 }

@@ -1,0 +1,83 @@
+#pragma once
+// A backend that runs no kernel, for campaign tests on the CPU: arms are told apart by name and
+// each call reports what the test's behaviour says (a time, an activity signature); preparing a
+// row may refuse it, fail, or crash, the way a real context can.
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "harness/core/registry.hpp"
+#include "harness/run/backend.hpp"
+
+namespace kgate::testing {
+
+struct FakeBehaviour {
+  // Per call of an arm (call counts from 1 within the row's context).
+  std::function<Signature(const std::string& arm, int call)> signature = [](const std::string&, int) {
+    return Signature{1, 1, {"ssu_fast_kernel"}};
+  };
+  std::function<double(const std::string& arm, int call)> us = [](const std::string& arm, int call) {
+    return arm == "ssu.fake_ref" ? 10.0 + 0.01 * (call % 5) : 8.0 + 0.01 * (call % 7);
+  };
+  // Called when a row's inputs are made (may throw InputError, a runtime error, or raise).
+  std::function<void(const CaseRow&)> on_prepare = [](const CaseRow&) {};
+};
+
+class FakeContext final : public RowContext {
+ public:
+  explicit FakeContext(const FakeBehaviour& b) : b_(b) {}
+  Correctness check(const Implementation&) override {
+    Correctness c;
+    c.passed = true;
+    c.elements = 1;
+    return c;
+  }
+  Sample time_once(const Implementation& impl) override {
+    int n = ++calls_[impl.name];
+    Sample s;
+    s.signature = b_.signature(impl.name, n);
+    s.us = b_.us(impl.name, n);
+    return s;
+  }
+  double warm_call_us(const Implementation&) override { return 1000; }
+  json config(const Implementation& impl) const override { return json{{"arm", impl.name}, {"tile", 8}}; }
+
+ private:
+  const FakeBehaviour& b_;
+  std::map<std::string, int> calls_;
+};
+
+class FakeBackend final : public Backend {
+ public:
+  explicit FakeBackend(FakeBehaviour b = {}) : b_(std::move(b)) {}
+  std::string name() const override { return "fake"; }
+  std::string timer() const override { return "cupti"; }
+  std::string arch() const override { return "fake"; }
+  json environment() const override { return json{{"gpus", json::array()}, {"cpu", "fake"}}; }
+  json protocol() const override { return json{{"cold_l2", true}, {"flush_bytes", 0}}; }
+  std::unique_ptr<RowContext> prepare(const Family&, const CaseRow& row, uint64_t) override {
+    b_.on_prepare(row);
+    return std::make_unique<FakeContext>(b_);
+  }
+
+ private:
+  FakeBehaviour b_;
+};
+
+// Registers an ssu arm of the fake backend once (the registry is process-wide).
+inline void add_fake_arm(const std::string& name, std::vector<std::string> archs = {"fake"},
+                         std::string (*supports)(const json&) = nullptr) {
+  Registry& r = Registry::instance();
+  for (const auto& i : r.impls())
+    if (i.name == name) return;
+  r.add({name, "ssu", "fake", "candidate", std::move(archs), {"ssu_fast_kernel"}, {}, "test arm", supports, nullptr});
+}
+
+// A small ssu table (rows "r0", "r1", "r2"): the fake backend never reads the params.
+inline const char* kFakeTable = R"({"table": "t", "family": "ssu", "rows": [
+    {"id": "r0", "params": {"batch": 1, "nheads": 2, "ngroups": 1, "pool_slots": 2, "state_dtype": "bf16"}},
+    {"id": "r1", "params": {"batch": 2, "nheads": 2, "ngroups": 1, "pool_slots": 2, "state_dtype": "bf16"}},
+    {"id": "r2", "params": {"batch": 1, "nheads": 4, "ngroups": 1, "pool_slots": 2, "state_dtype": "fp32"}}]})";
+
+}  // namespace kgate::testing

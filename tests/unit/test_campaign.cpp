@@ -1,0 +1,173 @@
+// The campaign through its seams: refused rows are recorded and the run goes on, an isolated
+// unit that crashes fails its row only, a killed run resumes, and a receipt and its sidecar
+// change together. Faults are injected by the test (a fake backend, an executor wrapper, a
+// hook between the two writes), never through the environment.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <filesystem>
+
+#include "harness/core/errors.hpp"
+#include "harness/core/fileio.hpp"
+#include "harness/core/receipt.hpp"
+#include "harness/run/campaign.hpp"
+#include "tests/unit/fake_backend.hpp"
+#include "tests/unit/temp_dir.hpp"
+
+using namespace kgate;
+using kgate::testing::add_fake_arm;
+using kgate::testing::FakeBackend;
+using kgate::testing::FakeBehaviour;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string refuse_r1(const json& p) { return p["batch"] == 2 ? "batch 2 is not a tile multiple" : ""; }
+
+class CampaignTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    add_fake_arm("ssu.fake_ref");
+    add_fake_arm("ssu.fake_cand");
+    add_fake_arm("ssu.fake_picky", {"fake"}, &refuse_r1);
+    add_fake_arm("ssu.fake_sm100", {"sm_100a"});
+    dir_ = fresh_temp_dir("kgate_campaign_");
+    write_file_atomic((dir_ / "t.json").string(), kgate::testing::kFakeTable);
+    cfg_.cases_path = (dir_ / "t.json").string();
+    cfg_.candidate = "ssu.fake_cand";
+    cfg_.baselines = {"ssu.fake_ref"};
+    cfg_.out_path = (dir_ / "r.json").string();
+    cfg_.policy = Policy::parse("correct,strict");
+    cfg_.schedule = {2, 2, 2, 1};
+    cfg_.warmup_min_us = 0;
+    cfg_.warmup_min_calls = 1;
+    cfg_.quiet = true;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  json rows_by_id() {
+    EXPECT_TRUE(audit_receipt(cfg_.out_path, std::nullopt).ok());
+    json out = json::object();
+    const json receipt = json::parse(read_file(cfg_.out_path));
+    for (const auto& r : receipt["body"]["predicate"]["rows"]) out[r["id"].get<std::string>()] = r;
+    return out;
+  }
+  fs::path dir_;
+  RunConfig cfg_;
+};
+
+// Stops the campaign after `n` units, the way a kill would (nothing after the throw runs).
+struct Killed : std::runtime_error {
+  Killed() : std::runtime_error("killed") {}
+};
+class KillAfter final : public Executor {
+ public:
+  KillAfter(std::unique_ptr<Executor> inner, int n) : inner_(std::move(inner)), left_(n) {}
+  UnitResult run_unit(const UnitSpec& s) override {
+    if (left_-- == 0) throw Killed();
+    return inner_->run_unit(s);
+  }
+
+ private:
+  std::unique_ptr<Executor> inner_;
+  int left_;
+};
+
+}  // namespace
+
+TEST_F(CampaignTest, ARefusedRowIsNotSupportedAndTheRunGoesOn) {
+  cfg_.candidate = "ssu.fake_picky";
+  FakeBackend be;
+  RunOutcome o = run_campaign(cfg_, be);
+  json rows = rows_by_id();
+  EXPECT_EQ(rows["r1"]["disposition"], "not_supported");
+  EXPECT_NE(rows["r1"]["error"].get<std::string>().find("ssu.fake_picky: batch 2 is not a tile multiple"), std::string::npos);
+  EXPECT_EQ(rows["r0"]["disposition"], "passed");
+  EXPECT_EQ(rows["r2"]["disposition"], "passed");
+  EXPECT_EQ(o.summary.dispositions["not_supported"], 1);
+  EXPECT_EQ(o.summary.policy_failed, 1);  // a refused row stays in the denominator
+}
+
+TEST_F(CampaignTest, AContextThatRefusesACaseMarksItsRowNotSupported) {
+  FakeBehaviour b;
+  b.on_prepare = [](const CaseRow& row) {
+    if (row.id == "r2") throw InputError("fp32 state needs a pool aligned to 32 bytes");
+  };
+  FakeBackend be(b);
+  run_campaign(cfg_, be);  // an InputError inside a unit no longer ends the campaign
+  json rows = rows_by_id();
+  EXPECT_EQ(rows["r2"]["disposition"], "not_supported");
+  EXPECT_EQ(rows["r2"]["error"], "fp32 state needs a pool aligned to 32 bytes");
+  EXPECT_EQ(rows["r0"]["disposition"], "passed");
+}
+
+TEST_F(CampaignTest, AnArmBuiltForAnotherArchIsNotSupportedWithTheReason) {
+  cfg_.candidate = "ssu.fake_sm100";
+  FakeBackend be;
+  run_campaign(cfg_, be);
+  json rows = rows_by_id();
+  for (const char* id : {"r0", "r1", "r2"}) {
+    EXPECT_EQ(rows[id]["disposition"], "not_supported");
+    EXPECT_EQ(rows[id]["error"], "ssu.fake_sm100: built for sm_100a, this device is fake");
+  }
+}
+
+TEST_F(CampaignTest, TheChosenConfigReachesTheRow) {
+  FakeBackend be;
+  run_campaign(cfg_, be);
+  json rows = rows_by_id();
+  EXPECT_EQ(rows["r0"]["config"]["ssu.fake_cand"], (json{{"arm", "ssu.fake_cand"}, {"tile", 8}}));
+}
+
+TEST_F(CampaignTest, AnIsolatedUnitThatCrashesFailsItsRowOnly) {
+  FakeBehaviour b;
+  b.on_prepare = [](const CaseRow& row) {
+    if (row.id == "r1") ::raise(SIGSEGV);  // as a faulting kernel would end the process
+  };
+  cfg_.isolate = true;
+  run_campaign(cfg_, [b] { return std::make_unique<FakeBackend>(b); });
+  json rows = rows_by_id();
+  EXPECT_EQ(rows["r1"]["disposition"], "failed");
+  EXPECT_NE(rows["r1"]["error"].get<std::string>().find("signal 11"), std::string::npos) << rows["r1"]["error"];
+  EXPECT_EQ(rows["r0"]["disposition"], "passed");
+  EXPECT_EQ(rows["r2"]["disposition"], "passed");
+}
+
+TEST_F(CampaignTest, AKilledRunResumesWithoutLosingOrRepeatingAUnit) {
+  FakeBackend be;
+  cfg_.wrap_executor = [](std::unique_ptr<Executor> e) { return std::make_unique<KillAfter>(std::move(e), 4); };
+  EXPECT_THROW(run_campaign(cfg_, be), Killed);
+  ASSERT_TRUE(fs::exists(cfg_.out_path + ".journal"));
+  EXPECT_FALSE(fs::exists(cfg_.out_path));
+  cfg_.wrap_executor = nullptr;
+  cfg_.resume = true;
+  run_campaign(cfg_, be);
+  json pred = json::parse(read_file(cfg_.out_path))["body"]["predicate"];
+  EXPECT_EQ(pred["run"]["resumed_units"], 4);
+  json samples = json::parse(read_file(sidecar_path_of(cfg_.out_path, json::parse(read_file(cfg_.out_path)))));
+  for (const char* id : {"r0", "r1", "r2"}) {
+    const json& p = samples["rows"][id]["pairs"][0];
+    ASSERT_EQ(p["baseline"].size(), 2u) << id;  // both groups, each once
+    for (const auto& g : p["baseline"]) EXPECT_EQ(g.size(), 8u);  // 2 blocks x 2 A letters x m=2
+  }
+  EXPECT_TRUE(rows_by_id()["r2"]["disposition"] == "passed");
+}
+
+TEST_F(CampaignTest, TheReceiptAndItsSidecarChangeTogether) {
+  FakeBackend be;
+  run_campaign(cfg_, be);
+  const std::string first = read_file(cfg_.out_path);
+  const std::string first_sidecar = sidecar_path_of(cfg_.out_path, json::parse(first));
+  // A second run (another seed: other samples) killed between the two writes.
+  cfg_.schedule.seed = 2;
+  cfg_.after_sidecar_written = [] { throw Killed(); };
+  EXPECT_THROW(run_campaign(cfg_, be), Killed);
+  EXPECT_EQ(read_file(cfg_.out_path), first);
+  EXPECT_TRUE(audit_receipt(cfg_.out_path, std::nullopt).ok()) << "the old receipt must still find its own sidecar";
+  fs::remove(cfg_.out_path + ".journal");
+  cfg_.after_sidecar_written = nullptr;
+  run_campaign(cfg_, be);
+  const std::string second_sidecar = sidecar_path_of(cfg_.out_path, json::parse(read_file(cfg_.out_path)));
+  EXPECT_NE(second_sidecar, first_sidecar);
+  EXPECT_FALSE(fs::exists(first_sidecar)) << "the replaced receipt's sidecar goes with it";
+  EXPECT_TRUE(audit_receipt(cfg_.out_path, std::nullopt).ok());
+}
