@@ -14,6 +14,7 @@ namespace kgate {
 inline constexpr const char* kReceiptSchema = "kgate.receipt/1";
 inline constexpr const char* kSamplesSchema = "kgate.samples/1";
 inline constexpr const char* kPredicateType = "https://kgate.dev/receipt/v1";
+inline constexpr int kProtocolSchemaVersion = 2;
 
 std::string row_digest(const json& row);
 // Seals `body`; signs the body digest with an Ed25519 PEM key when sign_key is given.
