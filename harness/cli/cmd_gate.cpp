@@ -1,11 +1,10 @@
 #include <cstdio>
-#include <filesystem>
 
 #include "harness/cli/common.hpp"
-#include "harness/core/crypto.hpp"
 #include "harness/core/fileio.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/receipt.hpp"
+#include "harness/core/tree_check.hpp"
 
 namespace kgate::cli {
 
@@ -15,8 +14,9 @@ void add_gate(CLI::App& app, Action& action) {
   };
   auto o = std::make_shared<Opts>();
   auto* sc = app.add_subcommand("gate", "CI gate: audit a receipt, re-judge every row under --policy, exit 1 on any "
-                                        "failing row; with --against-tree, also on kernel sources or case tables that "
-                                        "differ from the files in DIR (a kernel changed without a fresh receipt).");
+                                        "failing row; with --against-tree, also on any recorded source (kernels, case "
+                                        "table, oracle, protocol) that differs from or is missing in DIR or was "
+                                        "recorded outside it, and on a protocol schema version other than the tree's.");
   sc->add_option("receipt", o->receipt, "receipt file")->required();
   sc->add_option("--policy", o->policy, "gates: correct,strict,limit(L),drift(D),parity,fallback or a JSON file")->required();
   sc->add_option("--against-tree", o->tree, "source tree to compare recorded source digests against");
@@ -40,22 +40,20 @@ void add_gate(CLI::App& app, Action& action) {
         for (const auto& g : row.verdicts.failed) why += (why.empty() ? "" : ",") + g;
         std::printf("FAIL %-40s disposition=%s gates=%s\n", row.id.c_str(), to_string(row.disposition).c_str(), why.c_str());
       }
-      int stale = 0;
+      size_t stale_sources = 0, stale_protocol = 0;
       if (!o->tree.empty()) {
-        for (const auto& s : r["body"]["subject"]) {
-          std::string name = s["name"];
-          if (name.rfind("kernels/", 0) && name.rfind("references/", 0) && name.rfind("cases/", 0)) continue;
-          std::string p = o->tree + "/" + name;
-          std::string have = std::filesystem::exists(p) ? sha256_file_hex(p) : "missing";
-          if (have != s["digest"]["sha256"]) {
-            ++stale;
-            std::printf("STALE %s: receipt %s, tree %s\n", name.c_str(),
-                        s["digest"]["sha256"].get<std::string>().substr(0, 12).c_str(), have.substr(0, 12).c_str());
-          }
+        for (const StaleItem& item : stale_against_tree(r["body"], o->tree)) {
+          std::printf("%s\n", item.line.c_str());
+          ++(item.kind == StaleItem::Kind::protocol ? stale_protocol : stale_sources);
         }
       }
+      const size_t stale = stale_sources + stale_protocol;
+      std::string tree_summary;
+      if (!o->tree.empty())
+        tree_summary = ", " + std::to_string(stale) + " stale vs " + one_line(o->tree) + " (" +
+                       std::to_string(stale_sources) + " sources, " + std::to_string(stale_protocol) + " protocol)";
       std::printf("%s: %zu rows, %d fail policy '%s'%s\n", o->receipt.c_str(), rows.size(), failed, o->policy.c_str(),
-                  o->tree.empty() ? "" : (", " + std::to_string(stale) + " stale sources vs " + o->tree).c_str());
+                  tree_summary.c_str());
       return failed || stale ? kExitFail : kExitOk;
     };
   });

@@ -3,6 +3,7 @@
 #include <cupti.h>
 #include <sys/utsname.h>
 
+#include <cstdio>
 #include <fstream>
 #include <thread>
 
@@ -25,20 +26,17 @@ bool device_present(std::string* why) {
   return true;
 }
 
-std::string describe_device() {
-  DeviceInfo d = query_device(0);
+std::string describe_device(int ordinal) {
+  DeviceInfo d = query_device(ordinal);
   return "sm_" + std::to_string(d.cc_major) + std::to_string(d.cc_minor) + ": " + d.name + ", " +
          std::to_string(d.sm_count) + " SMs, " + std::to_string(d.l2_bytes >> 20) + " MiB L2, driver " +
          std::to_string(d.driver_version);
 }
 
-GpuBackend::GpuBackend(const std::string& timer, bool warm) : warm_(warm) {
-  KGATE_CUDA(cudaSetDevice(0));
-  info_ = query_device(0);
-  flusher_ = std::make_unique<L2Flusher>(0);
+GpuBackend::GpuBackend(const std::string& timer, bool warm, int ordinal) : device_(ordinal), warm_(warm) {
   events_ = make_event_timer();
   if (timer == "cupti") {
-    timer_ = make_cupti_timer(&fallback_reason_);
+    timer_ = make_cupti_timer(device_, &fallback_reason_);
     if (!timer_) {
       std::fprintf(stderr, "kgate: CUPTI unavailable (%s): falling back to the events timer\n", fallback_reason_.c_str());
       timer_ = make_event_timer();
@@ -49,13 +47,13 @@ GpuBackend::GpuBackend(const std::string& timer, bool warm) : warm_(warm) {
     throw InputError("--timer: '" + timer + "' is not cupti or events");
   }
   // A throw-away first pass primes CUPTI (its first records carry one-time setup costs).
-  for (int i = 0; i < 3; ++i) timer_->measure([](cudaStream_t s) { launch_prime_kernel(s); }, stream_.get());
+  for (int i = 0; i < 3; ++i) timer_->measure([](cudaStream_t s) { launch_prime_kernel(s); }, device_.stream());
 }
 
 json GpuBackend::environment() const {
   json e;
   e["backend"] = "cuda";
-  e["gpus"] = json::array({info_.to_json()});
+  e["gpus"] = json::array({device_.info().to_json()});
   e["nccl_version"] = nccl_version_string();
   uint32_t cupti = 0;
   cuptiGetVersion(&cupti);
@@ -79,7 +77,7 @@ json GpuBackend::environment() const {
 json GpuBackend::protocol() const {
   json p;
   p["cold_l2"] = !warm_;
-  p["flush_bytes"] = warm_ ? 0 : flusher_->bytes();
+  p["flush_bytes"] = warm_ ? 0 : device_.flusher().bytes();
   p["flush"] = warm_ ? "none (--warm)"
                      : "persisting (evict_last) lines reset, then cudaMemsetAsync over 2x L2, before every sample, "
                        "outside the measured window";
@@ -90,25 +88,21 @@ json GpuBackend::protocol() const {
 
 std::unique_ptr<RowContext> GpuBackend::prepare(const Family& fam, const CaseRow& row, uint64_t seed) {
   if (!fam.make_gpu_context) throw InputError("family '" + fam.name + "' has no GPU context");
+  device_.make_current();
   KGATE_CUDA(cudaCtxResetPersistingL2Cache());
-  // Test hook (tests/gpu/isolate_fault.sh): a real device fault on the named row, the way a
-  // faulting candidate kernel would leave the context.
-  if (const char* f = std::getenv("KGATE_TEST_DEVICE_FAULT_ROW"); f && row.id == f) {
-    launch_trap_kernel(stream_.get());
-    KGATE_CUDA(cudaStreamSynchronize(stream_.get()));
-  }
   return fam.make_gpu_context(row, seed, this);
 }
 
 Sample GpuBackend::sample(const Launch& launch) {
-  if (!warm_) flusher_->flush(stream_.get());
+  device_.make_current();
+  if (!warm_) device_.flusher().flush(device_.stream());
   KGATE_CUDA(cudaDeviceSynchronize());
-  Measurement m = timer_->measure(launch, stream_.get());
+  Measurement m = timer_->measure(launch, device_.stream());
   Sample s;
   s.us = m.us;
   s.signature = m.signature;
   s.events_us = m.events_us;
-  s.sm_clock_mhz = current_sm_clock_mhz(info_.pci_bus_id);
+  s.sm_clock_mhz = current_sm_clock_mhz(device_.info().pci_bus_id);
   return s;
 }
 
@@ -119,10 +113,14 @@ double GpuRowContext::warm_call_us(const Implementation& impl) {
   return be_.warm_call([this, &impl](cudaStream_t s) { launch(impl, s); });
 }
 
-double GpuBackend::warm_call(const Launch& launch) { return events_->measure(launch, stream_.get()).us; }
-
-std::unique_ptr<Backend> make_backend(const std::string& timer, bool warm) {
-  return std::make_unique<GpuBackend>(timer, warm);
+double GpuBackend::warm_call(const Launch& launch) {
+  device_.make_current();
+  return events_->measure(launch, device_.stream()).us;
 }
+
+std::unique_ptr<Backend> make_backend(const std::string& timer, bool warm, int ordinal) {
+  return std::make_unique<GpuBackend>(timer, warm, ordinal);
+}
+std::unique_ptr<Backend> make_backend(const std::string& timer, bool warm) { return make_backend(timer, warm, 0); }
 
 }  // namespace kgate::gpu

@@ -12,25 +12,27 @@ namespace kgate::gpu {
 
 class GpuBackend final : public Backend {
  public:
-  GpuBackend(const std::string& timer, bool warm);
+  // Measures on the GPU `ordinal`: the constructing thread (a rank's) is the one that measures.
+  GpuBackend(const std::string& timer, bool warm, int ordinal = 0);
   std::string name() const override { return "cuda"; }
   std::string timer() const override { return timer_->name(); }
-  std::string arch() const override { return "sm_" + std::to_string(info_.cc_major) + std::to_string(info_.cc_minor); }
+  std::string arch() const override {
+    return "sm_" + std::to_string(device_.info().cc_major) + std::to_string(device_.info().cc_minor);
+  }
   json environment() const override;
   json protocol() const override;
   std::unique_ptr<RowContext> prepare(const Family& fam, const CaseRow& row, uint64_t seed) override;
 
-  cudaStream_t stream() const { return stream_.get(); }
-  const DeviceInfo& device() const { return info_; }
+  cudaStream_t stream() const { return device_.stream(); }
+  const DeviceInfo& device() const { return device_.info(); }
+  int ordinal() const { return device_.ordinal(); }
   // One protocol sample: flush L2 (unless --warm), synchronize, measure the launch.
   Sample sample(const Launch& launch);
   // One untimed-by-protocol call (warm-up), timed with events so warm-up can reach its budget.
   double warm_call(const Launch& launch);
 
  private:
-  DeviceInfo info_;
-  Stream stream_;
-  std::unique_ptr<L2Flusher> flusher_;
+  Device device_;  // first: the timers' events and subscription belong to it
   std::unique_ptr<Timer> timer_;
   std::unique_ptr<Timer> events_;
   std::string fallback_reason_;

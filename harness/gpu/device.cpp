@@ -3,15 +3,13 @@
 #include <dlfcn.h>
 #include <nccl.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
 
-namespace kgate::gpu {
+#include "harness/gpu/timer.hpp"
 
-[[noreturn]] void throw_device_error(const char* subsystem, const char* file, int line, const char* call,
-                                     const std::string& name, const std::string& text) {
-  throw DeviceError(std::string(subsystem) + " error at " + file + ":" + std::to_string(line) + ": " + call +
-                    " -> " + name + " (" + text + ")");
-}
+namespace kgate::gpu {
 
 DeviceBuffer::DeviceBuffer(size_t bytes) : n_(bytes) {
   if (bytes) KGATE_CUDA(cudaMalloc(&p_, bytes));
@@ -136,6 +134,25 @@ Nvml& nvml() {
   return n;
 }
 }  // namespace
+
+namespace {
+// Selects the device before any member is built: the stream and the flush buffer belong to it.
+int select_device(int ordinal) {
+  KGATE_CUDA(cudaSetDevice(ordinal));
+  return ordinal;
+}
+}  // namespace
+
+Device::Device(int ordinal)
+    : ordinal_(select_device(ordinal)), info_(query_device(ordinal)), flusher_(ordinal) {}
+Device::~Device() = default;
+
+void Device::make_current() const { KGATE_CUDA(cudaSetDevice(ordinal_)); }
+
+std::shared_ptr<CuptiSubscription> Device::cupti(std::string* why) {
+  if (!cupti_) cupti_ = CuptiSubscription::open(ordinal_, why);
+  return cupti_;
+}
 
 unsigned current_sm_clock_mhz(const std::string& bus) { return nvml().get(bus, 1 /* NVML_CLOCK_SM */); }
 unsigned current_mem_clock_mhz(const std::string& bus) { return nvml().get(bus, 2 /* NVML_CLOCK_MEM */); }

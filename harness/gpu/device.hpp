@@ -1,9 +1,10 @@
 #pragma once
-// RAII device resources, device identity, and the L2 flush.
+// RAII device resources, device identity, the L2 flush, and Device: one GPU's state.
 #include <cuda_runtime.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -86,5 +87,36 @@ std::string nccl_version_string();
 // Current SM clock through NVML (loaded at run time); 0 when NVML is not available.
 unsigned current_sm_clock_mhz(const std::string& pci_bus_id);
 unsigned current_mem_clock_mhz(const std::string& pci_bus_id);
+
+class CuptiSubscription;  // timer.hpp
+
+// One GPU as a measuring thread sees it: its identity, its stream, its cold-L2 flusher and its
+// attachment to the process-wide CUPTI activity stream. The constructor makes the device
+// current on the calling thread; a thread that measures on it calls make_current() first (the
+// current device is per thread, and a rank thread owns one Device).
+class Device {
+ public:
+  explicit Device(int ordinal);
+  ~Device();
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  int ordinal() const { return ordinal_; }
+  const DeviceInfo& info() const { return info_; }
+  cudaStream_t stream() const { return stream_.get(); }
+  L2Flusher& flusher() { return flusher_; }
+  const L2Flusher& flusher() const { return flusher_; }
+  void make_current() const;
+  // This device's CUPTI subscription, opened on first use; nullptr and *why when CUPTI cannot
+  // be used (another subscriber holds it: compute-sanitizer, ncu, nsys).
+  std::shared_ptr<CuptiSubscription> cupti(std::string* why);
+
+ private:
+  int ordinal_;
+  DeviceInfo info_;
+  Stream stream_;
+  L2Flusher flusher_;
+  std::shared_ptr<CuptiSubscription> cupti_;
+};
 
 }  // namespace kgate::gpu

@@ -9,10 +9,12 @@
 namespace kgate::gpu {
 
 bool device_present(std::string* why);
-// "sm_90: NVIDIA H200, 132 SMs, 60 MiB L2" for device 0.
-std::string describe_device();
+// "sm_90: NVIDIA H200, 132 SMs, 60 MiB L2" for device `ordinal`.
+std::string describe_device(int ordinal = 0);
 // timer: "cupti" (falls back to "events", saying why, when CUPTI is held) or "events".
+// Measures on device 0, or on `ordinal` (from the thread that will measure: a rank's).
 std::unique_ptr<Backend> make_backend(const std::string& timer, bool warm);
+std::unique_ptr<Backend> make_backend(const std::string& timer, bool warm, int ordinal);
 // Adds GPU families (calib), GPU arms, and each family's GPU context.
 void install(Registry& r);
 

@@ -1,0 +1,26 @@
+#pragma once
+// `gate --against-tree DIR`: is a receipt about the files DIR holds, under the protocol the
+// tree's kgate follows? Every subject but the kgate binary, the policy and the samples sidecar must name a
+// tree file by a relative path and match its SHA-256 (kernel sources, export libraries, the
+// case table, oracle and protocol sources), and the recorded protocol schema version must be
+// the tree's (kProtocolSchemaVersion).
+#include <string>
+#include <vector>
+
+#include "harness/core/jcs.hpp"
+
+namespace kgate {
+
+struct StaleItem {
+  enum class Kind { source, protocol } kind;
+  std::string line;  // "STALE <what>: <why>", one line: recorded names are escaped
+};
+
+// `body` is a receipt's body (an in-toto Statement); an empty result means current.
+std::vector<StaleItem> stale_against_tree(const json& body, const std::string& dir);
+
+// A receipt-supplied string made safe for a one-line message: control characters, backslash
+// and non-ASCII bytes escaped (\n, \t, \xHH), cut to `max` bytes with the full length noted.
+std::string one_line(const std::string& s, size_t max = 160);
+
+}  // namespace kgate

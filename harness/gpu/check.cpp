@@ -1,0 +1,53 @@
+#include "harness/gpu/check.hpp"
+
+#include <cstdio>
+
+namespace kgate::gpu {
+
+std::string device_error_message(const char* subsystem, const char* file, int line, const char* call,
+                                 const std::string& name, const std::string& text) {
+  return std::string(subsystem) + " error at " + file + ":" + std::to_string(line) + ": " + call + " -> " + name +
+         " (" + text + ")";
+}
+
+void throw_device_error(const char* subsystem, const char* file, int line, const char* call, const std::string& name,
+                        const std::string& text) {
+  throw DeviceError(device_error_message(subsystem, file, line, call, name, text));
+}
+
+void report_device_error(const char* subsystem, const char* file, int line, const char* call,
+                         const std::string& name, const std::string& text) noexcept {
+  try {
+    std::fprintf(stderr, "kgate: %s\n", device_error_message(subsystem, file, line, call, name, text).c_str());
+  } catch (...) {
+    std::fprintf(stderr, "kgate: %s error at %s:%d (out of memory describing it)\n", subsystem, file, line);
+  }
+}
+
+std::string cupti_result_name(CUptiResult r) {
+  const char* s = nullptr;
+  if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s) return "CUptiResult " + std::to_string(static_cast<int>(r));
+  return s;
+}
+
+std::string cupti_result_text(CUptiResult r) {
+  const char* s = nullptr;
+  if (cuptiGetErrorMessage(r, &s) != CUPTI_SUCCESS || !s) return "no description";
+  return s;
+}
+
+std::string nccl_result_name(ncclResult_t r) {
+  switch (r) {
+    case ncclSuccess: return "ncclSuccess";
+    case ncclUnhandledCudaError: return "ncclUnhandledCudaError";
+    case ncclSystemError: return "ncclSystemError";
+    case ncclInternalError: return "ncclInternalError";
+    case ncclInvalidArgument: return "ncclInvalidArgument";
+    case ncclInvalidUsage: return "ncclInvalidUsage";
+    case ncclRemoteError: return "ncclRemoteError";
+    case ncclInProgress: return "ncclInProgress";
+    default: return "ncclResult_t " + std::to_string(static_cast<int>(r));
+  }
+}
+
+}  // namespace kgate::gpu
