@@ -13,7 +13,5 @@ bool device_present(std::string* why);
 std::string describe_device();
 // timer: "cupti" (falls back to "events", saying why, when CUPTI is held) or "events".
 std::unique_ptr<Backend> make_backend(const std::string& timer, bool warm);
-// Adds GPU families (calib), GPU arms, and each family's GPU context.
-void install(Registry& r);
 
 }  // namespace kgate::gpu
