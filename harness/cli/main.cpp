@@ -5,15 +5,10 @@
 #include "harness/cli/common.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/registry.hpp"
-#ifdef KGATE_HAVE_CUDA
-#include "harness/gpu/gpu.hpp"
-#endif
 
 int main(int argc, char** argv) {
   using namespace kgate;
-#ifdef KGATE_HAVE_CUDA
-  extension_hooks().push_back(&gpu::install);
-#endif
+  register_bundled_families(Registry::instance());
   CLI::App app{"kgate: time, check and seal GPU kernel comparisons, row by row over canonical case tables.\n"
                "Exit codes: 0 ok, 1 gate/audit failure, 2 usage or input error, 3 device/runtime failure."};
   app.require_subcommand(1);

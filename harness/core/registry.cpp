@@ -5,18 +5,8 @@
 namespace kgate {
 
 Registry& Registry::instance() {
-  static Registry* r = [] {
-    auto* reg = new Registry;
-    register_cpu_families(*reg);
-    for (auto* hook : extension_hooks()) hook(*reg);
-    return reg;
-  }();
-  return *r;
-}
-
-std::vector<void (*)(Registry&)>& extension_hooks() {
-  static std::vector<void (*)(Registry&)> hooks;
-  return hooks;
+  static Registry r;
+  return r;
 }
 
 void Registry::add_family(Family f) { families_.push_back(std::move(f)); }
@@ -31,12 +21,6 @@ const Family* Registry::find_family(const std::string& name) const {
 const Family& Registry::family(const std::string& name) const {
   if (auto* f = find_family(name)) return *f;
   throw InputError("unknown family '" + name + "' (kgate list shows them)");
-}
-
-Family* Registry::find_family_mut(const std::string& name) {
-  for (auto& f : families_)
-    if (f.name == name) return &f;
-  return nullptr;
 }
 
 const Implementation& Registry::impl(const std::string& name) const {

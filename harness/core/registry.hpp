@@ -24,12 +24,12 @@ struct Implementation {
 
 class Registry {
  public:
-  static Registry& instance();  // populated once with every built family
+  // The process's registry; empty until an installer fills it (register_bundled_families).
+  static Registry& instance();
   void add_family(Family f);
   void add(Implementation impl);
   const Family& family(const std::string& name) const;  // throws InputError
   const Family* find_family(const std::string& name) const;
-  Family* find_family_mut(const std::string& name);
   const Implementation& impl(const std::string& name) const;  // throws InputError
   const std::vector<Family>& families() const { return families_; }
   const std::vector<Implementation>& impls() const { return impls_; }
@@ -39,11 +39,10 @@ class Registry {
   std::vector<Implementation> impls_;
 };
 
-// Registration of every family and CPU arm (explicit: no static-init order games). The GPU
-// library adds its arms and contexts through its own entry point (harness/gpu/gpu.hpp).
-void register_cpu_families(Registry& r);
-// Libraries linked into the binary (the GPU backend) add themselves here before the registry
-// is first used (the CLI does so at the start of main).
-std::vector<void (*)(Registry&)>& extension_hooks();
+// Registers every family built into this binary (schema, arms, CPU and GPU contexts), by
+// calling each kernels/<family>/'s register_family_<family>(). Defined by the build
+// (generated/families.cpp, library kgate_families), not by harness/core: the core names no
+// family. The CLI and the test mains call it once, before the registry is first used.
+void register_bundled_families(Registry& r);
 
 }  // namespace kgate

@@ -15,7 +15,5 @@ std::string describe_device(int ordinal = 0);
 // Measures on device 0, or on `ordinal` (from the thread that will measure: a rank's).
 std::unique_ptr<Backend> make_backend(const std::string& timer, bool warm);
 std::unique_ptr<Backend> make_backend(const std::string& timer, bool warm, int ordinal);
-// Adds GPU families (calib), GPU arms, and each family's GPU context.
-void install(Registry& r);
 
 }  // namespace kgate::gpu

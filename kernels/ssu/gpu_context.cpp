@@ -1,4 +1,5 @@
-// ssu on the GPU: inputs uploaded once per row, the CPU reference as oracle, arm registration.
+// ssu on the GPU: the row context. Inputs uploaded once per row, the CPU reference as oracle
+// (family.cpp's check_arm), the launch config of each arm for the row.
 #include <cuda_bf16.h>
 
 #include <algorithm>
@@ -7,16 +8,10 @@
 #include "harness/core/numeric.hpp"
 #include "harness/core/parallel.hpp"
 #include "harness/gpu/backend.hpp"
-#include "kernels/ssu/ssu_gpu.cuh"
-#include "references/ssu/family.hpp"
+#include "kernels/ssu/family.hpp"
+#include "kernels/ssu/launch.hpp"
 
 namespace kgate::ssu::gpu {
-
-void launch_baseline(const Args& a, cudaStream_t s);
-void launch_fast(const Args& a, cudaStream_t s);
-void launch_floor(const Args& a, cudaStream_t s);
-void launch_floor_stream(const Args& a, cudaStream_t s);
-
 namespace {
 
 using kgate::gpu::DeviceBuffer;
@@ -97,37 +92,24 @@ class Context final : public kgate::gpu::GpuRowContext {
     state_.download(so.data(), so.size());
     out_.download(oo.data(), oo.size());
     std::vector<float> state = decode(so, p.state_bf16), out = decode(oo, p.io_bf16);
-    if (impl.role == "diagnostic") {
-      Correctness c;
-      c.passed = true;
-      c.note = "diagnostic arm (tuning branch): computes wrong values on purpose; outputs not checked, timed only";
-      return c;
-    }
-    if (impl.role == "floor") {
-      // The floor arm only moves the state bytes: it must leave every byte as it found it.
-      Correctness c;
-      c.elements = static_cast<int64_t>(state.size());
-      c.mismatches = std::memcmp(state.data(), hp_.state.data(), state.size() * 4) ? 1 : 0;
-      for (size_t i = 0; c.mismatches && i < state.size(); ++i)
-        if (std::memcmp(&state[i], &hp_.state[i], 4)) {
-          c.worst = "state[" + std::to_string(i) + "]";
-          break;
-        }
-      c.passed = c.mismatches == 0;
-      c.note = "floor arm: state bytes read and written back bit-identical; computes no output";
-      return c;
-    }
-    if (!ref_) ref_ = std::make_unique<Reference>(reference(hp_));
-    return check_outputs(hp_, *ref_, state, out, tol_);
+    auto ref = [&]() -> const Reference& {
+      if (!ref_) ref_ = std::make_unique<Reference>(reference(hp_));
+      return *ref_;
+    };
+    return check_arm(impl, hp_, ref, state, out, tol_);
   }
+
+  json config(const Implementation& impl) const override { return arm(impl).config(args_).to_json(); }
 
  protected:
   void launch(const Implementation& impl, cudaStream_t s) override {
-    reinterpret_cast<GpuFn>(impl.launch)(args_, s);
+    arm(impl).launch(args_, s);
     KGATE_CUDA_LAUNCHED();
   }
 
  private:
+  static const GpuArm& arm(const Implementation& impl) { return *static_cast<const GpuArm*>(impl.launch); }
+
   HostProblem hp_;
   Tolerance tol_;
   std::unique_ptr<Reference> ref_;
@@ -137,24 +119,12 @@ class Context final : public kgate::gpu::GpuRowContext {
 
 }  // namespace
 
-void install(Registry& r) {
-  Family* f = r.find_family_mut("ssu");
-  f->make_gpu_context = [](const CaseRow& row, uint64_t seed, void* be) -> std::unique_ptr<RowContext> {
-    return std::make_unique<Context>(row, seed, *static_cast<kgate::gpu::GpuBackend*>(be));
-  };
-  const std::vector<std::string> src = {"kernels/ssu/ssu_gpu.cu", "kernels/ssu/ssu_gpu.cuh", "kernels/ssu/gpu_context.cpp"};
-  r.add({"ssu.baseline", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_baseline_kernel"}, src,
-         "Triton selective_state_update structure, BLOCK_SIZE_M=8, 4 warps, grid (dim tiles, batch, heads)", nullptr,
-         reinterpret_cast<void*>(&launch_baseline)});
-  r.add({"ssu.fast", "ssu", "cuda", "candidate", {"sm_90a"}, {"ssu_fast_kernel", "ssu_fast_mid_kernel"}, src,
-         "row owner: 2-warp CTAs over row slices of a (batch, head), state through cp.async, side rows prefetched to L2 (BF16 state)", nullptr,
-         reinterpret_cast<void*>(&launch_fast)});
-  r.add({"ssu.floor", "ssu", "cuda", "floor", {"sm_90a"}, {"ssu_floor_kernel"}, src,
-         "copies the state bytes the update reads and writes (bandwidth anchor)", nullptr,
-         reinterpret_cast<void*>(&launch_floor)});
-  r.add({"ssu.floor_stream", "ssu", "cuda", "floor", {"sm_90a"}, {"ssu_floor_stream_kernel"}, src,
-         "the same bytes by persistent warps, round-robin 4 KiB tiles, cp.async pipeline (second anchor)", nullptr,
-         reinterpret_cast<void*>(&launch_floor_stream)});
+}  // namespace kgate::ssu::gpu
+
+namespace kgate::ssu {
+
+std::unique_ptr<RowContext> make_gpu_context(const CaseRow& row, uint64_t seed, void* be) {
+  return std::make_unique<gpu::Context>(row, seed, *static_cast<kgate::gpu::GpuBackend*>(be));
 }
 
-}  // namespace kgate::ssu::gpu
+}  // namespace kgate::ssu

@@ -13,7 +13,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "harness/core/family.hpp"
 #include "harness/core/jcs.hpp"
+#include "harness/core/records.hpp"
 
 namespace kgate::sparse_mla {
 
@@ -47,5 +49,8 @@ struct Reference {
   std::vector<double> lse;  // [T, H]
 };
 Reference reference(const HostProblem& hp);
+// Checks out and lse against the reference (row tolerance, poisoned = unwritten).
+Correctness check_outputs(const HostProblem& hp, const Reference& ref, const std::vector<float>& out,
+                          const std::vector<float>& lse, const Tolerance& tol);
 
 }  // namespace kgate::sparse_mla

@@ -20,7 +20,9 @@
 #include <string>
 #include <vector>
 
+#include "harness/core/family.hpp"
 #include "harness/core/jcs.hpp"
+#include "harness/core/records.hpp"
 
 namespace kgate::ssu {
 
@@ -53,5 +55,9 @@ struct Reference {
   std::vector<double> state;  // full pool after the update, rounded to state dtype
 };
 Reference reference(const HostProblem& hp);
+
+// Checks out (row tolerance) and the whole pool (state-dtype tolerance, unowned entries exact).
+Correctness check_outputs(const HostProblem& hp, const Reference& ref, const std::vector<float>& state,
+                          const std::vector<float>& out, const Tolerance& tol);
 
 }  // namespace kgate::ssu

@@ -38,9 +38,9 @@ run --cases cases/cpu/ag_gemm.json --candidate ag_gemm.cpu_eigen --baseline ag_g
 check "run refuses a by_baseline name that is not a --baseline" 2 $?
 "$KGATE" gate r1.json --policy correct --against-tree "$SRC" >/dev/null; check "gate against the unchanged tree" 0 $?
 mkdir tree && cp -r "$SRC/kernels" "$SRC/references" tree/ && cp -r cases tree/cases
-echo "// changed" >> tree/kernels/ag_gemm/cpu_impls.cpp
+echo "// changed" >> tree/kernels/ag_gemm/cpu_arms.cpp
 "$KGATE" gate r1.json --policy correct --against-tree tree >stale.txt; check "gate against a changed kernel" 1 $?
-expect_grep "gate names the stale source" "STALE kernels/ag_gemm/cpu_impls.cpp" stale.txt
+expect_grep "gate names the stale source" "STALE kernels/ag_gemm/cpu_arms.cpp" stale.txt
 "$KGATE" compare r1.json r2.json >cmp.txt; check "compare" 0 $?
 expect_grep "compare matches rows" "3 rows matched" cmp.txt
 "$KGATE" compare r1.json slow.json >cmp2.txt; check "compare receipts with other arms" 0 $?

@@ -9,25 +9,13 @@
 #include "harness/gpu/backend.hpp"
 #include "harness/gpu/gpu.hpp"
 #include "harness/gpu/timer.hpp"
-#include "kernels/ssu/ssu_gpu.cuh"
-#include "references/ssu/family.hpp"
+#include "kernels/ssu/launch.hpp"
+#include "references/ssu/ssu.hpp"
 #include "tests/gpu/l2_probe.hpp"
 
 using namespace kgate;
 
-namespace kgate::ssu::gpu {
-void launch_fast(const Args& a, cudaStream_t s);
-void launch_baseline(const Args& a, cudaStream_t s);
-void launch_floor(const Args& a, cudaStream_t s);
-}
-
 namespace {
-
-// The CLI adds the GPU library's registrations at start-up; so does this test binary.
-const bool kGpuInstalled = [] {
-  extension_hooks().push_back(&gpu::install);
-  return true;
-}();
 
 bool have_gpu() {
   std::string why;
@@ -179,4 +167,21 @@ TEST(Gpu, SsuFastGraphCaptureReplaysSameOutput) {
   }
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
+}
+
+// No role passes the oracle unchecked: an arm that computes nothing (the floor kernel leaves
+// out poisoned), registered as a "diagnostic", must fail correctness.
+TEST(Gpu, SsuDiagnosticRoleIsCheckedAgainstTheOracle) {
+  REQUIRE_GPU();
+  Registry& reg = Registry::instance();
+  Implementation fake = reg.impl("ssu.floor");
+  fake.name = "ssu.test_diagnostic";
+  fake.role = "diagnostic";
+  CaseTable t = parse_case_table("inline.json", R"({"table": "d", "family": "ssu", "rows": [
+    {"id": "d", "params": {"batch": 2, "nheads": 4, "ngroups": 1, "pool_slots": 4, "state_dtype": "bf16"}}]})");
+  auto be = gpu::make_backend("events", true);
+  auto ctx = be->prepare(reg.family("ssu"), t.rows[0], 5);
+  EXPECT_TRUE(ctx->check(reg.impl("ssu.floor")).passed);
+  Correctness c = ctx->check(fake);
+  EXPECT_FALSE(c.passed) << c.note;
 }

@@ -5,7 +5,8 @@
 #include <limits>
 
 #include "harness/core/numeric.hpp"
-#include "references/sparse_mla/family.hpp"
+#include "harness/run/cpu_backend.hpp"
+#include "kernels/sparse_mla/family.hpp"
 
 namespace kgate::sparse_mla {
 namespace {
@@ -33,7 +34,9 @@ void finish(const HostProblem& hp, int64_t t, int64_t h, float lse, float* out_r
   lse_out[t * hp.p.heads + h] = lse;
 }
 
-void scalar(const HostProblem& hp, std::vector<float>& out, std::vector<float>& lse) {
+}  // namespace
+
+void cpu_scalar(const HostProblem& hp, std::vector<float>& out, std::vector<float>& lse) {
   int64_t T = hp.p.tokens(), H = hp.p.heads;
   RowMat rows;
   std::vector<float> s;
@@ -65,7 +68,7 @@ void scalar(const HostProblem& hp, std::vector<float>& out, std::vector<float>& 
   }
 }
 
-void eigen_batched(const HostProblem& hp, std::vector<float>& out, std::vector<float>& lse) {
+void cpu_eigen_batched(const HostProblem& hp, std::vector<float>& out, std::vector<float>& lse) {
   int64_t T = hp.p.tokens(), H = hp.p.heads;
   RowMat rows, S, O;
   for (int64_t t = 0; t < T; ++t) {
@@ -89,14 +92,38 @@ void eigen_batched(const HostProblem& hp, std::vector<float>& out, std::vector<f
   }
 }
 
+namespace {
+
+class CpuContext final : public RowContext {
+ public:
+  CpuContext(const CaseRow& row, uint64_t seed)
+      : hp_(make_problem(Params::from_json(row.params), seed)), ref_(reference(hp_)), tol_(row.tolerance) {
+    out_.resize(ref_.out.size());
+    lse_.resize(ref_.lse.size());
+  }
+  Correctness check(const Implementation& impl) override {
+    std::vector<float> out(out_.size(), poison_f32()), lse(lse_.size(), poison_f32());
+    reinterpret_cast<CpuFn>(impl.launch)(hp_, out, lse);
+    return check_outputs(hp_, ref_, out, lse, tol_);
+  }
+  Sample time_once(const Implementation& impl) override {
+    Sample s;
+    s.us = host_time_us([&] { reinterpret_cast<CpuFn>(impl.launch)(hp_, out_, lse_); });
+    return s;
+  }
+  double warm_call_us(const Implementation& impl) override { return time_once(impl).us; }
+
+ private:
+  HostProblem hp_;
+  Reference ref_;
+  Tolerance tol_;
+  std::vector<float> out_, lse_;
+};
+
 }  // namespace
 
-void register_cpu_impls(Registry& r) {
-  r.add({"sparse_mla.cpu_scalar", "sparse_mla", "cpu", "baseline", {"host"}, {}, {"kernels/sparse_mla/cpu_impls.cpp"},
-         "per-(token, head) scalar softmax attention", nullptr, reinterpret_cast<void*>(&scalar)});
-  r.add({"sparse_mla.cpu_eigen", "sparse_mla", "cpu", "candidate", {"host"}, {}, {"kernels/sparse_mla/cpu_impls.cpp"},
-         "gather once per token, Eigen matrix products over all heads", nullptr,
-         reinterpret_cast<void*>(&eigen_batched)});
+std::unique_ptr<RowContext> make_cpu_context(const CaseRow& row, uint64_t seed) {
+  return std::make_unique<CpuContext>(row, seed);
 }
 
 }  // namespace kgate::sparse_mla

@@ -1,11 +1,12 @@
-// CPU implementations of ssu for the CPU backend: a plain fp32 loop and an Eigen version
-// threaded over (batch, head).
+// ssu on the CPU backend: the row context (inputs + oracle on the host) and two arms, a plain
+// fp32 loop and an Eigen version threaded over (batch, head).
 #include <Eigen/Dense>
 #include <cmath>
 #include <thread>
 
 #include "harness/core/numeric.hpp"
-#include "references/ssu/family.hpp"
+#include "harness/run/cpu_backend.hpp"
+#include "kernels/ssu/family.hpp"
 
 namespace kgate::ssu {
 namespace {
@@ -16,7 +17,38 @@ inline float dt_eff(const HostProblem& hp, int64_t b, int64_t h) {
   return dt;
 }
 
-void scalar(const HostProblem& hp, std::vector<float>& state, std::vector<float>& out) {
+class CpuContext final : public RowContext {
+ public:
+  CpuContext(const CaseRow& row, uint64_t seed)
+      : hp_(make_problem(Params::from_json(row.params), seed)), ref_(reference(hp_)), tol_(row.tolerance) {
+    state_ = hp_.state;
+    out_.assign(static_cast<size_t>(hp_.p.batch * hp_.p.nheads * kP), 0.f);
+  }
+  Correctness check(const Implementation& impl) override {
+    auto fn = reinterpret_cast<CpuFn>(impl.launch);
+    std::vector<float> state = hp_.state;
+    std::vector<float> out(out_.size(), poison_f32());
+    fn(hp_, state, out);
+    return check_arm(impl, hp_, [&]() -> const Reference& { return ref_; }, state, out, tol_);
+  }
+  Sample time_once(const Implementation& impl) override {
+    auto fn = reinterpret_cast<CpuFn>(impl.launch);
+    Sample s;
+    s.us = host_time_us([&] { fn(hp_, state_, out_); });
+    return s;
+  }
+  double warm_call_us(const Implementation& impl) override { return time_once(impl).us; }
+
+ private:
+  HostProblem hp_;
+  Reference ref_;
+  Tolerance tol_;
+  std::vector<float> state_, out_;
+};
+
+}  // namespace
+
+void cpu_scalar(const HostProblem& hp, std::vector<float>& state, std::vector<float>& out) {
   const Params& p = hp.p;
   int64_t hpg = p.nheads / p.ngroups;
   std::vector<float> s(kP * kN);
@@ -46,7 +78,7 @@ void scalar(const HostProblem& hp, std::vector<float>& state, std::vector<float>
     }
 }
 
-void eigen_threaded(const HostProblem& hp, std::vector<float>& state, std::vector<float>& out) {
+void cpu_eigen_threaded(const HostProblem& hp, std::vector<float>& state, std::vector<float>& out) {
   using Mat = Eigen::Matrix<float, kP, kN, Eigen::RowMajor>;
   using RowN = Eigen::Matrix<float, 1, kN>;
   using ColP = Eigen::Matrix<float, kP, 1>;
@@ -87,14 +119,8 @@ void eigen_threaded(const HostProblem& hp, std::vector<float>& state, std::vecto
   for (auto& x : th) x.join();
 }
 
-}  // namespace
-
-void register_cpu_impls(Registry& r) {
-  r.add({"ssu.cpu_scalar", "ssu", "cpu", "baseline", {"host"}, {}, {"kernels/ssu/cpu_impls.cpp"},
-         "plain fp32 loops over (batch, head, d, n)", nullptr, reinterpret_cast<void*>(&scalar)});
-  r.add({"ssu.cpu_eigen", "ssu", "cpu", "candidate", {"host"}, {}, {"kernels/ssu/cpu_impls.cpp"},
-         "Eigen rank-1 update + GEMV per (batch, head), threaded", nullptr,
-         reinterpret_cast<void*>(&eigen_threaded)});
+std::unique_ptr<RowContext> make_cpu_context(const CaseRow& row, uint64_t seed) {
+  return std::make_unique<CpuContext>(row, seed);
 }
 
 }  // namespace kgate::ssu

@@ -1,0 +1,30 @@
+#pragma once
+// calib: the row descriptor and the pure rule that turns microseconds into spin cycles.
+#include <cstdint>
+#include <string>
+
+#include "harness/core/jcs.hpp"
+#include "kernels/calib/abi.h"
+
+namespace kgate::calib {
+
+struct Problem {
+  std::string kind;  // "spin" | "overlap" | "copy"
+  int64_t us = 0, overlap_pct = 0, bytes = 0;
+
+  static Problem from_json(const json& p) {
+    return {p.at("kind").get<std::string>(), p.at("us").get<int64_t>(), p.at("overlap_pct").get<int64_t>(),
+            p.at("bytes").get<int64_t>()};
+  }
+  int abi_kind() const { return kind == "spin" ? CALIB_SPIN : kind == "overlap" ? CALIB_OVERLAP : CALIB_COPY; }
+  json to_json() const { return {{"kind", kind}, {"us", us}, {"overlap_pct", overlap_pct}, {"bytes", bytes}}; }
+};
+
+// Cycles of `us` microseconds at the SM clock measured at start-up (cycles per microsecond).
+inline long long spin_cycles(double us, double clock_mhz) { return static_cast<long long>(us * clock_mhz); }
+// overlap: the second stream's lead-in, (1 - overlap_pct / 100) T.
+inline long long delay_cycles(const Problem& p, double clock_mhz) {
+  return spin_cycles(static_cast<double>(p.us) * (100 - p.overlap_pct) / 100.0, clock_mhz);
+}
+
+}  // namespace kgate::calib

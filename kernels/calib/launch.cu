@@ -1,0 +1,55 @@
+// calib launchers. The kernels: calib.cuh.
+#include <string>
+
+#include "harness/core/errors.hpp"
+#include "harness/gpu/backend.hpp"
+#include "harness/gpu/check.hpp"
+#include "kernels/calib/calib.cuh"
+#include "kernels/calib/launch.hpp"
+
+namespace kgate::calib {
+
+void launch_timed(const calib_args& a, cudaStream_t s) {
+  if (a.kind == CALIB_SPIN) {
+    calib_spin<<<1, 1, 0, s>>>(a.cycles, a.out);
+    KGATE_CUDA_LAUNCHED();
+  } else if (a.kind == CALIB_OVERLAP) {
+    auto side = static_cast<cudaStream_t>(a.side_stream);
+    auto fork = static_cast<cudaEvent_t>(a.fork_event), join = static_cast<cudaEvent_t>(a.join_event);
+    KGATE_CUDA(cudaEventRecord(fork, s));
+    KGATE_CUDA(cudaStreamWaitEvent(side, fork, 0));
+    calib_spin<<<1, 1, 0, s>>>(a.cycles, a.out);
+    KGATE_CUDA_LAUNCHED();
+    calib_spin<<<1, 1, 0, side>>>(a.delay_cycles, a.out + 3);
+    KGATE_CUDA_LAUNCHED();
+    calib_spin<<<1, 1, 0, side>>>(a.cycles, a.out + 6);
+    KGATE_CUDA_LAUNCHED();
+    KGATE_CUDA(cudaEventRecord(join, side));
+    KGATE_CUDA(cudaStreamWaitEvent(s, join, 0));
+  } else if (a.kind == CALIB_COPY) {
+    KGATE_CUDA(cudaMemcpyAsync(a.dst, a.src, a.bytes, cudaMemcpyDeviceToDevice, s));
+  } else {
+    throw InputError("unsupported: calib kind " + std::to_string(a.kind) + " (spin, overlap or copy)");
+  }
+}
+
+void launch_fault(const calib_args&, cudaStream_t s) {
+  calib_fault<<<1, 1, 0, s>>>();
+  KGATE_CUDA_LAUNCHED();
+}
+
+double measure_sm_clock_mhz(cudaStream_t s) {
+  gpu::DeviceBuffer out(3 * sizeof(unsigned long long));
+  unsigned long long h[3];
+  double mhz = 0;
+  for (int i = 0; i < 3; ++i) {  // 20 ms spins; keep the last (clocks settle under load)
+    calib_spin<<<1, 1, 0, s>>>(40'000'000, out.as<unsigned long long>());
+    KGATE_CUDA_LAUNCHED();
+    KGATE_CUDA(cudaStreamSynchronize(s));
+    out.download(h, sizeof h);
+    mhz = static_cast<double>(h[0]) / (static_cast<double>(h[2] - h[1]) / 1000.0);
+  }
+  return mhz;
+}
+
+}  // namespace kgate::calib

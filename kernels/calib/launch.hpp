@@ -1,0 +1,19 @@
+#pragma once
+// The calib launchers (launch.cu).
+#include <cuda_runtime.h>
+
+#include "kernels/calib/abi.h"
+
+namespace kgate::calib {
+
+using LaunchFn = void (*)(const calib_args& a, cudaStream_t s);
+
+// spin: one spin; overlap: stream 1 spins T while the side stream spins (1 - f) T then T;
+// copy: cudaMemcpyAsync device to device.
+void launch_timed(const calib_args& a, cudaStream_t s);
+// Traps on the device: the call fails with a CUDA error, whatever the row.
+void launch_fault(const calib_args& a, cudaStream_t s);
+// The SM clock in MHz (cycles per microsecond), from three 20 ms spins; the last one counts.
+double measure_sm_clock_mhz(cudaStream_t s);
+
+}  // namespace kgate::calib

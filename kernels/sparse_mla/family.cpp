@@ -1,0 +1,58 @@
+// The sparse_mla family: schema, cross-field check, tolerances and the contract of every arm.
+// Conventions: references/sparse_mla/sparse_mla.hpp.
+#include "kernels/sparse_mla/family.hpp"
+
+namespace kgate::sparse_mla {
+namespace {
+
+// What an arm's digest covers: the oracle it is checked against, the contract, its own code.
+std::vector<std::string> sources() {
+  return {"references/sparse_mla/sparse_mla.hpp", "references/sparse_mla/sparse_mla_ref.cpp", "references/sparse_mla/sparse_mla_check.cpp", "kernels/sparse_mla/abi.h",
+          "kernels/sparse_mla/config.hpp", "kernels/sparse_mla/family.hpp", "kernels/sparse_mla/family.cpp", "kernels/sparse_mla/cpu_arms.cpp"};
+}
+
+void add_arms(Registry& r) {
+  r.add({"sparse_mla.cpu_scalar", "sparse_mla", "cpu", "baseline", {"host"}, {}, sources(),
+         "per-(token, head) scalar softmax attention", nullptr, reinterpret_cast<void*>(&cpu_scalar)});
+  r.add({"sparse_mla.cpu_eigen", "sparse_mla", "cpu", "candidate", {"host"}, {}, sources(),
+         "gather once per token, Eigen matrix products over all heads", nullptr,
+         reinterpret_cast<void*>(&cpu_eigen_batched)});
+}
+
+}  // namespace
+}  // namespace kgate::sparse_mla
+
+namespace kgate {
+
+void register_family_sparse_mla(Registry& r) {
+  using PS = ParamSpec;
+  Family f;
+  f.name = "sparse_mla";
+  f.summary = "DeepSeek-V4-style sparse MLA decode (BF16 or FP8 KV, SWA + compressed indices)";
+  f.params = {
+      {"batch", PS::Kind::Int, true, 1, 1 << 16, {}, {}, "requests"},
+      {"q_len", PS::Kind::Int, true, 1, 4096, {}, {}, "query tokens per request"},
+      {"heads", PS::Kind::Int, true, 1, 1024, {}, {}, "query heads"},
+      {"kv_dtype", PS::Kind::String, true, 0, 0, {"bf16", "fp8"}, {}, "KV row format"},
+      {"swa_rows", PS::Kind::Int, true, 1, 1 << 24, {}, {}, "rows in the SWA table"},
+      {"compressed_rows", PS::Kind::Int, true, 1, 1 << 24, {}, {}, "rows in the compressed table"},
+      {"topk", PS::Kind::Int, false, 0, 1 << 16, {}, 0, "compressed index columns (W = 128 + topk)"},
+      {"invalid_pct", PS::Kind::Int, false, 0, 100, {}, 5, "percent of -1 indices"},
+      {"ragged", PS::Kind::Bool, false, 0, 0, {}, false, "random lens in [1, W]"},
+      {"empty_tokens", PS::Kind::Int, false, 0, 1 << 20, {}, 0, "tokens forced to lens = 0"},
+      {"sink", PS::Kind::Bool, false, 0, 0, {}, false, "attention sink per head"},
+  };
+  f.check = [](const json& p) -> std::string {
+    if (p["empty_tokens"].get<int64_t>() > p["batch"].get<int64_t>() * p["q_len"].get<int64_t>())
+      return "empty_tokens: more than batch * q_len tokens";
+    return "";
+  };
+  f.tolerance = [](const json& p) {
+    return p["kv_dtype"] == "fp8" ? Tolerance{0.1, 0.1} : Tolerance{1e-2, 1e-2};
+  };
+  f.make_cpu_context = &sparse_mla::make_cpu_context;
+  r.add_family(std::move(f));
+  sparse_mla::add_arms(r);
+}
+
+}  // namespace kgate

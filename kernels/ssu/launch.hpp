@@ -1,0 +1,25 @@
+#pragma once
+// The ssu GPU launchers (launch.cu) as the family's arms see them: each arm is a launch and
+// the config that launch will choose for a problem.
+#include <cuda_runtime.h>
+
+#include "kernels/ssu/abi.h"
+#include "kernels/ssu/config.hpp"
+
+namespace kgate::ssu::gpu {
+
+using Args = ssu_args;
+
+struct GpuArm {
+  void (*launch)(const ssu_args& a, cudaStream_t s);
+  LaunchConfig (*config)(const ssu_args& a);  // queries the device where the heuristic needs it
+};
+
+void launch_baseline(const ssu_args& a, cudaStream_t s);
+void launch_fast(const ssu_args& a, cudaStream_t s);
+void launch_floor(const ssu_args& a, cudaStream_t s);
+void launch_floor_stream(const ssu_args& a, cudaStream_t s);
+
+extern const GpuArm kBaselineArm, kFastArm, kFloorArm, kFloorStreamArm;
+
+}  // namespace kgate::ssu::gpu
