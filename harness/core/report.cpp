@@ -1,5 +1,7 @@
 #include "harness/core/report.hpp"
 
+#include "harness/core/verdicts.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -134,54 +136,34 @@ std::string report_csv(const json& r) {
 }
 
 std::string report_wide(const json& r, const std::string& anchor_arg) {
-  const json& p = r["body"]["predicate"];
-  // Arm order: the candidate, then the baselines in pairing order (as the first row with pairs has them).
-  std::vector<std::string> arms;
-  for (const auto& row : p["rows"]) {
-    if (row["pairs"].empty()) continue;
-    arms.push_back(row["pairs"][0]["candidate"].get<std::string>());
-    for (const auto& pr : row["pairs"]) arms.push_back(pr["baseline"].get<std::string>());
-    break;
-  }
-  if (arms.empty()) return "no row has measured pairs\n";
-  std::string anchor = anchor_arg.empty() ? arms[1] : anchor_arg;
-  if (std::find(arms.begin(), arms.end(), anchor) == arms.end()) {
-    std::string names;
-    for (const auto& a : arms) names += (names.empty() ? "" : ", ") + a;
-    throw InputError("--anchor: '" + anchor + "' is not an arm of this receipt (" + names + ")");
-  }
+  std::vector<RowRecord> rows;
+  for (const auto& row : r.at("body").at("predicate").at("rows")) rows.push_back(row_record_from_json(row));
+  const WideTable t = wide_table(rows, anchor_arg);
+  if (t.arms.size() < 2) return "no row has measured pairs\n";
   std::ostringstream o;
-  o << "median us per arm (" << arms[0] << ": from its pairing with " << arms[1] << "), then time / " << anchor << "\n\n| row |";
-  for (const auto& a : arms) o << " " << a << " |";
-  for (const auto& a : arms) o << " " << a << " / anchor |";
+  o << "median us per arm (" << t.arms[0] << ": from its pairing with " << t.arms[1] << "), then time / " << t.anchor
+    << "\n\n| row |";
+  for (const auto& a : t.arms) o << " " << a << " |";
+  for (const auto& a : t.arms) o << " " << a << " / anchor |";
   o << "\n|---|";
-  for (size_t i = 0; i < 2 * arms.size(); ++i) o << "---:|";
+  for (size_t i = 0; i < 2 * t.arms.size(); ++i) o << "---:|";
   o << "\n";
-  std::vector<double> logs(arms.size(), 0.0);
-  int complete = 0;
-  for (const auto& row : p["rows"]) {
-    std::map<std::string, double> med;
-    for (const auto& pr : row["pairs"]) {
-      if (!pr["baseline_stats"].is_null()) med[pr["baseline"].get<std::string>()] = pr["baseline_stats"]["median_us"].get<double>();
-      const std::string c = pr["candidate"].get<std::string>();
-      if (!pr["candidate_stats"].is_null() && !med.count(c)) med[c] = pr["candidate_stats"]["median_us"].get<double>();
-    }
-    o << "| " << row["id"].get<std::string>();
-    if (row["disposition"] != "passed") o << " (" << row["disposition"].get<std::string>() << ")";
+  for (const auto& w : t.rows) {
+    o << "| " << w.id;
+    if (w.disposition != Disposition::passed) o << " (" << to_string(w.disposition) << ")";
     o << " |";
-    for (const auto& a : arms) o << " " << (med.count(a) ? num(json(med[a])) : std::string("-")) << " |";
-    const bool all = med.size() >= arms.size() && med.count(anchor) && med[anchor] > 0;
-    for (const auto& a : arms) o << " " << (all && med.count(a) ? num(json(med[a] / med[anchor]), "%.3f") : std::string("-")) << " |";
-    o << "\n";
-    if (all) {
-      ++complete;
-      for (size_t i = 0; i < arms.size(); ++i) logs[i] += std::log(med[arms[i]] / med[anchor]);
+    for (const auto& a : t.arms) {
+      auto it = w.median_us.find(a);
+      o << " " << (it != w.median_us.end() ? num(json(it->second)) : std::string("-")) << " |";
     }
+    for (size_t i = 0; i < t.arms.size(); ++i)
+      o << " " << (w.over_anchor.empty() ? std::string("-") : num(json(w.over_anchor[i]), "%.3f")) << " |";
+    o << "\n";
   }
-  if (complete) {
-    o << "| geomean over " << complete << " rows |";
-    for (size_t i = 0; i < arms.size(); ++i) o << " |";
-    for (double l : logs) o << " " << num(json(std::exp(l / complete)), "%.3f") << " |";
+  if (t.complete_rows) {
+    o << "| geomean over " << t.complete_rows << " rows |";
+    for (size_t i = 0; i < t.arms.size(); ++i) o << " |";
+    for (double g : t.geomean_over_anchor) o << " " << num(json(g), "%.3f") << " |";
     o << "\n";
   }
   return o.str();

@@ -190,6 +190,44 @@ void derive_row(RowRecord& row, const RowSamples* samples, const Policy& policy,
   row.verdicts = {raw, failed.empty(), failed};
 }
 
+WideTable wide_table(const std::vector<RowRecord>& rows, const std::string& anchor) {
+  WideTable t;
+  for (const auto& row : rows) {
+    if (row.pairs.empty()) continue;
+    t.arms.push_back(row.pairs[0].candidate);
+    for (const auto& p : row.pairs) t.arms.push_back(p.baseline);
+    break;
+  }
+  if (t.arms.size() < 2) return t;
+  t.anchor = anchor.empty() ? t.arms[1] : anchor;
+  if (std::find(t.arms.begin(), t.arms.end(), t.anchor) == t.arms.end()) {
+    std::string names;
+    for (const auto& a : t.arms) names += (names.empty() ? "" : ", ") + a;
+    throw InputError("--anchor: '" + t.anchor + "' is not an arm of this receipt (" + names + ")");
+  }
+  std::vector<double> logs(t.arms.size(), 0.0);
+  for (const auto& row : rows) {
+    WideTable::Row w{row.id, row.disposition, {}, {}};
+    for (const auto& p : row.pairs) {
+      if (p.baseline_stats) w.median_us[p.baseline] = p.baseline_stats->median_us;
+      if (p.candidate_stats && !w.median_us.count(p.candidate)) w.median_us[p.candidate] = p.candidate_stats->median_us;
+    }
+    bool all = w.median_us.size() >= t.arms.size() && w.median_us.count(t.anchor) && w.median_us[t.anchor] > 0;
+    for (const auto& a : t.arms) all = all && w.median_us.count(a);
+    if (all) {
+      ++t.complete_rows;
+      for (size_t i = 0; i < t.arms.size(); ++i) {
+        w.over_anchor.push_back(w.median_us[t.arms[i]] / w.median_us[t.anchor]);
+        logs[i] += std::log(w.over_anchor.back());
+      }
+    }
+    t.rows.push_back(std::move(w));
+  }
+  if (t.complete_rows)
+    for (double l : logs) t.geomean_over_anchor.push_back(std::exp(l / t.complete_rows));
+  return t;
+}
+
 Summary derive_summary(const std::vector<RowRecord>& rows) {
   Summary s;
   s.rows = static_cast<int64_t>(rows.size());

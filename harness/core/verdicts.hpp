@@ -22,6 +22,25 @@ struct DeriveContext {
 void derive_row(RowRecord& row, const RowSamples* samples, const Policy& policy, const DeriveContext& ctx);
 Summary derive_summary(const std::vector<RowRecord>& rows);
 
+// Every arm of a receipt side by side (tuning runs pairing many variants): per row each arm's
+// median (the candidate's from its first pairing) and its time over the anchor arm's, and the
+// geomeans of those over the rows where every arm was measured.
+struct WideTable {
+  std::vector<std::string> arms;  // the candidate, then the baselines in pairing order
+  std::string anchor;
+  struct Row {
+    std::string id;
+    Disposition disposition = Disposition::skipped;
+    std::map<std::string, double> median_us;
+    std::vector<double> over_anchor;  // per arm; empty unless every arm was measured
+  };
+  std::vector<Row> rows;
+  int complete_rows = 0;
+  std::vector<double> geomean_over_anchor;  // per arm; empty when no row is complete
+};
+// anchor: an arm name, or empty for the first baseline; InputError naming the arms otherwise.
+WideTable wide_table(const std::vector<RowRecord>& rows, const std::string& anchor);
+
 // Merges per-call signature counts into `into`, keeping first-seen order.
 void merge_signature_counts(std::vector<SignatureCount>& into, const std::vector<SignatureCount>& more);
 

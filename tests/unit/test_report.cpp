@@ -2,21 +2,31 @@
 #include <gtest/gtest.h>
 
 #include "harness/core/errors.hpp"
+#include "harness/core/records.hpp"
 #include "harness/core/report.hpp"
 
 namespace kgate {
 namespace {
 
-json pair(const char* base, double base_us, double cand_us) {
-  return {{"baseline", base}, {"candidate", "k.new"}, {"baseline_stats", {{"median_us", base_us}}},
-          {"candidate_stats", {{"median_us", cand_us}}}};
+PairRecord pair(const char* base, double base_us, double cand_us) {
+  PairRecord p{base, "k.new", SampleStats{}, SampleStats{}, 1.0, 0.0, std::vector<double>{}, true};
+  p.baseline_stats->median_us = base_us;
+  p.candidate_stats->median_us = cand_us;
+  return p;
 }
 
 json receipt() {
   json rows = json::array();
-  rows.push_back({{"id", "r1"}, {"disposition", "passed"}, {"pairs", {pair("k.floor", 10, 12), pair("k.old", 15, 12.5)}}});
-  rows.push_back({{"id", "r2"}, {"disposition", "passed"}, {"pairs", {pair("k.floor", 20, 22), pair("k.old", 40, 21)}}});
-  rows.push_back({{"id", "r3"}, {"disposition", "incorrect"}, {"pairs", json::array()}});
+  auto row = [&](const char* id, Disposition d, std::vector<PairRecord> pairs) {
+    RowRecord r;
+    r.id = id;
+    r.disposition = d;
+    r.pairs = std::move(pairs);
+    rows.push_back(to_json(r));
+  };
+  row("r1", Disposition::passed, {pair("k.floor", 10, 12), pair("k.old", 15, 12.5)});
+  row("r2", Disposition::passed, {pair("k.floor", 20, 22), pair("k.old", 40, 21)});
+  row("r3", Disposition::incorrect, {});
   return {{"body", {{"predicate", {{"rows", rows}}}}}};
 }
 
