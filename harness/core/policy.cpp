@@ -1,0 +1,131 @@
+#include "harness/core/policy.hpp"
+
+#include <filesystem>
+#include <set>
+
+#include "harness/core/errors.hpp"
+#include "harness/core/fileio.hpp"
+
+namespace kgate {
+
+const std::vector<std::string>& all_gate_names() {
+  static const std::vector<std::string> g = {"correct", "strict", "limit", "drift", "parity", "fallback"};
+  return g;
+}
+
+static json gateset_json(const GateSet& g) {
+  json j;
+  j["gates"] = g.gates;
+  j["limit"] = g.limit ? json(*g.limit) : json(nullptr);
+  j["drift"] = g.drift ? json(*g.drift) : json(nullptr);
+  j["limit_by_tag"] = json::object();
+  for (const auto& [k, v] : g.limit_by_tag) j["limit_by_tag"][k] = v;
+  return j;
+}
+
+json Policy::to_json() const {
+  json j = gateset_json(*this);
+  if (!by_baseline.empty()) {
+    j["by_baseline"] = json::object();
+    for (const auto& [name, g] : by_baseline) j["by_baseline"][name] = gateset_json(g);
+  }
+  return j;
+}
+
+void check_gate_name(const std::string& g, const std::string& where) {
+  for (const auto& n : all_gate_names())
+    if (n == g) return;
+  throw InputError(where + ": unknown gate '" + g + "' (known: correct, strict, limit(L), drift(D), parity, fallback)");
+}
+
+static GateSet gateset_from_json(const json& j, const std::string& where, bool pair_gates_only) {
+  GateSet p;
+  if (!j.is_object() || !j.contains("gates") || !j["gates"].is_array())
+    throw InputError(where + ": field 'gates': missing or not an array");
+  std::set<std::string> seen;
+  for (const auto& g : j["gates"]) {
+    if (!g.is_string()) throw InputError(where + ": field 'gates': entries must be strings");
+    check_gate_name(g.get<std::string>(), where);
+    if (pair_gates_only && g == "correct")
+      throw InputError(where + ": 'correct' judges the whole row: name it in the top-level gates");
+    if (seen.insert(g.get<std::string>()).second) p.gates.push_back(g.get<std::string>());
+  }
+  auto num = [&](const char* k) -> std::optional<double> {
+    if (!j.contains(k) || j[k].is_null()) return std::nullopt;
+    if (!j[k].is_number() || j[k].get<double>() < 0)
+      throw InputError(where + ": field '" + k + "': must be a number >= 0");
+    return j[k].get<double>();
+  };
+  p.limit = num("limit");
+  p.drift = num("drift");
+  if (j.contains("limit_by_tag")) {
+    if (!j["limit_by_tag"].is_object()) throw InputError(where + ": field 'limit_by_tag': must be an object");
+    for (auto it = j["limit_by_tag"].begin(); it != j["limit_by_tag"].end(); ++it) {
+      if (!it.value().is_number() || it.value().get<double>() < 0 || it.key().find('=') == std::string::npos)
+        throw InputError(where + ": field 'limit_by_tag." + it.key() + "': needs key=value and a number >= 0");
+      p.limit_by_tag[it.key()] = it.value().get<double>();
+    }
+  }
+  for (const auto& g : p.gates) {
+    if (g == "limit" && !p.limit && p.limit_by_tag.empty())
+      throw InputError(where + ": gate 'limit' needs a value: limit(L) or field 'limit'");
+    if (g == "drift" && !p.drift) throw InputError(where + ": gate 'drift' needs a value: drift(D) or field 'drift'");
+  }
+  return p;
+}
+
+Policy Policy::from_json(const json& j, const std::string& where) {
+  Policy p;
+  static_cast<GateSet&>(p) = gateset_from_json(j, where, false);
+  if (j.contains("by_baseline")) {
+    if (!j["by_baseline"].is_object() || j["by_baseline"].empty())
+      throw InputError(where + ": field 'by_baseline': must be an object naming baselines");
+    for (auto it = j["by_baseline"].begin(); it != j["by_baseline"].end(); ++it)
+      p.by_baseline[it.key()] = gateset_from_json(it.value(), where + ": by_baseline." + it.key(), true);
+  }
+  return p;
+}
+
+Policy Policy::parse(const std::string& spec) {
+  if (spec.empty()) throw InputError("--policy: empty");
+  if (std::filesystem::is_regular_file(spec)) {
+    json j;
+    try {
+      j = json::parse(read_file(spec));
+    } catch (const json::exception& e) {
+      throw InputError(spec + ": malformed JSON (" + e.what() + ")");
+    }
+    return from_json(j, spec);
+  }
+  json j;
+  j["gates"] = json::array();
+  size_t s = 0;
+  while (s < spec.size()) {
+    size_t e = spec.find(',', s);
+    if (e == std::string::npos) e = spec.size();
+    std::string tok = spec.substr(s, e - s);
+    s = e + 1;
+    if (tok.empty()) continue;
+    auto lp = tok.find('(');
+    if (lp != std::string::npos) {
+      if (tok.back() != ')') throw InputError("--policy: '" + tok + "': expected name(value)");
+      std::string name = tok.substr(0, lp), val = tok.substr(lp + 1, tok.size() - lp - 2);
+      double v;
+      try {
+        size_t used = 0;
+        v = std::stod(val, &used);
+        if (used != val.size()) throw std::invalid_argument(val);
+      } catch (const std::exception&) {
+        throw InputError("--policy: '" + tok + "': value is not a number");
+      }
+      if (name != "limit" && name != "drift") throw InputError("--policy: '" + tok + "': only limit(L) and drift(D) take a value");
+      j[name] = v;
+      j["gates"].push_back(name);
+    } else {
+      j["gates"].push_back(tok);
+    }
+  }
+  return from_json(j, "--policy");
+}
+
+}  // namespace kgate

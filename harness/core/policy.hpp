@@ -1,0 +1,38 @@
+#pragma once
+// Policies: which gates a row must pass, with their values (moved from gates.hpp).
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/core/jcs.hpp"
+
+namespace kgate {
+
+// Gates and their values. Pair gates (strict, limit, drift, parity, fallback) judge pairs; the
+// row gate `correct` judges the row.
+struct GateSet {
+  std::vector<std::string> gates;  // subset of: correct strict limit drift parity fallback
+  std::optional<double> limit;     // limit(L): candidate <= (1 + L) * baseline, inclusive
+  std::optional<double> drift;     // drift(D)
+  std::map<std::string, double> limit_by_tag;  // "key=value" -> L, overrides `limit` on rows so tagged
+};
+
+struct Policy : GateSet {
+  // Per-baseline pair gates: a pair whose baseline is named here is judged by these gates and
+  // not by the top-level pair gates (failures read "<gate>@<baseline>"), so one campaign can
+  // hold the candidate to "strict" against a baseline and to "limit" against a floor. Only
+  // from a JSON policy file; absent from a policy's JSON when empty.
+  std::map<std::string, GateSet> by_baseline;
+  json to_json() const;
+  static Policy from_json(const json& j, const std::string& where);
+  // "correct,strict,limit(0.045),drift(0.02)" or a path to a JSON policy file.
+  static Policy parse(const std::string& spec);
+};
+
+
+const std::vector<std::string>& all_gate_names();
+// Throws InputError unless g is one of all_gate_names().
+void check_gate_name(const std::string& g, const std::string& where);
+
+}  // namespace kgate
