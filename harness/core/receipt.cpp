@@ -5,6 +5,8 @@
 #include "harness/core/crypto.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/fileio.hpp"
+#include "harness/core/json_io.hpp"
+#include "harness/core/text.hpp"
 
 namespace kgate {
 
@@ -58,13 +60,13 @@ AuditResult audit_receipt(const std::string& path, const std::optional<std::stri
     bad(e.what());
     return res;
   }
-  json r;
-  try {
-    r = json::parse(bytes);
-  } catch (const json::exception& e) {
-    bad(std::string("not valid JSON: ") + e.what());
+  std::string why;
+  std::optional<json> parsed = parse_json_checked(bytes, why);  // bounded nesting: never a stack overflow
+  if (!parsed) {
+    bad("not valid JSON: " + why);
     return res;
   }
+  json r = std::move(*parsed);
   try {
     if (receipt_bytes(r) != bytes) bad("file is not the RFC 8785 canonical form of its content (edited by hand?)");
   } catch (const std::exception& e) {
@@ -88,7 +90,7 @@ AuditResult audit_receipt(const std::string& path, const std::optional<std::stri
     if (rd.size() != rows.size()) bad("seal lists " + std::to_string(rd.size()) + " row digests for " + std::to_string(rows.size()) + " rows");
     for (const auto& row : rows) {
       std::string id = row.at("id");
-      if (!rd.contains(id) || rd[id] != row_digest(row)) bad("row '" + id + "': digest mismatch");
+      if (!rd.contains(id) || rd[id] != row_digest(row)) bad("row " + quoted(id) + ": digest mismatch");
     }
     // Signature.
     const json& sig = seal.at("signature");
@@ -100,7 +102,7 @@ AuditResult audit_receipt(const std::string& path, const std::optional<std::stri
         bad("signature block is not the ed25519 form kgate writes");
       if (pubkey_path) {
         std::string want = read_file(*pubkey_path);
-        if (want != pem) bad("signature key differs from --pubkey " + *pubkey_path);
+        if (want != pem) bad("signature key differs from --pubkey " + printable(*pubkey_path));
       }
       if (!ed25519_verify_hex(pem, seal.at("body_sha256").get<std::string>(), sig.at("signature_hex")))
         bad("Ed25519 signature does not verify");
@@ -114,12 +116,14 @@ AuditResult audit_receipt(const std::string& path, const std::optional<std::stri
     bool sc_ok = false;
     try {
       std::string sb = read_file(sc_path);
-      if (sha256_hex(sb) != sc.at("sha256")) bad("samples sidecar " + sc_path + ": digest mismatch");
-      else {
-        samples = json::parse(sb);
-        sc_ok = samples.value("schema", "") == kSamplesSchema;
+      if (sha256_hex(sb) != sc.at("sha256")) bad("samples sidecar " + printable(sc_path) + ": digest mismatch");
+      else if (std::optional<json> sj = parse_json_checked(sb, why); !sj) {
+        bad("samples sidecar " + printable(sc_path) + ": not valid JSON: " + why);
+      } else {
+        samples = std::move(*sj);
+        sc_ok = samples.is_object() && samples.value("schema", "") == kSamplesSchema;
         if (sc_ok) res.samples = samples;
-        if (!sc_ok) bad("samples sidecar " + sc_path + ": wrong schema");
+        if (!sc_ok) bad("samples sidecar " + printable(sc_path) + ": wrong schema");
       }
     } catch (const std::exception& e) {
       bad(std::string("samples sidecar: ") + e.what());
@@ -135,21 +139,21 @@ AuditResult audit_receipt(const std::string& path, const std::optional<std::stri
         std::string id = row.at("id");
         json rs = samples.at("rows").contains(id) ? samples["rows"][id] : json(nullptr);
         if (row.at("disposition") == "passed" && rs.is_null()) {
-          bad("row '" + id + "': no samples in the sidecar");
+          bad("row " + quoted(id) + ": no samples in the sidecar");
           continue;
         }
         derive_row(again, rs, pol);
         if (canonicalize(again) != canonicalize(row)) {
           for (auto it = row.begin(); it != row.end(); ++it)
             if (canonicalize(it.value()) != canonicalize(again[it.key()]))
-              bad("row '" + id + "': field '" + it.key() + "' differs from what its samples and policy give");
+              bad("row " + quoted(id) + ": field " + quoted(it.key()) + " differs from what its samples and policy give");
         }
       }
       if (canonicalize(derive_summary(rows)) != canonicalize(pred.at("summary")))
         bad("summary differs from what the rows give");
     }
   } catch (const std::exception& e) {
-    bad(std::string("malformed receipt: ") + e.what());
+    bad("malformed receipt: " + printable(e.what()));
   }
   res.receipt = std::move(r);
   return res;
