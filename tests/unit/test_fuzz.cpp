@@ -181,18 +181,12 @@ class FuzzReceipt : public ::testing::Test {
     write_file_atomic((dir_ / "t.json").string(), R"({"table": "t", "family": "ag_gemm", "rows": [
       {"id": "a", "params": {"world_size": 1, "m": 8, "n": 16, "k": 32}, "tags": {"world": "1"}},
       {"id": "b", "params": {"world_size": 2, "m": 4, "n": 16, "k": 32}, "tags": {"world": "2"}}]})");
-    RunConfig c;
-    c.cases_path = (dir_ / "t.json").string();
-    c.candidate = "ag_gemm.cpu_eigen";
-    c.baselines = {"ag_gemm.cpu_blocked"};
-    c.out_path = (dir_ / "r.json").string();
-    c.policy = Policy::parse("correct,limit(10),drift(5)");
-    c.schedule = {2, 2, 1, 5};
-    c.warmup_min_us = 0;
-    c.warmup_min_calls = 1;
-    c.quiet = true;
-    auto b = make_cpu_backend();
-    run_campaign(c, *b);
+    // A tiny CPU campaign (one sample per letter): a real receipt and sidecar to mutate.
+    const RunConfig c{.cases_path = (dir_ / "t.json").string(), .candidate = "ag_gemm.cpu_eigen",
+                      .baselines = {"ag_gemm.cpu_blocked"}, .out_path = (dir_ / "r.json").string(),
+                      .policy = Policy::parse("correct,limit(10),drift(5)"), .schedule = {2, 2, 1, 5},
+                      .warmup_min_us = 0, .warmup_min_calls = 1, .quiet = true};
+    run_campaign(c, *make_cpu_backend());
     bytes_ = read_file(c.out_path);
   }
   static void TearDownTestSuite() { fs::remove_all(dir_); }
