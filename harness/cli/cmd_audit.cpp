@@ -3,6 +3,7 @@
 #include "harness/cli/common.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/fileio.hpp"
+#include "harness/core/json_io.hpp"
 #include "harness/core/receipt.hpp"
 
 namespace kgate::cli {
@@ -20,12 +21,13 @@ void add_audit(CLI::App& app, Action& action) {
       for (const auto& f : *files) {
         // A samples sidecar is checked through the receipt that names it; `audit dir/*.json` skips it.
         try {
-          json head = json::parse(read_file(f));
-          if (head.is_object() && head.value("schema", "") == kSamplesSchema) {
+          std::string why;
+          std::optional<json> head = parse_json_checked(read_file(f), why);
+          if (head && head->is_object() && head->value("schema", "") == kSamplesSchema) {
             std::printf("%s: samples sidecar (audited through its receipt)\n", f.c_str());
             continue;
           }
-        } catch (const std::exception&) {
+        } catch (const std::exception&) {  // unreadable: audit_receipt says so
         }
         AuditResult a = audit_receipt(f, pub->empty() ? std::nullopt : std::optional<std::string>(*pub));
         if (a.ok()) {

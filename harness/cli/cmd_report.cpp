@@ -3,6 +3,8 @@
 #include "harness/cli/common.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/fileio.hpp"
+#include "harness/run/preflight.hpp"
+#include "harness/core/text.hpp"
 #include "harness/core/receipt.hpp"
 #include "harness/core/report.hpp"
 
@@ -25,8 +27,9 @@ void add_report(CLI::App& app, Action& action) {
   sc->callback([o, &action] {
     action = [o]() -> int {
       if (o->format != "md" && o->format != "csv" && o->format != "wide")
-        throw InputError("--format: '" + o->format + "' is not md, csv or wide");
+        throw InputError("--format: " + quoted(o->format) + " is not md, csv or wide");
       if (!o->anchor.empty() && o->format != "wide") throw InputError("--anchor: only with --format wide");
+      if (!o->out.empty()) check_output_path(o->out, "--out");  // before the audit, not after it
       json r = load_audited(o->receipt).receipt;
       std::string text = o->format == "md" ? report_markdown(r) : o->format == "csv" ? report_csv(r) : report_wide(r, o->anchor);
       if (o->out.empty()) std::fputs(text.c_str(), stdout);

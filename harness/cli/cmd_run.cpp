@@ -5,6 +5,9 @@
 #include "harness/cli/common.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/fileio.hpp"
+#include "harness/core/json_io.hpp"
+#include "harness/run/preflight.hpp"
+#include "harness/core/text.hpp"
 
 namespace kgate::cli {
 namespace {
@@ -31,11 +34,15 @@ std::vector<std::string> split(const std::string& s) {
   return v;
 }
 
-int run_one(const RunOpts& o, const BackendFactory& factory, Backend* backend, const std::string& cases, const std::string& cand,
-            const std::string& bases, const std::string& policy, const std::string& out) {
+// The run's configuration, preflighted: every flag and file is checked here, before any work.
+RunConfig make_config(const RunOpts& o, const std::string& cases, const std::string& cand, const std::string& bases,
+                      const std::string& policy, const std::string& out) {
+  check_output_path(out, "--out");  // before anything echoes or opens it
+  if (cases.size() > kMaxPathBytes) check_input_file(cases, "--cases");
   RunConfig c;
   c.cases_path = portable_path(cases);
-  if (!std::filesystem::exists(c.cases_path)) c.cases_path = cases;
+  std::error_code ec;
+  if (!std::filesystem::exists(c.cases_path, ec)) c.cases_path = cases;
   c.rows_filter = o.rows;
   c.candidate = cand;
   c.baselines = split(bases);
@@ -45,12 +52,18 @@ int run_one(const RunOpts& o, const BackendFactory& factory, Backend* backend, c
   c.policy = Policy::parse(policy);
   for (const auto& [name, g] : c.policy.by_baseline)
     if (std::find(c.baselines.begin(), c.baselines.end(), name) == c.baselines.end())
-      throw InputError("--policy: by_baseline names '" + name + "', which is not a --baseline of this run (" + bases + ")");
+      throw InputError("--policy: by_baseline names " + quoted(name) + ", which is not a --baseline of this run (" +
+                       printable(bases) + ")");
   c.schedule = {o.groups, o.blocks, o.m, o.seed};
   c.warmup_min_us = o.warmup_us;
   c.warmup_min_calls = o.warmup_calls;
   c.quiet = o.quiet;
   c.isolate = o.isolate;
+  preflight_run(c);
+  return c;
+}
+
+int run_one(const RunOpts& o, const BackendFactory& factory, Backend* backend, const RunConfig& c) {
   RunOutcome r = run_campaign(c, factory, backend);
   const Summary& s = r.summary;
   std::printf("%s: %lld rows, %lld pass policy, %lld fail", r.receipt_path.c_str(), static_cast<long long>(s.rows),
@@ -118,10 +131,8 @@ void add_run(CLI::App& app, Action& action) {
         if (which == "cpu") std::fprintf(stderr, "kgate: no NVIDIA driver node: using the CPU backend (host timer)\n");
       }
       BackendFactory factory = [o, which] { return select_backend(which, o->timer, o->warm, false); };
-      std::unique_ptr<Backend> shared;
-      if (!o->isolate) shared = select_backend(o->backend, o->timer, o->warm, true);
-      Backend* backend = shared.get();
-      const std::string backend_name = backend ? backend->name() : which;
+      // A single run's flags and files are checked before the backend is even opened.
+      std::optional<RunConfig> single;
       if (!o->cases.empty()) {
         if (o->candidate.empty() || o->baselines.empty())
           throw InputError("run --cases needs --candidate and --baseline (kgate list shows the arms)");
@@ -130,29 +141,43 @@ void add_run(CLI::App& app, Action& action) {
           std::string stem = std::filesystem::path(o->cases).stem().string();
           out = o->out_dir + "/" + stem + "." + o->candidate + ".json";
         }
-        return run_one(*o, factory, backend, o->cases, o->candidate, o->baselines, o->policy, out);
+        single = make_config(*o, o->cases, o->candidate, o->baselines, o->policy, out);
       }
+      std::unique_ptr<Backend> shared;
+      if (!o->isolate) shared = select_backend(o->backend, o->timer, o->warm, true);
+      Backend* backend = shared.get();
+      const std::string backend_name = backend ? backend->name() : which;
+      if (single) return run_one(*o, factory, backend, *single);
       if (!o->candidate.empty() || !o->baselines.empty() || !o->out.empty())
         throw InputError("--candidate/--baseline/--out need --cases (without --cases the default suite runs)");
       std::string suite_path = o->suite.empty() ? source_root() + "/cases/suites.json" : o->suite;
-      json suites;
-      try {
-        suites = json::parse(read_file(suite_path));
-      } catch (const json::exception& e) {
-        throw InputError(suite_path + ": malformed JSON (" + e.what() + ")");
-      }
-      if (!suites.contains(backend_name) || !suites[backend_name].is_array())
-        throw InputError(suite_path + ": no '" + backend_name + "' suite");
-      int rc = kExitOk;
+      check_input_file(suite_path, "--suite");
+      const std::string sp = printable(suite_path);
+      json suites = parse_json_bounded(read_file(suite_path), sp);
+      if (!suites.is_object() || !suites.contains(backend_name) || !suites[backend_name].is_array())
+        throw InputError(sp + ": no " + quoted(backend_name) + " suite");
+      // Every entry is checked (and preflighted) before the first one runs.
+      std::vector<RunConfig> configs;
+      size_t idx = 0;
       for (const auto& e : suites[backend_name]) {
+        const std::string where = sp + ": " + quoted(backend_name) + " entry " + std::to_string(idx++);
+        if (!e.is_object()) throw InputError(where + ": must be an object");
         for (const char* k : {"cases", "candidate", "baseline", "out"})
-          if (!e.contains(k) || !e[k].is_string()) throw InputError(suite_path + ": suite entry lacks string field '" + k + "'");
+          if (!e.contains(k) || !e[k].is_string()) throw InputError(where + ": field '" + k + "': missing or not a string");
+        if (e.contains("policy") && !e["policy"].is_string())
+          throw InputError(where + ": field 'policy': must be a string (a gate list or a policy file)");
         std::string cases = e["cases"];
-        if (!std::filesystem::exists(cases)) cases = source_root() + "/" + cases;
-        int r = run_one(*o, factory, backend, cases, e["candidate"], e["baseline"], e.value("policy", o->policy),
-                        o->out_dir + "/" + e["out"].get<std::string>());
-        rc = std::max(rc, r);
+        std::error_code ec;
+        if (!std::filesystem::exists(cases, ec)) cases = source_root() + "/" + cases;
+        try {
+          configs.push_back(make_config(*o, cases, e["candidate"], e["baseline"], e.value("policy", o->policy),
+                                        o->out_dir + "/" + e["out"].get<std::string>()));
+        } catch (const InputError& err) {
+          throw InputError(where + ": " + err.what());
+        }
       }
+      int rc = kExitOk;
+      for (const RunConfig& c : configs) rc = std::max(rc, run_one(*o, factory, backend, c));
       return rc;
     };
   });

@@ -5,7 +5,9 @@
 #include "harness/core/crypto.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/fileio.hpp"
+#include "harness/core/json_io.hpp"
 #include "harness/core/registry.hpp"
+#include "harness/core/text.hpp"
 
 namespace kgate {
 
@@ -15,7 +17,7 @@ std::string normalize_params(const Family& f, const json& in, json& out) {
   for (auto it = in.begin(); it != in.end(); ++it) {
     bool known = false;
     for (const auto& p : f.params) known |= p.name == it.key();
-    if (!known) return "params." + it.key() + ": unknown parameter for family '" + f.name + "'";
+    if (!known) return "params." + printable(it.key(), 120) + ": unknown parameter for family '" + f.name + "'";
   }
   for (const auto& p : f.params) {
     std::string field = "params." + p.name;
@@ -50,7 +52,7 @@ std::string normalize_params(const Family& f, const json& in, json& out) {
             ok |= c == s;
             all += (all.empty() ? "" : "|") + c;
           }
-          if (!ok) return field + ": '" + s + "' is not one of " + all;
+          if (!ok) return field + ": " + quoted(s) + " is not one of " + all;
         }
         out[p.name] = s;
         break;
@@ -65,14 +67,10 @@ CaseTable load_case_table(const std::string& path) { return parse_case_table(pat
 
 CaseTable parse_case_table(const std::string& path, const std::string& bytes) {
   auto fail = [&](const std::string& where, const std::string& msg) -> InputError {
-    return InputError(path + ": " + (where.empty() ? "" : where + ": ") + msg);
+    return InputError(printable(path) + ": " + (where.empty() ? "" : where + ": ") + msg);
   };
-  json doc;
-  try {
-    doc = json::parse(bytes);
-  } catch (const json::exception& e) {
-    throw fail("", std::string("malformed JSON (") + e.what() + ")");
-  }
+  // Bounded nesting: the copies and comparisons below recurse once per level.
+  json doc = parse_json_bounded(bytes, printable(path));
   if (!doc.is_object()) throw fail("", "top level must be an object");
   CaseTable t;
   t.path = path;
@@ -89,7 +87,7 @@ CaseTable parse_case_table(const std::string& path, const std::string& bytes) {
   t.family = str_field("family", true);
   t.description = str_field("description", false);
   const Family* fam = Registry::instance().find_family(t.family);
-  if (!fam) throw fail("", "field 'family': unknown family '" + t.family + "'");
+  if (!fam) throw fail("", "field 'family': unknown family " + quoted(t.family));
   json defaults = json::object();
   if (doc.contains("defaults")) {
     if (!doc["defaults"].is_object()) throw fail("", "field 'defaults': must be an object");
@@ -100,7 +98,7 @@ CaseTable parse_case_table(const std::string& path, const std::string& bytes) {
   for (auto it = doc.begin(); it != doc.end(); ++it)
     if (it.key() != "table" && it.key() != "family" && it.key() != "description" &&
         it.key() != "defaults" && it.key() != "rows")
-      throw fail("", "field '" + it.key() + "': unknown top-level field");
+      throw fail("", "field " + quoted(it.key()) + ": unknown top-level field");
   std::set<std::string> seen;
   size_t idx = 0;
   for (const auto& r : doc["rows"]) {
@@ -111,27 +109,38 @@ CaseTable parse_case_table(const std::string& path, const std::string& bytes) {
     CaseRow row;
     row.id = r["id"].get<std::string>();
     row.index = idx;
-    where = "row '" + row.id + "'";
+    where = "row " + quoted(row.id);
     if (!seen.insert(row.id).second) throw fail(where, "field 'id': duplicate id");
     for (auto it = r.begin(); it != r.end(); ++it)
       if (it.key() != "id" && it.key() != "family" && it.key() != "params" && it.key() != "tags" &&
           it.key() != "tolerance")
-        throw fail(where, "field '" + it.key() + "': unknown row field");
+        throw fail(where, "field " + quoted(it.key()) + ": unknown row field");
     row.family = t.family;
     if (r.contains("family") && r["family"] != t.family)
-      throw fail(where, "field 'family': row family differs from the table's '" + t.family + "'");
+      throw fail(where, "field 'family': row family differs from the table's " + quoted(t.family));
     json params = defaults;
     if (r.contains("params")) {
       if (!r["params"].is_object()) throw fail(where, "field 'params': must be an object");
       for (auto it = r["params"].begin(); it != r["params"].end(); ++it) params[it.key()] = it.value();
     }
+    // Unknown keys first, here: normalize_params's "field: message" cannot carry a key holding ':'.
+    for (auto it = params.begin(); it != params.end(); ++it) {
+      bool known = false;
+      for (const auto& p : fam->params) known |= p.name == it.key();
+      if (!known)
+        throw fail(where, "field " + quoted("params." + it.key()) + ": unknown parameter for family " + quoted(fam->name));
+    }
     std::string err = normalize_params(*fam, params, row.params);
-    if (!err.empty()) throw fail(where, "field '" + err.substr(0, err.find(':')) + "'" + err.substr(err.find(':')));
+    if (!err.empty()) {
+      size_t colon = err.find(':');
+      if (colon == std::string::npos) throw fail(where, err);
+      throw fail(where, "field '" + err.substr(0, colon) + "'" + err.substr(colon));
+    }
     row.tags = json::object();
     if (r.contains("tags")) {
       if (!r["tags"].is_object()) throw fail(where, "field 'tags': must be an object of strings");
       for (auto it = r["tags"].begin(); it != r["tags"].end(); ++it) {
-        if (!it.value().is_string()) throw fail(where, "field 'tags." + it.key() + "': must be a string");
+        if (!it.value().is_string()) throw fail(where, "field " + quoted("tags." + it.key()) + ": must be a string");
         row.tags[it.key()] = it.value();
       }
     }
@@ -180,7 +189,7 @@ void filter_rows(CaseTable& t, const std::string& globs) {
         kept.push_back(r);
         break;
       }
-  if (kept.empty()) throw InputError(t.path + ": --rows '" + globs + "' matches no row");
+  if (kept.empty()) throw InputError(printable(t.path) + ": --rows " + quoted(globs) + " matches no row");
   t.rows = std::move(kept);
 }
 

@@ -10,12 +10,13 @@
 #include <sstream>
 
 #include "harness/core/errors.hpp"
+#include "harness/core/text.hpp"
 
 namespace kgate {
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot read (" + std::strerror(errno) + ")");
+  if (!in) throw InputError(printable(path) + ": cannot read (" + std::strerror(errno) + ")");
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
@@ -36,8 +37,16 @@ static void write_all(int fd, const std::string& bytes, const std::string& path)
 }
 
 void write_file_atomic(const std::string& path, const std::string& bytes) {
-  auto parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent);
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  // rename() would replace a device node, FIFO or socket (--out /dev/null as root) with a
+  // regular file, and fails on a directory only after the work is done.
+  auto st = fs::status(path, ec);
+  if (fs::exists(st) && !fs::is_regular_file(st))
+    throw InputError(printable(path) + ": exists and is not a regular file; not replacing it");
+  auto parent = fs::path(path).parent_path();
+  if (!parent.empty() && !fs::is_directory(parent) && !fs::create_directories(parent, ec) && ec)
+    throw InputError(printable(parent.string()) + ": cannot create directory (" + ec.message() + ")");
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) throw InputError(tmp + ": cannot create (" + std::strerror(errno) + ")");

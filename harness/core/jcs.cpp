@@ -98,7 +98,13 @@ bool utf16_less(const std::string& a, const std::string& b) {
   return std::lexicographical_compare(ua.begin(), ua.end(), ub.begin(), ub.end());
 }
 
-static void emit(const json& v, std::string& out) {
+// Nesting beyond this is refused rather than recursed into (json_io.hpp bounds parsed input to
+// the same depth): no input can overflow the stack here.
+static constexpr int kMaxCanonicalDepth = 64;
+
+static void emit(const json& v, std::string& out, int depth) {
+  if ((v.is_array() || v.is_object()) && depth >= kMaxCanonicalDepth)
+    throw std::invalid_argument("JCS: nested deeper than " + std::to_string(kMaxCanonicalDepth) + " levels");
   switch (v.type()) {
     case json::value_t::null: out += "null"; break;
     case json::value_t::boolean: out += v.get<bool>() ? "true" : "false"; break;
@@ -112,7 +118,7 @@ static void emit(const json& v, std::string& out) {
       for (const auto& e : v) {
         if (!first) out += ',';
         first = false;
-        emit(e, out);
+        emit(e, out, depth + 1);
       }
       out += ']';
       break;
@@ -129,7 +135,7 @@ static void emit(const json& v, std::string& out) {
         first = false;
         out += jcs_string(*k);
         out += ':';
-        emit(v.at(*k), out);
+        emit(v.at(*k), out, depth + 1);
       }
       out += '}';
       break;
@@ -140,7 +146,7 @@ static void emit(const json& v, std::string& out) {
 
 std::string canonicalize(const json& value) {
   std::string out;
-  emit(value, out);
+  emit(value, out, 0);
   return out;
 }
 

@@ -6,6 +6,8 @@
 #include "harness/core/crypto.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/fileio.hpp"
+#include "harness/core/json_io.hpp"
+#include "harness/core/text.hpp"
 #include "harness/core/verdicts.hpp"
 
 namespace kgate {
@@ -124,8 +126,8 @@ void rederive(const json& pred, const json& samples, const std::function<void(co
       bad(e.what());
       continue;
     }
-    if (!ids.insert(rec.id).second) bad("row '" + rec.id + "': listed twice");
-    if (canonicalize(to_json(rec)) != canonicalize(row)) bad("row '" + rec.id + "': has fields kgate does not write");
+    if (!ids.insert(rec.id).second) bad("row " + quoted(rec.id) + ": listed twice");
+    if (canonicalize(to_json(rec)) != canonicalize(row)) bad("row " + quoted(rec.id) + ": has fields kgate does not write");
     std::optional<RowSamples> rs;
     try {
       if (srows.contains(rec.id)) rs = row_samples_from_json(srows[rec.id], rec.id);
@@ -134,14 +136,14 @@ void rederive(const json& pred, const json& samples, const std::function<void(co
       const json want = to_json(again);
       for (auto it = want.begin(); it != want.end(); ++it)
         if (canonicalize(it.value()) != canonicalize(row.at(it.key())))
-          bad("row '" + rec.id + "': field '" + it.key() + "' differs from what its samples and policy give");
+          bad("row " + quoted(rec.id) + ": field " + quoted(it.key()) + " differs from what its samples and policy give");
     } catch (const AuditError& e) {
       bad(e.what());
     }
     records.push_back(std::move(rec));
   }
   for (auto it = srows.begin(); it != srows.end(); ++it)
-    if (!ids.count(it.key())) bad("sidecar holds samples of a row the receipt does not list: '" + it.key().substr(0, 120) + "'");
+    if (!ids.count(it.key())) bad("sidecar holds samples of a row the receipt does not list: " + quoted(it.key()));
   if (records.size() == rows.size() && canonicalize(to_json(derive_summary(records))) != canonicalize(pred.at("summary")))
     bad("summary differs from what the rows give");
 }
@@ -158,13 +160,13 @@ AuditResult audit_receipt(const std::string& path, const std::optional<std::stri
     bad(e.what());
     return res;
   }
-  json r;
-  try {
-    r = json::parse(bytes);
-  } catch (const json::exception& e) {
-    bad(std::string("not valid JSON: ") + e.what());
+  std::string why;
+  std::optional<json> parsed = parse_json_checked(bytes, why);  // bounded nesting: never a stack overflow
+  if (!parsed) {
+    bad("not valid JSON: " + why);
     return res;
   }
+  json r = std::move(*parsed);
   try {
     if (receipt_bytes(r) != bytes) bad("file is not the RFC 8785 canonical form of its content (edited by hand?)");
   } catch (const std::exception& e) {
@@ -207,7 +209,7 @@ AuditResult audit_receipt(const std::string& path, const std::optional<std::stri
     if (rd.size() != rows.size()) bad("seal lists " + std::to_string(rd.size()) + " row digests for " + std::to_string(rows.size()) + " rows");
     for (const auto& row : rows) {
       std::string id = row.is_object() && row.contains("id") && row["id"].is_string() ? row["id"].get<std::string>() : "";
-      if (id.empty() || !rd.contains(id) || rd[id] != row_digest(row)) bad("row '" + id.substr(0, 120) + "': digest mismatch");
+      if (id.empty() || !rd.contains(id) || rd[id] != row_digest(row)) bad("row " + quoted(id) + ": digest mismatch");
     }
     // Signature.
     const json& sig = seal.at("signature");
@@ -220,7 +222,7 @@ AuditResult audit_receipt(const std::string& path, const std::optional<std::stri
         if (ed25519_canonical_public_pem(pem) != pem) bad("signature public key is not a canonical Ed25519 PEM");
         if (pubkey_path) {
           std::string want = read_file(*pubkey_path);
-          if (want != pem) bad("signature key differs from --pubkey " + *pubkey_path);
+          if (want != pem) bad("signature key differs from --pubkey " + printable(*pubkey_path));
         }
         if (!ed25519_verify_hex(pem, seal.at("body_sha256").get<std::string>(), sig.at("signature_hex")))
           bad("Ed25519 signature does not verify");
@@ -245,14 +247,16 @@ AuditResult audit_receipt(const std::string& path, const std::optional<std::stri
     bool sc_ok = false;
     try {
       std::string sb = read_file(sc_path);
-      if (sha256_hex(sb) != sc.at("sha256")) bad("samples sidecar " + sc_path + ": digest mismatch");
-      else {
-        samples = json::parse(sb);
+      if (sha256_hex(sb) != sc.at("sha256")) bad("samples sidecar " + printable(sc_path) + ": digest mismatch");
+      else if (std::optional<json> sj = parse_json_checked(sb, why); !sj) {
+        bad("samples sidecar " + printable(sc_path) + ": not valid JSON: " + why);
+      } else {
+        samples = std::move(*sj);
         sc_ok = samples.is_object() && samples.value("schema", "") == kSamplesSchema && samples.contains("rows");
-        if (!sc_ok) bad("samples sidecar " + sc_path + ": wrong schema");
+        if (!sc_ok) bad("samples sidecar " + printable(sc_path) + ": wrong schema");
         else if (samples.value("facts_sha256", "") != facts_digest(pred)) {
-          bad("samples sidecar " + sc_path + ": made for another run (facts digest differs: environment, protocol, "
-              "arms, policy, a row's recorded facts or the row order edited)");
+          bad("samples sidecar " + printable(sc_path) + ": made for another run (facts digest differs: environment, "
+              "protocol, arms, policy, a row's recorded facts or the row order edited)");
           sc_ok = false;
         } else {
           res.samples = samples;
@@ -276,7 +280,7 @@ AuditResult audit_receipt(const std::string& path, const std::optional<std::stri
     if (!subject_has_policy) bad("the policy is not a subject of the statement, or its digest differs");
     if (sc_ok) rederive(pred, samples, bad);
   } catch (const std::exception& e) {
-    bad(std::string("malformed receipt: ") + e.what());
+    bad("malformed receipt: " + printable(e.what()));
   }
   res.receipt = std::move(r);
   return res;

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/core/gates.hpp"
+#include "harness/core/policy.hpp"
 #include "harness/core/jcs.hpp"
 #include "harness/core/records.hpp"
 

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "harness/core/errors.hpp"
+#include "harness/core/text.hpp"
 
 namespace kgate {
 
@@ -22,7 +23,7 @@ class Reader {
     if (!j_.is_object()) fail("", "not an object");
   }
   [[noreturn]] void fail(const std::string& key, const std::string& what) const {
-    std::string m = where_ + (key.empty() ? "" : (where_.empty() ? "field '" : ": field '") + key + "'") + ": " + what;
+    std::string m = where_ + (key.empty() ? "" : (where_.empty() ? "field " : ": field ") + quoted(key)) + ": " + what;
     if (src_ == Source::journal) throw InputError(m);
     throw AuditError(m);
   }
@@ -358,7 +359,7 @@ json to_json(const RowRecord& r) {
 
 RowRecord row_record_from_json(const json& j) {
   std::string id = j.is_object() && j.contains("id") && j["id"].is_string() ? j["id"].get<std::string>() : "?";
-  AuditReader r(j, "row '" + id.substr(0, 120) + "'");
+  AuditReader r(j, "row " + quoted(id));
   RowRecord row;
   row.id = r.str("id");
   row.family = r.str("family");
@@ -429,7 +430,7 @@ json to_json(const RowSamples& s) {
 }
 
 RowSamples row_samples_from_json(const json& j, const std::string& row_id) {
-  AuditReader r(j, "samples of row '" + row_id.substr(0, 120) + "'");
+  AuditReader r(j, "samples of row " + quoted(row_id));
   RowSamples s;
   s.world_size = static_cast<int>(r.integer("world_size"));
   const json& pairs = r.arr("pairs");

@@ -16,6 +16,7 @@
 #include "harness/core/receipt.hpp"
 #include "harness/core/verdicts.hpp"
 #include "harness/run/journal.hpp"
+#include "harness/run/preflight.hpp"
 
 namespace kgate {
 
@@ -179,6 +180,7 @@ Plan make_plan(const RunConfig& cfg, const std::string& backend_name) {
 RunOutcome run_campaign(const RunConfig& cfg, Backend& backend) { return run_campaign(cfg, BackendFactory{}, &backend); }
 
 RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend, Backend* given) {
+  preflight_run(cfg);  // every flag and file checked before any work (the CLI has done so too)
   std::unique_ptr<Backend> owned;
   BackendIdentity bid;
   if (given) {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "harness/core/cases.hpp"
-#include "harness/core/gates.hpp"
+#include "harness/core/policy.hpp"
 #include "harness/core/records.hpp"
 #include "harness/core/registry.hpp"
 #include "harness/core/schedule.hpp"

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "harness/core/errors.hpp"
+#include "harness/core/json_io.hpp"
 
 namespace kgate {
 
@@ -66,14 +67,14 @@ Journal Journal::resume(const std::string& path, const std::string& identity_sha
   size_t lineno = 0, kept = 0;
   while (std::getline(in, line)) {
     ++lineno;
-    json rec;
-    try {
-      rec = json::parse(line);
-    } catch (const json::exception&) {
+    std::string why;
+    std::optional<json> parsed = parse_json_checked(line, why);
+    if (!parsed) {
       // Only the last line can be torn (killed mid-append); drop it.
-      if (in.peek() != EOF) throw InputError(path + ":" + std::to_string(lineno) + ": corrupt journal line");
+      if (in.peek() != EOF) throw InputError(path + ":" + std::to_string(lineno) + ": corrupt journal line (" + why + ")");
       break;
     }
+    const json& rec = *parsed;
     if (lineno == 1) {
       if (!rec.is_object() || rec.value("kind", "") != "header" || rec.value("identity_sha256", "") != identity_sha256)
         throw InputError(path + ": this journal is for a different run (cases, arms, protocol or binary differ); "

@@ -2,7 +2,7 @@
 // CPU machine: seal of a 200-row receipt < 50 ms, union of 10^6 intervals < 100 ms.
 #include <benchmark/benchmark.h>
 
-#include "harness/core/gates.hpp"
+#include "harness/core/policy.hpp"
 #include "harness/core/intervals.hpp"
 #include "harness/core/numeric.hpp"
 #include "harness/core/receipt.hpp"

@@ -83,6 +83,40 @@ TEST(Cases, BadInputNamesFileRowAndField) {
   EXPECT_NE(expect_input_error(R"({"table": "t", "family": "ag_gemm", "rows": [{"params": {}}]})").find("rows[0]"), std::string::npos);
 }
 
+TEST(Cases, DeepTablesAreInputErrors) {
+  std::string arrays = R"({"table": "t", "family": "ssu", "rows": )" + std::string(1000000, '[') + std::string(1000000, ']') + "}";
+  EXPECT_NE(expect_input_error(arrays).find("t.json: JSON nested deeper than 64 levels"), std::string::npos);
+  std::string objects = R"({"table": "t", "family": "ssu", "defaults": )";
+  for (int i = 0; i < 100000; ++i) objects += "{\"a\":";
+  objects += "1" + std::string(100000, '}') + R"(, "rows": [{"id": "a"}]})";
+  EXPECT_NE(expect_input_error(objects).find("nested deeper than 64 levels"), std::string::npos);
+}
+
+TEST(Cases, MessagesQuoteAndBoundUserText) {
+  const std::string ok = R"("world_size": 1, "m": 2, "n": 3, "k": 4)";
+  // A 5 MB unknown parameter key and a row id with a newline: one line, bounded.
+  std::string big(5000000, 'k');
+  std::string m = expect_input_error(R"({"table": "t", "family": "ag_gemm", "rows": [{"id": "r\nx", "params": {)" + ok +
+                                     ", \"" + big + "\": 1}}]}");
+  EXPECT_LT(m.size(), 300u) << m.substr(0, 300);
+  EXPECT_NE(m.find("row 'r\\nx'"), std::string::npos) << m;
+  EXPECT_NE(m.find("(5000007 bytes)"), std::string::npos) << m;  // "params." + the key
+  // A key holding ':' is still named whole.
+  m = expect_input_error(R"({"table": "t", "family": "ag_gemm", "rows": [{"id": "r", "params": {)" + ok + R"(, "a:b": 1}}]})");
+  EXPECT_NE(m.find("field 'params.a:b': unknown parameter"), std::string::npos) << m;
+  // Top-level, row and tag keys, unknown family, choices.
+  m = expect_input_error(R"({"table": "t", "family": "ag_gemm", "x\u0000y": 1, "rows": [{"id": "r"}]})");
+  EXPECT_NE(m.find("field 'x\\x00y'"), std::string::npos) << m;
+  m = expect_input_error(R"({"table": "t", "family": "ag\nx", "rows": [{"id": "r"}]})");
+  EXPECT_NE(m.find("unknown family 'ag\\nx'"), std::string::npos) << m;
+  m = expect_input_error(R"({"table": "t", "family": "ag_gemm", "rows": [{"id": "r", "params": {)" + ok +
+                         R"(}, "tags": {"t\n": 1}}]})");
+  EXPECT_NE(m.find("field 'tags.t\\n': must be a string"), std::string::npos) << m;
+  m = expect_input_error(R"({"table": "t", "family": "ssu", "rows": [{"id": "p", "params": {"batch": 2, "nheads": 4,
+    "ngroups": 2, "pool_slots": 4, "state_dtype": ")" + std::string(100000, 'z') + R"("}}]})");
+  EXPECT_LT(m.size(), 400u) << m.substr(0, 400);
+}
+
 TEST(Cases, RowFilterGlobs) {
   CaseTable t = parse_case_table("t.json", R"({"table": "t", "family": "ag_gemm", "rows": [
     {"id": "a-1", "params": {"world_size": 1, "m": 2, "n": 3, "k": 4}},

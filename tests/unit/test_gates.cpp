@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/core/errors.hpp"
-#include "harness/core/gates.hpp"
+#include "harness/core/policy.hpp"
 
 using namespace kgate;
 

@@ -88,3 +88,73 @@ TEST(Jcs, EscapingIsMinimal) {
   EXPECT_EQ(kgate::jcs_string("a\"b\\c\x01\x1f/\xc3\xa9\t"), "\"a\\\"b\\\\c\\u0001\\u001f/\xc3\xa9\\t\"");
   EXPECT_EQ(canonicalize(json::parse("[1.0, -0.0, 100, 1e2, {}, []]")), "[1,0,100,100,{},[]]");
 }
+
+// Deep nesting: the pre-scan refuses it before json::parse, canonicalize refuses it rather than
+// recursing (1e5 objects / 1e6 arrays deep overflowed the stack).
+#include "harness/core/errors.hpp"
+#include "harness/core/json_io.hpp"
+#include "harness/core/text.hpp"
+
+TEST(JsonIo, NestingDepthIsStringAware) {
+  EXPECT_EQ(kgate::json_nesting_depth("1"), 0);
+  EXPECT_EQ(kgate::json_nesting_depth(R"({"a": [1, {"b": []}]})"), 4);
+  EXPECT_EQ(kgate::json_nesting_depth(R"(["[[[[", "\"[{", {"k\\": "]]"}])"), 2);
+  std::string deep = std::string(100, '[') + std::string(100, ']');
+  EXPECT_EQ(kgate::json_nesting_depth(deep, 64), 65);  // stops once past the bound
+  EXPECT_EQ(kgate::json_nesting_depth(deep, 1000), 100);
+}
+
+TEST(JsonIo, DeepInputIsAnInputErrorNotACrash) {
+  std::string arrays = std::string(1000000, '[') + std::string(1000000, ']');
+  std::string objects;
+  for (int i = 0; i < 100000; ++i) objects += "{\"a\":";
+  objects += "1" + std::string(100000, '}');
+  for (const std::string* s : {&arrays, &objects}) {
+    try {
+      kgate::parse_json_bounded(*s, "deep.json");
+      ADD_FAILURE() << "no InputError";
+    } catch (const kgate::InputError& e) {
+      EXPECT_STREQ(e.what(), "deep.json: JSON nested deeper than 64 levels");
+    }
+    std::string why;
+    EXPECT_FALSE(kgate::parse_json_checked(*s, why));
+    EXPECT_EQ(why, "nested deeper than 64 levels");
+  }
+  std::string ok64 = std::string(64, '[') + std::string(64, ']');
+  EXPECT_EQ(kgate::canonicalize(kgate::parse_json_bounded(ok64, "x")), ok64);
+  EXPECT_THROW(kgate::parse_json_bounded("[1,", "x"), kgate::InputError);
+}
+
+TEST(JsonIo, MalformedJsonMessageIsBounded) {
+  // nlohmann echoes the last token read: here a 1 MB unterminated string with a newline.
+  std::string s = "[\"" + std::string(1000000, 'x') + "\n";
+  try {
+    kgate::parse_json_bounded(s, "big.json");
+    ADD_FAILURE() << "no InputError";
+  } catch (const kgate::InputError& e) {
+    std::string m = e.what();
+    EXPECT_LT(m.size(), 400u) << m.substr(0, 400);
+    EXPECT_EQ(m.find('\n'), std::string::npos);
+    EXPECT_EQ(m.rfind("big.json: malformed JSON (", 0), 0u) << m;
+  }
+}
+
+TEST(Jcs, CanonicalizeRefusesDeepValues) {
+  json v = json::array();
+  for (int i = 0; i < 100; ++i) v = json::array({v});
+  EXPECT_THROW(canonicalize(v), std::invalid_argument);
+}
+
+TEST(Text, QuotedEscapesAndBounds) {
+  using kgate::quoted;
+  EXPECT_EQ(quoted("row-1"), "'row-1'");
+  EXPECT_EQ(quoted("a\nb\tc\x01"), "'a\\nb\\tc\\x01'");
+  EXPECT_EQ(quoted("it's"), "'it\\'s'");
+  EXPECT_EQ(quoted("caf\xc3\xa9"), "'caf\xc3\xa9'");      // valid UTF-8 kept
+  EXPECT_EQ(quoted("bad\xff\xc3"), "'bad\\xff\\xc3'");   // invalid bytes escaped
+  EXPECT_EQ(quoted("\xed\xa0\x80"), "'\\xed\\xa0\\x80'");  // a surrogate is not UTF-8
+  std::string q = quoted(std::string(5000000, 'k'));
+  EXPECT_LT(q.size(), 160u);
+  EXPECT_NE(q.find("\u2026(5000000 bytes)"), std::string::npos) << q;
+  EXPECT_EQ(kgate::printable(std::string(300, '\n'), 20).rfind(std::string(10, 'x'), 0), std::string::npos);
+}

@@ -1,6 +1,6 @@
 #pragma once
-// Policies: which gates a row must pass, and their values. The verdicts are derived in
-// verdicts.hpp.
+// Policies: which gates a row must pass, with their values. Parsed from a --policy spec, a JSON
+// policy file, or a receipt's recorded policy; every value is checked (finite, >= 0).
 #include <map>
 #include <optional>
 #include <string>
@@ -26,11 +26,17 @@ struct Policy : GateSet {
   // from a JSON policy file; absent from a policy's JSON when empty.
   std::map<std::string, GateSet> by_baseline;
   json to_json() const;
+  // Throws InputError naming `where` and the field for anything but a valid policy.
   static Policy from_json(const json& j, const std::string& where);
-  // "correct,strict,limit(0.045),drift(0.02)" or a path to a JSON policy file.
+  // "correct,strict,limit(0.045),drift(0.02)" or a path to a JSON policy file; at most
+  // kMaxPolicySpecBytes.
   static Policy parse(const std::string& spec);
 };
 
+inline constexpr size_t kMaxPolicySpecBytes = 64 * 1024;
+
 const std::vector<std::string>& all_gate_names();
+// Throws InputError unless g is one of all_gate_names().
+void check_gate_name(const std::string& g, const std::string& where);
 
 }  // namespace kgate

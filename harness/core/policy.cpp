@@ -1,4 +1,4 @@
-#include "harness/core/gates.hpp"
+#include "harness/core/policy.hpp"
 
 #include <cmath>
 #include <filesystem>
@@ -6,6 +6,8 @@
 
 #include "harness/core/errors.hpp"
 #include "harness/core/fileio.hpp"
+#include "harness/core/json_io.hpp"
+#include "harness/core/text.hpp"
 
 namespace kgate {
 
@@ -33,10 +35,15 @@ json Policy::to_json() const {
   return j;
 }
 
-static void check_gate_name(const std::string& g, const std::string& where) {
+void check_gate_name(const std::string& g, const std::string& where) {
   for (const auto& n : all_gate_names())
     if (n == g) return;
-  throw InputError(where + ": unknown gate '" + g + "' (known: correct, strict, limit(L), drift(D), parity, fallback)");
+  throw InputError(where + ": unknown gate " + quoted(g) + " (known: correct, strict, limit(L), drift(D), parity, fallback)");
+}
+
+// A gate value: a finite number >= 0 (NaN would make every comparison false, inf every limit true).
+static bool valid_value(const json& v) {
+  return v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() >= 0;
 }
 
 static GateSet gateset_from_json(const json& j, const std::string& where, bool pair_gates_only) {
@@ -53,8 +60,7 @@ static GateSet gateset_from_json(const json& j, const std::string& where, bool p
   }
   auto num = [&](const char* k) -> std::optional<double> {
     if (!j.contains(k) || j[k].is_null()) return std::nullopt;
-    if (!j[k].is_number() || j[k].get<double>() < 0)
-      throw InputError(where + ": field '" + k + "': must be a number >= 0");
+    if (!valid_value(j[k])) throw InputError(where + ": field '" + k + "': must be a finite number >= 0");
     return j[k].get<double>();
   };
   p.limit = num("limit");
@@ -62,8 +68,9 @@ static GateSet gateset_from_json(const json& j, const std::string& where, bool p
   if (j.contains("limit_by_tag")) {
     if (!j["limit_by_tag"].is_object()) throw InputError(where + ": field 'limit_by_tag': must be an object");
     for (auto it = j["limit_by_tag"].begin(); it != j["limit_by_tag"].end(); ++it) {
-      if (!it.value().is_number() || it.value().get<double>() < 0 || it.key().find('=') == std::string::npos)
-        throw InputError(where + ": field 'limit_by_tag." + it.key() + "': needs key=value and a number >= 0");
+      if (!valid_value(it.value()) || it.key().find('=') == std::string::npos)
+        throw InputError(where + ": field " + quoted("limit_by_tag." + it.key()) +
+                         ": needs key=value and a finite number >= 0");
       p.limit_by_tag[it.key()] = it.value().get<double>();
     }
   }
@@ -82,22 +89,18 @@ Policy Policy::from_json(const json& j, const std::string& where) {
     if (!j["by_baseline"].is_object() || j["by_baseline"].empty())
       throw InputError(where + ": field 'by_baseline': must be an object naming baselines");
     for (auto it = j["by_baseline"].begin(); it != j["by_baseline"].end(); ++it)
-      p.by_baseline[it.key()] = gateset_from_json(it.value(), where + ": by_baseline." + it.key(), true);
+      p.by_baseline[it.key()] = gateset_from_json(it.value(), where + ": by_baseline." + quoted(it.key()), true);
   }
   return p;
 }
 
 Policy Policy::parse(const std::string& spec) {
   if (spec.empty()) throw InputError("--policy: empty");
-  if (std::filesystem::is_regular_file(spec)) {
-    json j;
-    try {
-      j = json::parse(read_file(spec));
-    } catch (const json::exception& e) {
-      throw InputError(spec + ": malformed JSON (" + e.what() + ")");
-    }
-    return from_json(j, spec);
-  }
+  if (spec.size() > kMaxPolicySpecBytes)
+    throw InputError("--policy: " + std::to_string(spec.size()) + " bytes; a spec or policy file path is at most " +
+                     std::to_string(kMaxPolicySpecBytes) + " bytes");
+  std::error_code ec;  // a spec too long for a path is a spec, not a filesystem error
+  if (std::filesystem::is_regular_file(spec, ec)) return from_json(parse_json_bounded(read_file(spec), printable(spec)), printable(spec));
   json j;
   j["gates"] = json::array();
   size_t s = 0;
@@ -109,7 +112,7 @@ Policy Policy::parse(const std::string& spec) {
     if (tok.empty()) continue;
     auto lp = tok.find('(');
     if (lp != std::string::npos) {
-      if (tok.back() != ')') throw InputError("--policy: '" + tok + "': expected name(value)");
+      if (tok.back() != ')') throw InputError("--policy: " + quoted(tok) + ": expected name(value)");
       std::string name = tok.substr(0, lp), val = tok.substr(lp + 1, tok.size() - lp - 2);
       double v;
       try {
@@ -117,9 +120,10 @@ Policy Policy::parse(const std::string& spec) {
         v = std::stod(val, &used);
         if (used != val.size()) throw std::invalid_argument(val);
       } catch (const std::exception&) {
-        throw InputError("--policy: '" + tok + "': value is not a number");
+        throw InputError("--policy: " + quoted(tok) + ": value is not a number");
       }
-      if (name != "limit" && name != "drift") throw InputError("--policy: '" + tok + "': only limit(L) and drift(D) take a value");
+      if (name != "limit" && name != "drift") throw InputError("--policy: " + quoted(tok) + ": only limit(L) and drift(D) take a value");
+      if (!std::isfinite(v) || v < 0) throw InputError("--policy: " + quoted(tok) + ": value must be a finite number >= 0");
       j[name] = v;
       j["gates"].push_back(name);
     } else {

@@ -1,0 +1,89 @@
+#include "harness/run/preflight.hpp"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "harness/core/crypto.hpp"
+#include "harness/core/errors.hpp"
+#include "harness/core/receipt.hpp"
+#include "harness/core/text.hpp"
+
+namespace kgate {
+namespace fs = std::filesystem;
+
+static void check_length(const std::string& path, const std::string& what) {
+  if (path.empty()) throw InputError(what + ": empty path");
+  if (path.size() > kMaxPathBytes)
+    throw InputError(what + ": path of " + std::to_string(path.size()) + " bytes (at most " +
+                     std::to_string(kMaxPathBytes) + ")");
+}
+
+void check_input_file(const std::string& path, const std::string& what) {
+  check_length(path, what);
+  std::error_code ec;
+  auto st = fs::status(path, ec);
+  if (!fs::exists(st)) throw InputError(what + " " + printable(path) + ": no such file");
+  if (!fs::is_regular_file(st)) throw InputError(what + " " + printable(path) + ": not a regular file");
+  if (!std::ifstream(path, std::ios::binary)) throw InputError(what + " " + printable(path) + ": cannot read");
+}
+
+void check_output_path(const std::string& path, const std::string& what) {
+  check_length(path, what);
+  std::error_code ec;
+  auto st = fs::status(path, ec);
+  if (fs::is_directory(st)) throw InputError(what + " " + printable(path) + ": is a directory");
+  if (fs::exists(st) && !fs::is_regular_file(st))
+    throw InputError(what + " " + printable(path) + ": exists and is not a regular file; not replacing it");
+  // The nearest existing ancestor must be a writable directory (the rest is created).
+  fs::path dir = fs::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  while (!fs::exists(fs::status(dir, ec)) && dir.has_parent_path() && dir.parent_path() != dir) dir = dir.parent_path();
+  if (!fs::exists(fs::status(dir, ec))) dir = ".";
+  if (!fs::is_directory(fs::status(dir, ec)))
+    throw InputError(what + " " + printable(path) + ": " + printable(dir.string()) + " is not a directory");
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    throw InputError(what + " " + printable(path) + ": directory " + printable(dir.string()) + " is not writable");
+}
+
+static void check_int(const char* flag, int64_t v, int64_t lo, int64_t hi) {
+  if (v < lo || v > hi)
+    throw InputError(std::string(flag) + ": " + std::to_string(v) + " out of range [" + std::to_string(lo) + ", " +
+                     std::to_string(hi) + "]");
+}
+
+void preflight_run(const RunConfig& cfg) {
+  // Sizes and values first: they need no file.
+  const ScheduleConfig& s = cfg.schedule;
+  check_int("--groups", s.groups, 1, kMaxGroups);
+  check_int("--blocks", s.blocks, 2, kMaxBlocks);
+  if (s.blocks % 2) throw InputError("--blocks: must be even (equal ABBA and BAAB), got " + std::to_string(s.blocks));
+  check_int("--m", s.m, 1, kMaxM);
+  s.validate();  // the seed's bound
+  if (!std::isfinite(cfg.warmup_min_us) || cfg.warmup_min_us < 0 || cfg.warmup_min_us > kMaxWarmupUs)
+    throw InputError("--warmup-us: must be a finite number in [0, 1e9] microseconds");
+  check_int("--warmup-calls", cfg.warmup_min_calls, 0, kMaxWarmupCalls);
+  Policy::from_json(cfg.policy.to_json(), "--policy");  // a programmatic policy is held to the same rules
+  if (cfg.candidate.empty()) throw InputError("--candidate: empty");
+  if (cfg.baselines.empty()) throw InputError("--baseline: at least one baseline is required");
+  // Files.
+  check_input_file(cfg.cases_path, "--cases");
+  check_output_path(cfg.out_path, "--out");
+  // The samples sidecar is a new file beside --out (its name carries its digest): --out's check covers it.
+  check_output_path(cfg.out_path + ".journal", "--out (journal)");
+  if (cfg.sign_key) {
+    check_input_file(*cfg.sign_key, "--sign");
+    ed25519_public_pem_from_private(*cfg.sign_key);  // throws InputError unless an Ed25519 private key
+  }
+  // The table itself (read only) and the size of the schedule it implies.
+  CaseTable t = load_case_table(cfg.cases_path);
+  filter_rows(t, cfg.rows_filter);
+  double samples = double(s.groups) * s.blocks * s.m * double(t.rows.size()) * double(cfg.baselines.size());
+  if (samples > kMaxScheduledSamples)
+    throw InputError("--groups x --blocks x --m x rows x baselines = " + std::to_string(static_cast<long long>(samples)) +
+                     " samples per arm; refusing more than 1e8");
+}
+
+}  // namespace kgate

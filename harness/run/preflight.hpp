@@ -1,0 +1,29 @@
+#pragma once
+// Everything about a run's flags and files that can be checked before any work: called before
+// the journal is created and before any timing, so a bad flag is exit 2 with nothing written.
+// Side-effect free and idempotent (reads files, writes nothing): safe to call more than once.
+#include <string>
+
+#include "harness/run/campaign.hpp"
+
+namespace kgate {
+
+inline constexpr size_t kMaxPathBytes = 4096;
+// Schedule and warm-up bounds (inclusive).
+inline constexpr int kMaxGroups = 1000, kMaxBlocks = 1000, kMaxM = 10000, kMaxWarmupCalls = 1000000;
+inline constexpr double kMaxWarmupUs = 1e9;
+// groups x blocks x m x rows x baselines above this is refused as absurd.
+inline constexpr double kMaxScheduledSamples = 1e8;
+
+// Throws InputError naming the flag or file: cases file readable (and a valid table, with
+// --rows matching), out path and its sidecar and journal writable targets, sign key a
+// readable Ed25519 private key, schedule and warm-up values finite and in range, policy valid.
+void preflight_run(const RunConfig& cfg);
+
+// A path kgate will read: at most kMaxPathBytes, a readable regular file.
+void check_input_file(const std::string& path, const std::string& what);
+// A path kgate will write (atomically, by rename): at most kMaxPathBytes, not a directory or
+// another non-regular file, and its directory exists and is writable or can be created.
+void check_output_path(const std::string& path, const std::string& what);
+
+}  // namespace kgate
