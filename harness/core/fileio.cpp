@@ -24,7 +24,7 @@ std::string read_file(const std::string& path) {
 
 bool file_exists(const std::string& path) { return std::filesystem::exists(path); }
 
-static void write_all(int fd, const std::string& bytes, const std::string& path) {
+void write_fd_all(int fd, const std::string& bytes, const std::string& path) {
   size_t off = 0;
   while (off < bytes.size()) {
     ssize_t n = ::write(fd, bytes.data() + off, bytes.size() - off);
@@ -51,7 +51,7 @@ void write_file_atomic(const std::string& path, const std::string& bytes) {
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) throw InputError(tmp + ": cannot create (" + std::strerror(errno) + ")");
   try {
-    write_all(fd, bytes, tmp);
+    write_fd_all(fd, bytes, tmp);
   } catch (...) {
     ::close(fd);
     ::unlink(tmp.c_str());
@@ -65,12 +65,16 @@ void write_file_atomic(const std::string& path, const std::string& bytes) {
   }
 }
 
-void append_line_durable(const std::string& path, const std::string& line) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  if (fd < 0) throw InputError(path + ": cannot open journal (" + std::strerror(errno) + ")");
-  write_all(fd, line + "\n", path);
-  ::fsync(fd);
-  ::close(fd);
+std::string read_fd_all(int fd) {
+  std::string all;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    all.append(buf, static_cast<size_t>(n));
+  }
+  return all;
 }
 
 }  // namespace kgate

@@ -8,8 +8,10 @@ std::string read_file(const std::string& path);  // throws InputError naming the
 // Throws InputError when PATH exists and is not a regular file (a directory, /dev/null) or
 // its directory cannot be created.
 void write_file_atomic(const std::string& path, const std::string& bytes);
-// Append one line and fsync (journal).
-void append_line_durable(const std::string& path, const std::string& line);
+// All of `bytes` to the descriptor (retrying short writes; `path` names it in the error), and
+// everything the descriptor has left to read.
+void write_fd_all(int fd, const std::string& bytes, const std::string& path);
+std::string read_fd_all(int fd);
 bool file_exists(const std::string& path);
 
 }  // namespace kgate

@@ -82,6 +82,22 @@ class Reader {
     }
     return out;
   }
+  // A non-empty array of non-empty arrays of sample times (finite, >= 0).
+  std::vector<std::vector<double>> sample_lists(const std::string& k) const {
+    std::vector<std::vector<double>> out;
+    for (const auto& g : arr(k)) {
+      if (!g.is_array() || g.empty()) fail(k, "an entry is not a non-empty array");
+      std::vector<double> v;
+      for (const auto& x : g) {
+        if (!x.is_number() || !std::isfinite(x.get<double>()) || x.get<double>() < 0)
+          fail(k, "a sample is not a finite number >= 0");
+        v.push_back(x.get<double>());
+      }
+      out.push_back(std::move(v));
+    }
+    if (out.empty()) fail(k, "empty");
+    return out;
+  }
   Reader sub(const std::string& k) const { return Reader(obj(k), path(k), src_); }
   Reader element(const json& v, const std::string& k, size_t i) const {
     return Reader(v, path(k) + "[" + std::to_string(i) + "]", src_);
@@ -292,19 +308,8 @@ UnitResult unit_result_from_json(const json& j) {
     Reader e = r.element(ranks[i], "ranks", i);
     RankResult rr;
     rr.rank = static_cast<int>(e.integer("rank"));
-    for (const char* k : {"baseline", "candidate"}) {
-      auto& dst = std::string(k) == "baseline" ? rr.baseline : rr.candidate;
-      const json& a = e.arr(k);
-      for (const auto& p : a) {
-        if (!p.is_array()) e.fail(k, "not an array of arrays");
-        std::vector<double> v;
-        for (const auto& x : p) {
-          if (!x.is_number()) e.fail(k, "an entry is not a number");
-          v.push_back(x.get<double>());
-        }
-        dst.push_back(std::move(v));
-      }
-    }
+    rr.baseline = e.sample_lists("baseline");
+    rr.candidate = e.sample_lists("candidate");
     rr.side = side_from(e, "side");
     rr.signatures = signature_counts_from(e, "signatures");
     u.ranks.push_back(std::move(rr));
@@ -436,21 +441,8 @@ RowSamples row_samples_from_json(const json& j, const std::string& row_id) {
   const json& pairs = r.arr("pairs");
   for (size_t i = 0; i < pairs.size(); ++i) {
     AuditReader p = r.element(pairs[i], "pairs", i);
-    for (const char* k : {"baseline", "candidate"}) {
-      std::vector<std::vector<double>> groups;
-      for (const auto& g : p.arr(k)) {
-        if (!g.is_array() || g.empty()) p.fail(k, "a group is not a non-empty array");
-        std::vector<double> v;
-        for (const auto& x : g) {
-          if (!x.is_number() || !std::isfinite(x.get<double>()) || x.get<double>() <= 0)
-            p.fail(k, "a sample is not a finite number > 0");
-          v.push_back(x.get<double>());
-        }
-        groups.push_back(std::move(v));
-      }
-      if (groups.empty()) p.fail(k, "no groups");
-      (std::string(k) == "baseline" ? s.baseline : s.candidate).push_back(std::move(groups));
-    }
+    s.baseline.push_back(p.sample_lists("baseline"));  // per group
+    s.candidate.push_back(p.sample_lists("candidate"));
   }
   s.side = side_from(r, "side");
   s.signatures = signature_counts_from(r, "signatures");

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "harness/core/errors.hpp"
+#include "harness/core/fileio.hpp"
 #include "harness/core/verdicts.hpp"
 
 namespace kgate {
@@ -28,28 +29,6 @@ std::string describe_wait_status(int status) {
   return "isolated child exited with code " + std::to_string(WEXITSTATUS(status));
 }
 
-void write_all(int fd, const std::string& text) {
-  size_t off = 0;
-  while (off < text.size()) {
-    ssize_t n = ::write(fd, text.data() + off, text.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    off += static_cast<size_t>(n);
-  }
-}
-
-std::string read_all(int fd) {
-  std::string text;
-  char buf[65536];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    text.append(buf, static_cast<size_t>(n));
-  }
-  return text;
-}
-
 // Runs `child` in a forked process and returns what it wrote to the pipe, or the wait status's
 // description in *failure. The child never returns into the caller's stack.
 std::string run_in_child(const std::function<std::string()>& child, std::string* failure) {
@@ -62,7 +41,7 @@ std::string run_in_child(const std::function<std::string()>& child, std::string*
     ::close(fds[0]);
     int rc = 0;
     try {
-      write_all(fds[1], child());
+      write_fd_all(fds[1], child(), "the pipe to the parent");
     } catch (const std::exception& e) {
       std::fprintf(stderr, "kgate: isolated child: %s\n", e.what());
       rc = 3;
@@ -72,7 +51,7 @@ std::string run_in_child(const std::function<std::string()>& child, std::string*
     ::_exit(rc);
   }
   ::close(fds[1]);
-  std::string text = read_all(fds[0]);
+  std::string text = read_fd_all(fds[0]);
   ::close(fds[0]);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {

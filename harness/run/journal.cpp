@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "harness/core/errors.hpp"
+#include "harness/core/fileio.hpp"
 #include "harness/core/json_io.hpp"
 
 namespace kgate {
@@ -24,19 +25,6 @@ void lock_or_refuse(int fd, const std::string& path) {
                        "choose another --out");
     throw InputError(path + ": cannot lock (" + std::strerror(e) + ")");
   }
-}
-
-std::string read_fd(int fd) {
-  std::string all;
-  char buf[65536];
-  ::lseek(fd, 0, SEEK_SET);
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    all.append(buf, static_cast<size_t>(n));
-  }
-  return all;
 }
 
 }  // namespace
@@ -62,7 +50,8 @@ Journal Journal::resume(const std::string& path, const std::string& identity_sha
   }
   lock_or_refuse(fd, path);
   Journal j(fd, path);
-  std::istringstream in(read_fd(fd));
+  ::lseek(fd, 0, SEEK_SET);
+  std::istringstream in(read_fd_all(fd));
   std::string line;
   size_t lineno = 0, kept = 0;
   while (std::getline(in, line)) {
@@ -99,14 +88,7 @@ Journal::~Journal() {
 }
 
 void Journal::append_line(const std::string& line) {
-  std::string bytes = line + "\n";
-  size_t off = 0;
-  while (off < bytes.size()) {
-    ssize_t n = ::write(fd_, bytes.data() + off, bytes.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw std::runtime_error(path_ + ": journal write failed (" + std::strerror(errno) + ")");
-    off += static_cast<size_t>(n);
-  }
+  write_fd_all(fd_, line + "\n", path_);
   ::fsync(fd_);
 }
 
