@@ -1,5 +1,5 @@
 #pragma once
-// Receipts: {"schema": "kgate.receipt/1", "body": in-toto Statement v1, "seal": {...}}.
+// Receipts: {"schema": "kgate.receipt/2", "body": in-toto Statement v1, "seal": {...}}.
 // The file's bytes are exactly the RFC 8785 canonical form of that object plus "\n", so every
 // byte is significant: any change is a parse error, a non-canonical file, or a digest mismatch.
 #include <optional>

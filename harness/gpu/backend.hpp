@@ -55,6 +55,5 @@ class GpuRowContext : public RowContext {
 };
 
 void launch_prime_kernel(cudaStream_t s);
-void launch_trap_kernel(cudaStream_t s);
 
 }  // namespace kgate::gpu

@@ -12,15 +12,3 @@ void launch_prime_kernel(cudaStream_t s) {
 }
 
 }  // namespace kgate::gpu
-
-namespace kgate::gpu {
-
-// Test hook target: a kernel that traps, as a faulting candidate would (sticky context error).
-__global__ void kgate_trap_kernel() { __trap(); }
-
-void launch_trap_kernel(cudaStream_t s) {
-  kgate_trap_kernel<<<1, 1, 0, s>>>();
-  KGATE_CUDA_LAUNCHED();
-}
-
-}  // namespace kgate::gpu

@@ -13,6 +13,7 @@
 #include "harness/core/crypto.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/fileio.hpp"
+#include "harness/core/json_io.hpp"
 #include "harness/core/receipt.hpp"
 #include "harness/core/verdicts.hpp"
 #include "harness/run/journal.hpp"
@@ -109,8 +110,10 @@ std::string sidecar_name_for(const std::string& receipt_path, const std::string&
 std::string existing_sidecar(const std::string& receipt_path) {
   try {
     if (!std::filesystem::is_regular_file(receipt_path)) return "";
-    json r = json::parse(read_file(receipt_path));
-    return r.at("body").at("predicate").at("samples").at("path").get<std::string>();
+    std::string why;
+    std::optional<json> r = parse_json_checked(read_file(receipt_path), why);  // bounded nesting
+    if (!r) return "";
+    return r->at("body").at("predicate").at("samples").at("path").get<std::string>();
   } catch (const std::exception&) {
     return "";
   }
