@@ -16,7 +16,7 @@ struct RunOpts {
   std::string cases, rows, candidate, baselines, out, out_dir = "out", policy = "correct", sign;
   std::string backend = "auto", timer = "cupti", suite;
   bool resume = false, warm = false, quiet = false, isolate = false;
-  int groups = 3, blocks = 2, m = 5;
+  int groups = 3, blocks = 6, m = 2;
   uint64_t seed = 20261129;
   double warmup_us = 1000;
   int warmup_calls = 3;
@@ -91,7 +91,7 @@ void add_run(CLI::App& app, Action& action) {
   sc->add_option("--baseline", o->baselines, "baseline implementation(s), comma-separated; each is its own ABBA pairing");
   sc->add_option("--out", o->out, "receipt path (default: <out-dir>/<table>.<candidate>.json)");
   sc->add_option("--out-dir", o->out_dir, "directory for receipts when --out is not given")->capture_default_str();
-  sc->add_option("--policy", o->policy, "required gates: correct,strict,limit(L),drift(D),parity,fallback or a JSON file")->capture_default_str();
+  sc->add_option("--policy", o->policy, "required gates: correct,strict,strict_median,limit(L),drift(D),parity,fallback or a JSON file")->capture_default_str();
   sc->add_flag("--resume", o->resume, "continue a killed run from its journal (<out>.journal)");
   sc->add_option("--sign", o->sign, "Ed25519 private key (PEM) to sign the body digest (kgate keygen)");
   sc->add_option("--backend", o->backend, "auto | cpu | cuda")->capture_default_str();
@@ -115,7 +115,9 @@ void add_run(CLI::App& app, Action& action) {
       "  kgate run ... --resume          (same flags as the killed run)\n"
       "  kgate run --cases cases/ssu.json --candidate ssu.fast --baseline ssu.baseline,ssu.floor \\\n"
       "            --policy cases/policies/ssu.json     (one campaign: strict vs the baseline, limit vs the floor)\n"
-      "Policy gates: correct (every arm matches the reference), strict (ratio > 1), limit(L) (candidate <=\n"
+      "Policy gates: correct (every arm matches the reference), strict (resolved faster: the lower bound of the\n"
+      "ratio's 99 % interval, a bootstrap over the run's groups and ABBA blocks, is > 1), strict_median (the\n"
+      "median ratio > 1: the old rule, noise passes it), limit(L) (candidate <=\n"
       "(1+L) x baseline), drift(D) (group ratios within D of the pooled ratio), parity (same activity\n"
       "signature A/L/K), fallback (no kernel outside the candidate's declared names). A JSON policy may\n"
       "give each baseline its own pair gates: {\"gates\": [\"correct\"], \"by_baseline\": {\"B\": {\"gates\":\n"

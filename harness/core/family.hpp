@@ -33,6 +33,15 @@ struct Tolerance {
   double atol = 1e-2, rtol = 1e-2;
 };
 
+// What one call of an arm must do at least, by the family's model of a row (nvbench's
+// add_global_memory_reads/writes, add_element_count): bytes that must cross DRAM once, and
+// FLOPs. Reports turn a time into TB/s and TFLOP/s and percent of the device's measured peaks.
+struct Work {
+  double bytes = 0;  // minimum DRAM traffic, reads + writes
+  double flops = 0;  // arithmetic (multiply-add = 2), 0 for a pure data mover
+  bool operator==(const Work&) const = default;
+};
+
 struct Family {
   std::string name;
   std::string summary;
@@ -40,6 +49,8 @@ struct Family {
   // Extra checks over the normalized params; return "field: message" or empty when valid.
   std::function<std::string(const json& params)> check;
   std::function<Tolerance(const json& params)> tolerance;
+  // The work model: a pure function of the normalized params (absent: no model).
+  std::function<Work(const json& params)> work;
   // CPU backend: inputs + double-precision reference on the host.
   std::function<std::unique_ptr<RowContext>(const CaseRow&, uint64_t seed)> make_cpu_context;
   // GPU backend (set by the GPU library when built with CUDA).

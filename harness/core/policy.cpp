@@ -12,7 +12,7 @@
 namespace kgate {
 
 const std::vector<std::string>& all_gate_names() {
-  static const std::vector<std::string> g = {"correct", "strict", "limit", "drift", "parity", "fallback"};
+  static const std::vector<std::string> g = {"correct", "strict", "strict_median", "limit", "drift", "parity", "fallback"};
   return g;
 }
 
@@ -38,7 +38,7 @@ json Policy::to_json() const {
 void check_gate_name(const std::string& g, const std::string& where) {
   for (const auto& n : all_gate_names())
     if (n == g) return;
-  throw InputError(where + ": unknown gate " + quoted(g) + " (known: correct, strict, limit(L), drift(D), parity, fallback)");
+  throw InputError(where + ": unknown gate " + quoted(g) + " (known: correct, strict, strict_median, limit(L), drift(D), parity, fallback)");
 }
 
 // A gate value: a finite number >= 0 (NaN would make every comparison false, inf every limit true).

@@ -54,7 +54,8 @@ std::string facts_digest(const json& pred) {
   json ids = json::array();
   for (const auto& r : pred.at("rows")) {
     json facts = json::object();
-    for (const char* k : {"id", "family", "params", "tags", "tolerance", "correctness", "config", "disposition", "error"})
+    for (const char* k :
+         {"id", "family", "params", "tags", "tolerance", "correctness", "config", "disposition", "error", "work"})
       facts[k] = r.contains(k) ? r[k] : json("(absent)");
     ids.push_back(facts);
   }
@@ -87,6 +88,15 @@ DeriveContext derive_context(const json& pred) {
       ctx.max_sm_clock_mhz = g["max_sm_clock_mhz"].get<double>();
     }
   }
+  const json& proto = pred.at("protocol");
+  ctx.interval = interval_spec_from_json(proto);
+  if (!proto.contains("blocks") || !proto["blocks"].is_number_integer() || proto["blocks"].get<int64_t>() < 1 ||
+      proto["blocks"].get<int64_t>() > 1000000)
+    throw AuditError("field 'protocol.blocks': not an integer in [1, 1e6]");
+  if (!proto.contains("seed") || !proto["seed"].is_number_unsigned())
+    throw AuditError("field 'protocol.seed': not an unsigned integer");
+  ctx.blocks = static_cast<int>(proto["blocks"].get<int64_t>());
+  ctx.seed = proto["seed"].get<uint64_t>();
   const json& arms = pred.at("arms");
   if (!arms.is_array()) throw AuditError("field 'arms': not an array");
   for (const auto& a : arms) {

@@ -1,5 +1,5 @@
 #pragma once
-// Receipts: {"schema": "kgate.receipt/2", "body": in-toto Statement v1, "seal": {...}}.
+// Receipts: {"schema": "kgate.receipt/3", "body": in-toto Statement v1, "seal": {...}}.
 // The file's bytes are exactly the RFC 8785 canonical form of that object plus "\n", so every
 // byte is significant: any change is a parse error, a non-canonical file, or a digest mismatch.
 #include <optional>
@@ -12,12 +12,12 @@
 
 namespace kgate {
 
-inline constexpr const char* kReceiptSchema = "kgate.receipt/2";
-inline constexpr const char* kSamplesSchema = "kgate.samples/2";
-inline constexpr const char* kPredicateType = "https://kgate.dev/receipt/v2";
+inline constexpr const char* kReceiptSchema = "kgate.receipt/3";
+inline constexpr const char* kSamplesSchema = "kgate.samples/3";
+inline constexpr const char* kPredicateType = "https://kgate.dev/receipt/v3";
 // The measuring protocol's version, recorded as predicate.protocol.schema_version; `gate
 // --against-tree` fails a receipt whose value differs from the tree's.
-inline constexpr int kProtocolSchemaVersion = 2;
+inline constexpr int kProtocolSchemaVersion = 3;
 // The subject that names the policy by the digest of its canonical JSON.
 inline constexpr const char* kPolicySubject = "kgate:policy";
 

@@ -341,9 +341,11 @@ json to_json(const RowRecord& r) {
     pj["drift"] = opt(p.drift);
     pj["group_ratios"] = p.group_ratios ? json(*p.group_ratios) : json(nullptr);
     pj["groups_agree"] = p.groups_agree ? json(*p.groups_agree) : json(nullptr);
+    pj["ratio_ci"] = p.ratio_ci ? json{{"lo", p.ratio_ci->lo}, {"hi", p.ratio_ci->hi}} : json(nullptr);
     pairs.push_back(pj);
   }
   j["pairs"] = pairs;
+  j["work"] = r.work ? json{{"bytes", r.work->bytes}, {"flops", r.work->flops}} : json(nullptr);
   if (r.signatures) {
     json s = json::object();
     for (const auto& [arm, g] : *r.signatures)
@@ -401,7 +403,19 @@ RowRecord row_record_from_json(const json& j) {
     else p.at("group_ratios");
     if (p.has_value("groups_agree")) pr.groups_agree = p.boolean("groups_agree");
     else p.at("groups_agree");
+    if (p.has_value("ratio_ci")) {
+      AuditReader ci = p.sub("ratio_ci");
+      pr.ratio_ci = RatioInterval{ci.num("lo"), ci.num("hi")};
+    } else {
+      p.at("ratio_ci");
+    }
     row.pairs.push_back(std::move(pr));
+  }
+  if (r.has_value("work")) {
+    AuditReader w = r.sub("work");
+    row.work = Work{w.num("bytes"), w.num("flops")};
+  } else {
+    r.at("work");
   }
   if (r.has_value("signatures")) {
     std::map<std::string, SignatureRecord> m;

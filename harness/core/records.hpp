@@ -16,6 +16,7 @@
 #include "harness/core/jcs.hpp"
 #include "harness/core/registry.hpp"
 #include "harness/core/schedule.hpp"
+#include "harness/core/stats.hpp"
 
 namespace kgate {
 
@@ -145,6 +146,7 @@ struct PairRecord {
   std::optional<double> ratio, drift;
   std::optional<std::vector<double>> group_ratios;
   std::optional<bool> groups_agree;
+  std::optional<RatioInterval> ratio_ci;  // the ratio's confidence interval (protocol.interval says how)
 };
 
 struct SignatureRecord {
@@ -175,6 +177,9 @@ struct RowRecord {
   Disposition disposition = Disposition::skipped;
   std::optional<std::string> error;
   std::vector<PairRecord> pairs;
+  // The family's model of the work one call does (bytes moved, FLOPs), from the params alone;
+  // absent when the family has no model.
+  std::optional<Work> work;
   // Derived from the samples, the policy and the arms' declarations (verdicts.hpp).
   std::optional<std::map<std::string, SignatureRecord>> signatures;
   std::optional<std::map<std::string, SideSummary>> events_timer_us, self_clock_us, sm_clock_mhz;

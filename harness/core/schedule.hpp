@@ -11,8 +11,8 @@ namespace kgate {
 
 struct ScheduleConfig {
   int groups = 3;
-  int blocks = 2;  // per pair per unit; even, so ABBA and BAAB counts are equal
-  int m = 5;       // samples per letter
+  int blocks = 6;  // per pair per unit; even, so ABBA and BAAB counts are equal (6: the interval has 18 blocks)
+  int m = 2;       // samples per letter
   uint64_t seed = 1;
   void validate() const;  // throws InputError naming the flag
 };

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "harness/core/schedule.hpp"
+
 namespace kgate {
 
 double median(std::vector<double> v) {
@@ -69,6 +71,70 @@ PairStats pair_stats(const std::vector<std::vector<double>>& gb,
     if ((r > 1) != (ps.ratio > 1)) ps.groups_agree = false;
   }
   return ps;
+}
+
+namespace {
+
+// An unbiased index in [0, n) from the stream (rejection sampling, as seeded_permutation).
+size_t uniform_index(uint64_t& state, size_t n) {
+  const uint64_t bound = n, limit = UINT64_MAX - UINT64_MAX % bound;
+  uint64_t r;
+  do r = splitmix64(state);
+  while (r >= limit);
+  return static_cast<size_t>(r % bound);
+}
+
+double median_inplace(std::vector<double>& v) {
+  const size_t n = v.size(), h = n / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(h), v.end());
+  if (n % 2) return v[h];
+  const double hi = v[h];
+  const double lo = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(h));
+  return 0.5 * (lo + hi);
+}
+
+}  // namespace
+
+uint64_t interval_seed(uint64_t run_seed, const std::string& row_id, size_t pair_index) {
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a of the row id
+  for (unsigned char c : row_id) h = (h ^ c) * 0x100000001b3ull;
+  uint64_t s = run_seed ^ h ^ (static_cast<uint64_t>(pair_index) * 0x9E3779B97F4A7C15ull);
+  return splitmix64(s);
+}
+
+RatioInterval ratio_interval(const std::vector<std::vector<double>>& gb, const std::vector<std::vector<double>>& gc, int blocks,
+                        const IntervalSpec& spec, uint64_t seed) {
+  if (gb.size() != gc.size() || gb.empty()) throw std::invalid_argument("ratio_interval: group counts differ or are 0");
+  if (blocks < 1) throw std::invalid_argument("ratio_interval: blocks must be >= 1");
+  if (!(spec.level > 0 && spec.level < 1) || spec.resamples < 1)
+    throw std::invalid_argument("ratio_interval: level must be in (0, 1) and resamples >= 1");
+  const size_t G = gb.size(), K = static_cast<size_t>(blocks);
+  for (size_t g = 0; g < G; ++g)
+    if (gb[g].empty() || gb[g].size() != gc[g].size() || gb[g].size() % K)
+      throw std::invalid_argument("ratio_interval: group " + std::to_string(g) + " does not hold " + std::to_string(K) +
+                                  " equal blocks of both arms");
+  std::vector<double> stats, pb, pc;
+  stats.reserve(static_cast<size_t>(spec.resamples));
+  uint64_t state = seed;
+  for (int r = 0; r < spec.resamples; ++r) {
+    pb.clear();
+    pc.clear();
+    for (size_t i = 0; i < G; ++i) {
+      const size_t g = uniform_index(state, G), len = gb[g].size() / K;
+      for (size_t j = 0; j < K; ++j) {
+        const size_t k = uniform_index(state, K);
+        const auto from = static_cast<std::ptrdiff_t>(k * len), to = static_cast<std::ptrdiff_t>((k + 1) * len);
+        pb.insert(pb.end(), gb[g].begin() + from, gb[g].begin() + to);
+        pc.insert(pc.end(), gc[g].begin() + from, gc[g].begin() + to);
+      }
+    }
+    const double mc = median_inplace(pc);
+    if (!(mc > 0)) throw std::invalid_argument("ratio_interval: candidate median is not > 0");
+    stats.push_back(median_inplace(pb) / mc);
+  }
+  std::sort(stats.begin(), stats.end());
+  const double a = (1 - spec.level) / 2;
+  return {quantile_sorted(stats, a), quantile_sorted(stats, 1 - a)};
 }
 
 }  // namespace kgate

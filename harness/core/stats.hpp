@@ -7,8 +7,17 @@
 //  - geomean: exp(mean(log x)); every x must be > 0.
 //  - ratio = baseline median / candidate median (> 1: candidate faster).
 //  - drift = max over groups |group ratio / pooled ratio - 1|.
+//  - ratio interval: a hierarchical bootstrap of the ratio of pooled medians over the run's own
+//    structure. One resample draws G groups with replacement, then, within each drawn group,
+//    its B ABBA/BAAB blocks with replacement (a block's baseline and candidate samples travel
+//    together); the statistic is baseline median / candidate median of the pooled draw. The
+//    interval is the (1-level)/2 and (1+level)/2 type-7 quantiles of `resamples` statistics.
+//    Group-level noise widens it (a run whose groups disagree is not resolved), and a block's
+//    pairing is kept. The stream is splitmix64 from the given seed: identical everywhere.
 // Empty input throws std::invalid_argument: there is no honest number to return.
+#include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace kgate {
@@ -30,6 +39,22 @@ struct PairStats {
   bool groups_agree = true;          // every group ratio on the pooled side of 1
 };
 // groups_b[g], groups_c[g]: samples of baseline and candidate in group g.
+struct IntervalSpec {
+  std::string method = "hierarchical_block_bootstrap_percentile";
+  double level = 0.99;
+  int resamples = 2000;
+};
+struct RatioInterval {
+  double lo = 0, hi = 0;
+};
+// groups_b[g] / groups_c[g]: group g's samples in call order, `blocks` equal consecutive blocks
+// (throws std::invalid_argument when a group's length is not a multiple of `blocks`).
+RatioInterval ratio_interval(const std::vector<std::vector<double>>& groups_b,
+                        const std::vector<std::vector<double>>& groups_c, int blocks, const IntervalSpec& spec,
+                        uint64_t seed);
+// The per-pair seed: the run seed mixed with the row id and the pair's index.
+uint64_t interval_seed(uint64_t run_seed, const std::string& row_id, size_t pair_index);
+
 PairStats pair_stats(const std::vector<std::vector<double>>& groups_b,
                      const std::vector<std::vector<double>>& groups_c);
 

@@ -61,12 +61,14 @@ json pair_gates(const RowRecord& row, const std::vector<const PairRecord*>& pair
     if (it != row.tags.end() && it->second == kv.substr(eq + 1)) L = v;
   }
   json raw;
-  std::optional<bool> strict, limit, drift;
+  std::optional<bool> strict, strict_median, limit, drift;
   if (measured && !pairs.empty()) {
-    strict = limit = drift = true;
+    strict = strict_median = limit = drift = true;
     for (const PairRecord* p : pairs) {
       double r = *p->ratio;
-      *strict = *strict && r > 1;
+      // Resolved faster: the whole interval above 1. The median rule is kept for comparison.
+      *strict = *strict && p->ratio_ci->lo > 1;
+      *strict_median = *strict_median && r > 1;
       if (L) *limit = *limit && p->candidate_stats->median_us <= (1 + *L) * p->baseline_stats->median_us;
       // Direction agreement matters only once the pooled ratio is resolved beyond the drift
       // band: for a tie within +-D (an A/A pair) the groups' sides of 1 are noise.
@@ -80,6 +82,7 @@ json pair_gates(const RowRecord& row, const std::vector<const PairRecord*>& pair
     if (!policy.drift) drift.reset();
   }
   raw["strict"] = tri(strict);
+  raw["strict_median"] = tri(strict_median);
   raw["limit"] = tri(limit);
   raw["limit_value"] = L ? json(*L) : json(nullptr);
   raw["drift"] = tri(drift);
@@ -105,6 +108,33 @@ json pair_gates(const RowRecord& row, const std::vector<const PairRecord*>& pair
 
 }  // namespace
 
+json to_json(const IntervalSpec& s) {
+  return {{"method", s.method},
+          {"level", s.level},
+          {"resamples", s.resamples},
+          {"statistic", "baseline median / candidate median of the pooled resample"},
+          {"resample", "groups with replacement, then each drawn group's ABBA/BAAB blocks with replacement"},
+          {"seed", "protocol.seed mixed with the row id and the pair index (splitmix64)"}};
+}
+
+IntervalSpec interval_spec_from_json(const json& protocol) {
+  if (!protocol.is_object() || !protocol.contains("interval") || !protocol["interval"].is_object())
+    throw AuditError("field 'protocol.interval': missing or not an object");
+  const json& j = protocol["interval"];
+  IntervalSpec s;
+  if (!j.contains("method") || j["method"] != s.method)
+    throw AuditError("field 'protocol.interval.method': not " + s.method + " (the method this kgate computes)");
+  if (!j.contains("level") || !j["level"].is_number() || !(j["level"].get<double>() > 0 && j["level"].get<double>() < 1))
+    throw AuditError("field 'protocol.interval.level': not a number in (0, 1)");
+  if (!j.contains("resamples") || !j["resamples"].is_number_integer() || j["resamples"].get<int64_t>() < 1 ||
+      j["resamples"].get<int64_t>() > 1000000)
+    throw AuditError("field 'protocol.interval.resamples': not an integer in [1, 1e6]");
+  s.level = j["level"].get<double>();
+  s.resamples = static_cast<int>(j["resamples"].get<int64_t>());
+  if (canonicalize(to_json(s)) != canonicalize(j)) throw AuditError("field 'protocol.interval': has fields kgate does not write");
+  return s;
+}
+
 void merge_signature_counts(std::vector<SignatureCount>& into, const std::vector<SignatureCount>& more) {
   for (const auto& s : more) {
     auto it = std::find_if(into.begin(), into.end(), [&](const SignatureCount& x) { return x.signature == s.signature; });
@@ -120,7 +150,7 @@ void derive_row(RowRecord& row, const RowSamples* samples, const Policy& policy,
   row.self_clock_us.reset();
   row.sm_clock_mhz.reset();
   row.throttled_samples.reset();
-  for (auto& p : row.pairs) p = PairRecord{p.baseline, p.candidate, {}, {}, {}, {}, {}, {}};
+  for (auto& p : row.pairs) p = PairRecord{p.baseline, p.candidate, {}, {}, {}, {}, {}, {}, {}};
   if (measured) {
     if (!samples) throw AuditError("row '" + row.id + "': passed but has no samples in the sidecar");
     if (samples->baseline.size() != row.pairs.size() || samples->candidate.size() != row.pairs.size())
@@ -136,6 +166,12 @@ void derive_row(RowRecord& row, const RowSamples* samples, const Policy& policy,
       p.group_ratios = ps.group_ratios;
       p.drift = ps.drift;
       p.groups_agree = ps.groups_agree;
+      try {
+        p.ratio_ci = ratio_interval(samples->baseline[i], samples->candidate[i], ctx.blocks, ctx.interval,
+                                    interval_seed(ctx.seed, row.id, i));
+      } catch (const std::invalid_argument& e) {
+        throw AuditError("row '" + row.id + "': pair " + std::to_string(i) + ": " + e.what());
+      }
     }
     if (!samples->signatures.empty()) {
       std::map<std::string, SignatureRecord> sig;

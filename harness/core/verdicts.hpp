@@ -15,7 +15,15 @@ namespace kgate {
 struct DeriveContext {
   double max_sm_clock_mhz = 0;  // the device's maximum SM clock; 0 = unknown (no throttle count)
   std::map<std::string, std::vector<std::string>> declared_kernels;  // arm -> declared kernel names
+  // The ratio interval: the protocol's blocks per group and seed, and the method's parameters.
+  int blocks = 0;
+  uint64_t seed = 0;
+  IntervalSpec interval;
 };
+// The protocol's record of the interval method (predicate.protocol.interval) and its reader
+// (AuditError naming the field when absent or malformed).
+json to_json(const IntervalSpec& s);
+IntervalSpec interval_spec_from_json(const json& protocol);
 
 // Fills the row's derived fields. `samples` must be given for a passed row (AuditError if not)
 // and is ignored otherwise.

@@ -40,7 +40,7 @@ uint64_t row_seed(uint64_t run_seed, const std::string& id) {
 json arm_json(const PlanArm& a) {
   json src = json::array();
   for (const auto& p : a.impl->sources) src.push_back({{"path", p}, {"sha256", built_source_sha256(p)}});
-  return json{{"name", a.name},         {"role", a.role},
+  return json{{"name", a.name},         {"role", a.role}, {"registered_role", a.impl->role},
               {"backend", a.impl->backend}, {"archs", a.impl->archs},
               {"kernel_names", a.impl->kernel_names}, {"sources", src}};
 }
@@ -211,6 +211,7 @@ RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend
   protocol["warmup_min_us"] = cfg.warmup_min_us;
   protocol["warmup_min_calls"] = cfg.warmup_min_calls;
   protocol["pairing"] = "ABBA/BAAB counterbalanced, equal counts per group";
+  protocol["interval"] = to_json(IntervalSpec{});
   protocol["device_arch"] = bid.arch;
   json arms = json::array();
   for (const auto& a : plan.arms) arms.push_back(arm_json(a));
@@ -270,6 +271,8 @@ RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend
   if (bid.environment.contains("gpus") && !bid.environment["gpus"].empty())
     dctx.max_sm_clock_mhz = bid.environment["gpus"][0].value("max_sm_clock_mhz", 0.0);
   for (const auto& a : plan.arms) dctx.declared_kernels[a.name] = a.impl->kernel_names;
+  dctx.blocks = cfg.schedule.blocks;
+  dctx.seed = cfg.schedule.seed;
   std::vector<RowRecord> rows;
   json sample_rows = json::object();
   for (const auto& r : plan.table.rows) {
@@ -280,7 +283,8 @@ RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend
     row.params = r.params;
     for (auto it = r.tags.begin(); it != r.tags.end(); ++it) row.tags[it.key()] = it.value().get<std::string>();
     row.tolerance = r.tolerance;
-    for (const auto& b : plan.baselines) row.pairs.push_back({b, plan.candidate, {}, {}, {}, {}, {}, {}});
+    if (plan.family->work) row.work = plan.family->work(r.params);
+    for (const auto& b : plan.baselines) row.pairs.push_back({b, plan.candidate, {}, {}, {}, {}, {}, {}, {}});
     if (st.check) {
       row.correctness = st.check->checks;
       row.config = st.check->configs;

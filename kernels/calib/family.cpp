@@ -6,7 +6,8 @@
 //             Each kernel reports its own globaltimer interval; their union is the expected time.
 //  - copy:    cudaMemcpyAsync of `bytes` bytes device to device (no self clock).
 // Arms: calib.spin and calib.spin_twin (one implementation registered twice: the A/A pair),
-// and calib.fault, the negative control that traps on every row.
+// calib.spin_longer (the same spin, 2 % more cycles: a known real difference) and calib.fault,
+// the negative control that traps on every row.
 #include "kernels/calib/family.hpp"
 
 #ifdef KGATE_HAVE_CUDA
@@ -39,6 +40,14 @@ void register_family_calib([[maybe_unused]] Registry& r) {
     r.add({name, "calib", "cuda", "baseline", {"sm_90a"}, {"calib_spin", "memcpy"}, src,
            "spin / overlapping spins / D2D copy, per the row's kind", nullptr,
            reinterpret_cast<void*>(&calib::launch_timed)});
+  r.add({"calib.spin_longer", "calib", "cuda", "baseline", {"sm_90a"}, {"calib_spin"}, src,
+         "the spin of calib.spin for 2 % more SM cycles (spin rows of >= 5 us): a known real difference", 
+         [](const json& p) -> std::string {
+           if (p.value("kind", "") != "spin") return "spin rows only (a 2 % longer copy or overlap is not defined)";
+           if (p.value("us", 0) < 5) return "spins of >= 5 us only (2 % of a shorter spin is below the timer's step)";
+           return "";
+         },
+         reinterpret_cast<void*>(&calib::launch_spin_longer)});
   r.add({"calib.fault", "calib", "cuda", "negative_control", {"sm_90a"}, {"calib_fault"}, src,
          "traps on the device (__trap) on every row: proves a failing row is recorded and the campaign goes on", nullptr,
          reinterpret_cast<void*>(&calib::launch_fault)});

@@ -33,6 +33,13 @@ void launch_timed(const calib_args& a, cudaStream_t s) {
   }
 }
 
+void launch_spin_longer(const calib_args& a, cudaStream_t s) {
+  if (a.kind != CALIB_SPIN) throw InputError("calib.spin_longer: spin rows only");
+  calib_args b = a;
+  b.cycles = a.cycles + a.cycles / 50;  // 2 % more SM cycles than calib.spin
+  launch_timed(b, s);
+}
+
 void launch_fault(const calib_args&, cudaStream_t s) {
   calib_fault<<<1, 1, 0, s>>>();
   KGATE_CUDA_LAUNCHED();

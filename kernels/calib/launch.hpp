@@ -11,6 +11,9 @@ using LaunchFn = void (*)(const calib_args& a, cudaStream_t s);
 // spin: one spin; overlap: stream 1 spins T while the side stream spins (1 - f) T then T;
 // copy: cudaMemcpyAsync device to device.
 void launch_timed(const calib_args& a, cudaStream_t s);
+// spin rows only: the same spin for 2 % more cycles (cycles + cycles / 50): a known real
+// difference, for the interval to resolve.
+void launch_spin_longer(const calib_args& a, cudaStream_t s);
 // Traps on the device: the call fails with a CUDA error, whatever the row.
 void launch_fault(const calib_args& a, cudaStream_t s);
 // The SM clock in MHz (cycles per microsecond), from three 20 ms spins; the last one counts.

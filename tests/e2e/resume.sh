@@ -6,7 +6,7 @@ source "$(dirname "$0")/lib.sh"
 cd "$WORK"
 # About 0.4 s of warm-up per unit, so the kill lands midway through the 12 units.
 args=(run --backend cpu --quiet --cases "$SRC/cases/cpu/ssu.json" --candidate ssu.cpu_eigen --baseline ssu.cpu_scalar
-      --groups 3 --m 2 --warmup-calls 1 --warmup-us 200000 --out r.json)
+      --groups 3 --blocks 2 --m 2 --warmup-calls 1 --warmup-us 200000 --out r.json)
 "$KGATE" "${args[@]}" >/dev/null 2>&1 &
 pid=$!
 units=0

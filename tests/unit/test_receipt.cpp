@@ -189,6 +189,35 @@ TEST_F(ReceiptTest, ResealedForgeriesOfBoundFieldsAreCaught) {
   EXPECT_TRUE(forged([](json&) {}));  // the untouched body, resealed, still audits
 }
 
+// The ratio's interval is derived from the samples: audit recomputes it, so a resealed edit
+// of a bound, of the recorded method or level, or of the strict verdict it gives is caught.
+TEST_F(ReceiptTest, TheRatioIntervalIsRecomputedAndTamperingWithItIsCaught) {
+  json r = json::parse(bytes_);
+  const json& pr = r["body"]["predicate"]["rows"][0]["pairs"][0];
+  ASSERT_TRUE(pr["ratio_ci"].is_object()) << pr.dump();
+  EXPECT_LE(pr["ratio_ci"]["lo"].get<double>(), pr["ratio"].get<double>());
+  EXPECT_GE(pr["ratio_ci"]["hi"].get<double>(), pr["ratio"].get<double>());
+  EXPECT_EQ(r["body"]["predicate"]["protocol"]["interval"]["level"], 0.99);
+  auto problems = [&](const std::function<void(json&)>& edit) {
+    json t = r;
+    edit(t["body"]["predicate"]);
+    write_file_atomic(tampered(), receipt_bytes(seal_receipt(t["body"], std::nullopt)));
+    std::string all;
+    for (const auto& p : audit_receipt(tampered(), std::nullopt).problems) all += p + "\n";
+    return all;
+  };
+  EXPECT_NE(problems([](json& p) { p["rows"][0]["pairs"][0]["ratio_ci"]["lo"] = 1.5; }).find("field 'pairs' differs"),
+            std::string::npos);
+  EXPECT_NE(problems([](json& p) { p["rows"][0]["pairs"][0]["ratio_ci"] = nullptr; }), "");
+  EXPECT_NE(problems([](json& p) { p["protocol"]["interval"]["level"] = 0.5; }), "");
+  EXPECT_NE(problems([](json& p) { p["protocol"]["interval"]["resamples"] = 10; }), "");
+  EXPECT_NE(problems([](json& p) { 
+    json& v = p["rows"][0]["verdicts"]["raw"]["strict"];
+    v = !v.get<bool>();
+  }), "");
+  EXPECT_EQ(problems([](json&) {}), "");
+}
+
 TEST_F(ReceiptTest, SidecarTamperIsCaught) {
   std::string sc = sidecar_path_of(path(), json::parse(bytes_));
   std::string orig = read_file(sc);

@@ -2,6 +2,9 @@
 // row's derived numbers and gate verdicts are computed, by the writer and the auditor alike.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <random>
+
 #include "harness/core/errors.hpp"
 #include "harness/core/verdicts.hpp"
 
@@ -18,7 +21,7 @@ RowRecord make_row(bool correct = true, std::vector<std::string> baselines = {"b
   Correctness c;
   c.passed = correct;
   row.correctness = {{"c", c}};
-  for (const auto& b : baselines) row.pairs.push_back({b, "c", {}, {}, {}, {}, {}, {}});
+  for (const auto& b : baselines) row.pairs.push_back({b, "c", {}, {}, {}, {}, {}, {}, {}});
   return row;
 }
 // One pair; each group's samples given as a list.
@@ -29,7 +32,8 @@ RowSamples groups(std::vector<std::vector<double>> b, std::vector<std::vector<do
   return s;
 }
 RowSamples flat(double b, double c) { return groups({{b, b}, {b, b}}, {{c, c}, {c, c}}); }
-DeriveContext ctx() { return {0, {{"b", {"k"}}, {"c", {"k"}}, {"base", {"k"}}, {"floor", {"k"}}}}; }
+// One block per group: these rows hold a sample or two per group.
+DeriveContext ctx() { return {0, {{"b", {"k"}}, {"c", {"k"}}, {"base", {"k"}}, {"floor", {"k"}}}, 1, 1, {}}; }
 RowRecord derived(RowRecord row, const RowSamples& s, const Policy& p) {
   derive_row(row, &s, p, ctx());
   return row;
@@ -194,4 +198,112 @@ TEST(Verdicts, SummaryCountsGeomeansAndTheSlowestRow) {
   EXPECT_DOUBLE_EQ(s.by_baseline["b"].sum_candidate_median_us, 13);
   EXPECT_EQ(s.by_baseline["b"].by_tag["band=b16"].rows, 1);
   EXPECT_EQ(s.dispositions["passed"], 2);
+}
+
+namespace {
+// A synthetic default-protocol row: 3 groups x 6 blocks x 2 letters x m = 2 samples per arm,
+// lognormal noise (sigma 1 %), 5 % of samples with a slow outlier, 32 ns timer quantization.
+RowSamples noisy_row(std::mt19937_64& rng, double baseline_scale) {
+  std::normal_distribution<double> noise(0, 0.01);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::exponential_distribution<double> tail(2.0);
+  auto draw = [&](double scale) {
+    double x = 10.0 * scale * std::exp(noise(rng));
+    if (u(rng) < 0.05) x += tail(rng);
+    return std::round(x / 0.032) * 0.032;
+  };
+  RowSamples s;
+  s.baseline.resize(1);
+  s.candidate.resize(1);
+  for (int g = 0; g < 3; ++g) {
+    std::vector<double> b, c;
+    for (int i = 0; i < 24; ++i) {
+      b.push_back(draw(baseline_scale));
+      c.push_back(draw(1.0));
+    }
+    s.baseline[0].push_back(b);
+    s.candidate[0].push_back(c);
+  }
+  return s;
+}
+DeriveContext protocol_ctx(uint64_t seed) {
+  DeriveContext c = ctx();
+  c.blocks = 6;
+  c.seed = seed;
+  return c;
+}
+}  // namespace
+
+// A/A (the same distribution on both sides) is never resolved faster, though the median rule
+// passes about half of the rows; a real 2 % difference under the same noise always is.
+TEST(Verdicts, AaIsNeverStrictAndATwoPercentDifferenceAlwaysIs) {
+  std::mt19937_64 rng(20261201);
+  Policy p = Policy::parse("strict");
+  int aa_strict = 0, aa_strict_median = 0, two_strict = 0;
+  const int rows = 300;
+  for (int i = 0; i < rows; ++i) {
+    RowRecord aa = make_row(), two = make_row();
+    aa.id = two.id = "row-" + std::to_string(i);
+    derive_row(aa, &(const RowSamples&)noisy_row(rng, 1.0), p, protocol_ctx(7 + i));
+    derive_row(two, &(const RowSamples&)noisy_row(rng, 1.02), p, protocol_ctx(7 + i));
+    aa_strict += aa.verdicts.raw["strict"].get<bool>();
+    aa_strict_median += aa.verdicts.raw["strict_median"].get<bool>();
+    two_strict += two.verdicts.raw["strict"].get<bool>();
+    ASSERT_LE(aa.pairs[0].ratio_ci->lo, *aa.pairs[0].ratio);
+    ASSERT_GE(aa.pairs[0].ratio_ci->hi, *aa.pairs[0].ratio);
+  }
+  EXPECT_EQ(aa_strict, 0);
+  EXPECT_GT(aa_strict_median, rows / 4);  // the old rule: noise passes
+  EXPECT_EQ(two_strict, rows);
+}
+
+// The case that motivated the interval: the pooled ratio is above 1 (1.0008) but the groups
+// disagree (0.984, 1.013, 1.083). The median rule passes it; the interval does not.
+TEST(Verdicts, GroupsThatDisagreeAreNotResolved) {
+  RowSamples s;
+  s.baseline = {{}};
+  s.candidate = {{}};
+  for (double gr : {0.984, 1.013, 1.083}) {
+    std::vector<double> b, c;
+    for (int i = 0; i < 24; ++i) {
+      c.push_back(10.0 + 0.01 * (i % 5));
+      b.push_back(c.back() * gr);
+    }
+    s.baseline[0].push_back(b);
+    s.candidate[0].push_back(c);
+  }
+  RowRecord row = make_row();
+  derive_row(row, &s, Policy::parse("strict"), protocol_ctx(1));
+  EXPECT_EQ(row.verdicts.raw["strict_median"], true);
+  EXPECT_EQ(row.verdicts.raw["strict"], false);
+  EXPECT_LT(row.pairs[0].ratio_ci->lo, 0.99);
+  EXPECT_GT(row.pairs[0].ratio_ci->hi, 1.07);
+}
+
+TEST(Verdicts, TheIntervalIsSeededAndNeedsWholeBlocks) {
+  std::mt19937_64 rng(3);
+  RowSamples s = noisy_row(rng, 1.0);
+  RatioInterval a = ratio_interval(s.baseline[0], s.candidate[0], 6, {}, interval_seed(9, "r", 0));
+  RatioInterval b = ratio_interval(s.baseline[0], s.candidate[0], 6, {}, interval_seed(9, "r", 0));
+  EXPECT_EQ(a.lo, b.lo);
+  EXPECT_EQ(a.hi, b.hi);
+  EXPECT_NE(interval_seed(9, "r", 0), interval_seed(9, "r", 1));
+  EXPECT_NE(interval_seed(9, "r", 0), interval_seed(9, "s", 0));
+  EXPECT_THROW(ratio_interval(s.baseline[0], s.candidate[0], 5, {}, 1), std::invalid_argument);  // 24 % 5 != 0
+  RowRecord row = make_row();
+  DeriveContext c = protocol_ctx(1);
+  c.blocks = 5;
+  EXPECT_THROW(derive_row(row, &s, Policy::parse("strict"), c), AuditError);
+}
+
+TEST(Verdicts, TheIntervalSpecRoundTripsAndRejectsAnotherMethod) {
+  json proto = {{"interval", to_json(IntervalSpec{})}};
+  EXPECT_EQ(interval_spec_from_json(proto).resamples, 2000);
+  json other = proto;
+  other["interval"]["method"] = "t";
+  EXPECT_THROW(interval_spec_from_json(other), AuditError);
+  other = proto;
+  other["interval"]["level"] = 1.5;
+  EXPECT_THROW(interval_spec_from_json(other), AuditError);
+  EXPECT_THROW(interval_spec_from_json(json::object()), AuditError);
 }
