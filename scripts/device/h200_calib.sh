@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 3 receipts on the H200: timer accuracy + A/A (calib), cold vs warm copy, 94-row cost,
+# calib receipts on the H200: timer accuracy + A/A (calib), A/A vs a known 2 % (calib_longer), cold vs warm copy, 94-row cost,
 # GPU tests, compute-sanitizer on ssu correctness rows. Receipts go to $OUT/receipts.tar.
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
@@ -8,6 +8,10 @@ bash tests/gpu/calib_smoke.sh "$K" "$PWD" 2>&1 | tail -1
 bash tests/gpu/ssu_smoke.sh "$K" "$PWD" 2>&1 | tail -1
 "$K" run --quiet --cases cases/calib.json --candidate calib.spin --baseline calib.spin_twin \
   --policy 'correct,drift(0.02)' --out "$R/calib_aa.json"
+# The interval's proof: on every spin row of >= 5 us, calib.spin against its twin (A/A: never
+# strict) and against calib.spin_longer (the same spin for 2 % more cycles: always strict).
+"$K" run --quiet --cases cases/calib.json --rows 'spin-1*,spin-2*,spin-5*' --candidate calib.spin \
+  --baseline calib.spin_twin,calib.spin_longer --policy cases/policies/calib_aa_longer.json --out "$R/calib_longer.json"
 "$K" run --quiet --warm --cases cases/calib.json --rows 'copy-*' --candidate calib.spin --baseline calib.spin_twin \
   --policy correct --out "$R/calib_copy_warm.json"
 start=$(date +%s.%N)
@@ -15,7 +19,7 @@ start=$(date +%s.%N)
   --out "$R/calib_94_cost.json"
 end=$(date +%s.%N)
 echo "94-row campaign wall: $(python3 -c "print(round($end - $start, 1))") s"
-"$K" audit "$R"/calib_aa.json "$R"/calib_copy_warm.json "$R"/calib_94_cost.json
+"$K" audit "$R"/calib_aa.json "$R"/calib_longer.json "$R"/calib_copy_warm.json "$R"/calib_94_cost.json
 python3 scripts/calib_table.py "$R/calib_aa.json" "$R/calib_copy_warm.json"
 # Sanitizers: CUPTI is held by compute-sanitizer, so kgate falls back to events and says so.
 for tool in memcheck racecheck; do
