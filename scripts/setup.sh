@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs every Debian package kgate's build and tests need. Idempotent; runs apt-get update once.
-# The CUDA toolkit is optional (GPU backend); without it kgate builds with the CPU backend only.
+# Installs every Debian package kgate's build and tests need, then the independent DSSE verifier
+# (pinned PyPI securesystemslib + cryptography) into build-pyverify/venv for e2e.dsse_verify.
+# Idempotent; runs apt-get update once. The CUDA toolkit is optional (GPU backend); without it
+# kgate builds with the CPU backend only.
 set -euo pipefail
 pkgs=(cmake ninja-build g++ make pkg-config git python3
       nlohmann-json3-dev libcli11-dev libeigen3-dev libssl-dev libbenchmark-dev libgtest-dev googletest
@@ -11,11 +13,31 @@ for p in "${pkgs[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all ${#pkgs[@]} packages present"
-  exit 0
+else
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  echo "setup: installed ${missing[*]}"
 fi
-SUDO=""
-[ "$(id -u)" -ne 0 ] && SUDO="sudo"
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
-echo "setup: installed ${missing[*]}"
+
+# The DSSE verifier the tests check signed receipts with (Debian's python3-securesystemslib has
+# no dsse module). Pinned, wheels only, with its dependencies; skipped when already in place.
+venv="$(cd "$(dirname "$0")/.." && pwd)/build-pyverify/venv"
+pins=(securesystemslib==1.6.0 cryptography==50.0.2 cffi==2.1.1 pycparser==3.12)
+pinned() {
+  "$venv/bin/python" - "${pins[@]}" <<'PY' 2>/dev/null
+import sys
+from importlib.metadata import version
+sys.exit(any(version(n) != v for n, v in (p.split("==") for p in sys.argv[1:])))
+PY
+}
+if pinned; then
+  echo "setup: DSSE verifier venv present (${pins[*]})"
+else
+  "$venv/bin/python" -c "" 2>/dev/null || { rm -rf "$venv"; python3 -m venv "$venv"; }
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check --only-binary=:all: "${pins[@]}"
+  pinned || { echo "setup: $venv does not hold ${pins[*]}" >&2; exit 1; }
+  echo "setup: installed ${pins[*]} into $venv"
+fi

@@ -7,7 +7,6 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
-#include <vector>
 
 #include "harness/core/errors.hpp"
 
@@ -30,22 +29,6 @@ std::string to_hex(const unsigned char* p, size_t n) {
   return s;
 }
 
-bool from_hex(const std::string& h, std::vector<unsigned char>& out) {
-  if (h.size() % 2) return false;
-  out.clear();
-  for (size_t i = 0; i < h.size(); i += 2) {
-    auto nib = [](char c) -> int {
-      if (c >= '0' && c <= '9') return c - '0';
-      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-      return -1;
-    };
-    int a = nib(h[i]), b = nib(h[i + 1]);
-    if (a < 0 || b < 0) return false;
-    out.push_back(static_cast<unsigned char>(a * 16 + b));
-  }
-  return true;
-}
-
 Pkey load_private(const std::string& path) {
   FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw InputError(path + ": cannot open private key");
@@ -56,6 +39,24 @@ Pkey load_private(const std::string& path) {
     throw InputError(path + ": not an Ed25519 private key in PEM form");
   }
   return Pkey(k);
+}
+
+// The Ed25519 public key a PEM text encodes; null if it encodes anything else.
+Pkey load_public(const std::string& pem) {
+  if (pem.size() > 1 << 20) return nullptr;  // far past any key; keeps the int length below exact
+  std::unique_ptr<BIO, BioFree> in(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
+  Pkey k(PEM_read_bio_PUBKEY(in.get(), nullptr, nullptr, nullptr));
+  if (!k || EVP_PKEY_id(k.get()) != EVP_PKEY_ED25519) return nullptr;
+  return k;
+}
+
+// SubjectPublicKeyInfo PEM, as OpenSSL writes it.
+std::string public_pem_of(EVP_PKEY* k) {
+  std::unique_ptr<BIO, BioFree> out(BIO_new(BIO_s_mem()));
+  PEM_write_bio_PUBKEY(out.get(), k);
+  char* data = nullptr;
+  long n = BIO_get_mem_data(out.get(), &data);
+  return std::string(data, static_cast<size_t>(n));
 }
 
 }  // namespace
@@ -91,50 +92,46 @@ void ed25519_keygen(const std::string& priv_path, const std::string& pub_path) {
 }
 
 std::string ed25519_public_pem_from_private(const std::string& priv_path) {
-  Pkey k = load_private(priv_path);
-  std::unique_ptr<BIO, BioFree> bio(BIO_new(BIO_s_mem()));
-  PEM_write_bio_PUBKEY(bio.get(), k.get());
-  char* data = nullptr;
-  long n = BIO_get_mem_data(bio.get(), &data);
-  return std::string(data, static_cast<size_t>(n));
+  return public_pem_of(load_private(priv_path).get());
 }
 
-std::string ed25519_sign_hex(const std::string& priv_path, std::string_view msg) {
+std::string ed25519_sign(const std::string& priv_path, std::string_view msg) {
   Pkey k = load_private(priv_path);
   MdCtx ctx(EVP_MD_CTX_new());
   size_t siglen = 0;
-  if (EVP_DigestSignInit(ctx.get(), nullptr, nullptr, nullptr, k.get()) != 1 ||
+  if (!ctx || EVP_DigestSignInit(ctx.get(), nullptr, nullptr, nullptr, k.get()) != 1 ||
       EVP_DigestSign(ctx.get(), nullptr, &siglen,
                      reinterpret_cast<const unsigned char*>(msg.data()), msg.size()) != 1)
     throw std::runtime_error("OpenSSL: Ed25519 sign init failed");
-  std::vector<unsigned char> sig(siglen);
-  if (EVP_DigestSign(ctx.get(), sig.data(), &siglen,
+  std::string sig(siglen, '\0');
+  if (EVP_DigestSign(ctx.get(), reinterpret_cast<unsigned char*>(sig.data()), &siglen,
                      reinterpret_cast<const unsigned char*>(msg.data()), msg.size()) != 1)
     throw std::runtime_error("OpenSSL: Ed25519 sign failed");
-  return to_hex(sig.data(), siglen);
+  sig.resize(siglen);
+  return sig;
 }
 
 std::string ed25519_canonical_public_pem(const std::string& pem) {
-  std::unique_ptr<BIO, BioFree> in(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
-  Pkey k(PEM_read_bio_PUBKEY(in.get(), nullptr, nullptr, nullptr));
-  if (!k || EVP_PKEY_id(k.get()) != EVP_PKEY_ED25519) return "";
-  std::unique_ptr<BIO, BioFree> out(BIO_new(BIO_s_mem()));
-  PEM_write_bio_PUBKEY(out.get(), k.get());
-  char* data = nullptr;
-  long n = BIO_get_mem_data(out.get(), &data);
-  return std::string(data, static_cast<size_t>(n));
+  Pkey k = load_public(pem);
+  return k ? public_pem_of(k.get()) : "";
 }
 
-bool ed25519_verify_hex(const std::string& public_pem, std::string_view msg,
-                        const std::string& sig_hex) {
-  std::unique_ptr<BIO, BioFree> bio(BIO_new_mem_buf(public_pem.data(), static_cast<int>(public_pem.size())));
-  Pkey k(PEM_read_bio_PUBKEY(bio.get(), nullptr, nullptr, nullptr));
-  if (!k || EVP_PKEY_id(k.get()) != EVP_PKEY_ED25519) return false;
-  std::vector<unsigned char> sig;
-  if (!from_hex(sig_hex, sig)) return false;
+std::string ed25519_raw_public_key(const std::string& pem) {
+  Pkey k = load_public(pem);
+  if (!k) return "";
+  std::string raw(32, '\0');
+  size_t n = raw.size();
+  if (EVP_PKEY_get_raw_public_key(k.get(), reinterpret_cast<unsigned char*>(raw.data()), &n) != 1 || n != 32)
+    return "";
+  return raw;
+}
+
+bool ed25519_verify(const std::string& public_pem, std::string_view msg, std::string_view sig) {
+  Pkey k = load_public(public_pem);
+  if (!k || sig.size() != 64) return false;
   MdCtx ctx(EVP_MD_CTX_new());
-  if (EVP_DigestVerifyInit(ctx.get(), nullptr, nullptr, nullptr, k.get()) != 1) return false;
-  return EVP_DigestVerify(ctx.get(), sig.data(), sig.size(),
+  if (!ctx || EVP_DigestVerifyInit(ctx.get(), nullptr, nullptr, nullptr, k.get()) != 1) return false;
+  return EVP_DigestVerify(ctx.get(), reinterpret_cast<const unsigned char*>(sig.data()), sig.size(),
                           reinterpret_cast<const unsigned char*>(msg.data()), msg.size()) == 1;
 }
 

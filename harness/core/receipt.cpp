@@ -4,6 +4,7 @@
 #include <set>
 
 #include "harness/core/crypto.hpp"
+#include "harness/core/dsse.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/fileio.hpp"
 #include "harness/core/json_io.hpp"
@@ -11,8 +12,6 @@
 #include "harness/core/verdicts.hpp"
 
 namespace kgate {
-
-static constexpr const char* kSignedMessage = "body_sha256 (64 lowercase hex characters, ASCII)";
 
 // Every object of the envelope has exactly these keys: nothing unsealed can ride along.
 static bool exact_keys(const json& j, std::initializer_list<const char*> keys) {
@@ -38,10 +37,9 @@ json seal_receipt(const json& body, const std::optional<std::string>& sign_key) 
       if (r.is_object() && r.contains("id") && r["id"].is_string()) rows[r["id"].get<std::string>()] = row_digest(r);
   seal["row_sha256"] = rows;
   if (sign_key) {
-    seal["signature"] = {{"scheme", "ed25519"},
-                         {"signed", kSignedMessage},
-                         {"public_key_pem", ed25519_public_pem_from_private(*sign_key)},
-                         {"signature_hex", ed25519_sign_hex(*sign_key, digest)}};
+    // A DSSE envelope whose payload is the body's canonical bytes (those body_sha256 digests).
+    seal["signature"] = {{"dsse", dsse_sign_ed25519(kInTotoPayloadType, canonicalize(body), *sign_key)},
+                         {"public_key_pem", ed25519_public_pem_from_private(*sign_key)}};
   } else {
     seal["signature"] = nullptr;
   }
@@ -224,9 +222,8 @@ AuditResult audit_receipt(const std::string& path, const std::optional<std::stri
     // Signature.
     const json& sig = seal.at("signature");
     if (!sig.is_null()) {
-      if (!exact_keys(sig, {"scheme", "signed", "public_key_pem", "signature_hex"}) || sig.at("scheme") != "ed25519" ||
-          sig.at("signed") != kSignedMessage || !sig.at("public_key_pem").is_string() || !sig.at("signature_hex").is_string()) {
-        bad("signature block is not the ed25519 form kgate writes");
+      if (!exact_keys(sig, {"dsse", "public_key_pem"}) || !sig.at("public_key_pem").is_string()) {
+        bad("signature block is not {dsse, public_key_pem}, the form kgate writes");
       } else {
         std::string pem = sig.at("public_key_pem");
         if (ed25519_canonical_public_pem(pem) != pem) bad("signature public key is not a canonical Ed25519 PEM");
@@ -234,8 +231,17 @@ AuditResult audit_receipt(const std::string& path, const std::optional<std::stri
           std::string want = read_file(*pubkey_path);
           if (want != pem) bad("signature key differs from --pubkey " + printable(*pubkey_path));
         }
-        if (!ed25519_verify_hex(pem, seal.at("body_sha256").get<std::string>(), sig.at("signature_hex")))
-          bad("Ed25519 signature does not verify");
+        std::string why;
+        std::optional<DsseEnvelope> env = dsse_decode(sig.at("dsse"), why);
+        if (!env) {
+          bad(why);
+        } else {
+          if (env->payload_type != kInTotoPayloadType)
+            bad("DSSE payloadType is not " + std::string(kInTotoPayloadType));
+          if (env->payload != canonicalize(body)) bad("DSSE payload is not this receipt's body");
+          if (env->keyid != dsse_keyid(pem)) bad("DSSE keyid is not the SHA-256 of the signature's raw public key");
+          if (!dsse_verify_ed25519(*env, pem)) bad("DSSE Ed25519 signature does not verify with the signature's public key");
+        }
       }
     } else if (pubkey_path) {
       bad("--pubkey given but the receipt is not signed");

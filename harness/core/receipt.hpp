@@ -28,7 +28,7 @@ std::string row_digest(const json& row);
 // correctness, config, disposition and error). An edit of any of them in a resealed body no
 // longer matches the sidecar; the derived fields are recomputed instead.
 std::string facts_digest(const json& predicate);
-// Seals `body`; signs the body digest with an Ed25519 PEM key when sign_key is given.
+// Seals `body`; with sign_key (an Ed25519 PEM), seal.signature is a DSSE envelope of the body.
 json seal_receipt(const json& body, const std::optional<std::string>& sign_key);
 std::string receipt_bytes(const json& receipt);  // canonical + "\n"
 // The samples sidecar a receipt names (predicate.samples.path, beside the receipt).

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "harness/core/crypto.hpp"
+#include "harness/core/dsse.hpp"
 #include "harness/core/fileio.hpp"
 #include "harness/core/numeric.hpp"
 #include "harness/core/receipt.hpp"
@@ -79,7 +80,75 @@ TEST_F(ReceiptTest, FreshReceiptAudits) {
 
 TEST_F(ReceiptTest, WrongPublicKeyIsRejected) {
   ed25519_keygen((dir_ / "o.key").string(), (dir_ / "o.pub").string());
-  EXPECT_FALSE(audit_receipt(path(), (dir_ / "o.pub").string()).ok());
+  AuditResult a = audit_receipt(path(), (dir_ / "o.pub").string());
+  ASSERT_EQ(a.problems.size(), 1u);
+  EXPECT_NE(a.problems[0].find("differs from --pubkey"), std::string::npos) << a.problems[0];
+}
+
+// seal.signature is {dsse, public_key_pem}: a DSSE envelope whose payload is exactly the body's
+// canonical bytes (those body_sha256 digests), signed over PAE by the embedded key.
+TEST_F(ReceiptTest, SignatureIsADsseEnvelopeOfTheBody) {
+  json r = json::parse(bytes_);
+  const json& sig = r["seal"]["signature"];
+  ASSERT_TRUE(sig.is_object());
+  EXPECT_EQ(sig.size(), 2u);
+  EXPECT_EQ(sig["public_key_pem"], read_file((dir_ / "k.pub").string()));
+  std::string why;
+  auto env = dsse_decode(sig["dsse"], why);
+  ASSERT_TRUE(env) << why;
+  EXPECT_EQ(env->payload_type, "application/vnd.in-toto+json");
+  EXPECT_EQ(env->payload, canonicalize(r["body"]));
+  EXPECT_EQ(sha256_hex(env->payload), r["seal"]["body_sha256"]);
+  EXPECT_EQ(env->keyid, sha256_hex(ed25519_raw_public_key(sig["public_key_pem"])));
+  EXPECT_TRUE(dsse_verify_ed25519(*env, sig["public_key_pem"]));
+}
+
+TEST_F(ReceiptTest, EveryForgedSignatureBlockIsCaught) {
+  json r = json::parse(bytes_);
+  const std::string k = (dir_ / "k.key").string(), o = (dir_ / "o2.key").string();
+  ed25519_keygen(o, (dir_ / "o2.pub").string());
+  auto problems = [&](const std::function<void(json&)>& edit) {
+    json t = r;
+    edit(t["seal"]["signature"]);
+    write_file_atomic(tampered(), receipt_bytes(t));
+    std::string all;
+    for (const auto& p : audit_receipt(tampered(), std::nullopt).problems) all += p + "\n";
+    return all;
+  };
+  auto caught = [&](const std::string& want, const std::function<void(json&)>& edit) {
+    std::string got = problems(edit);
+    EXPECT_NE(got.find(want), std::string::npos) << "want '" << want << "', got: " << got;
+  };
+  json other = r["body"];
+  other["predicate"]["rows"].erase(1);
+  // Another body, signed by the right key: a valid envelope, but not of this receipt.
+  caught("DSSE payload is not this receipt's body",
+         [&](json& s) { s["dsse"] = dsse_sign_ed25519(kInTotoPayloadType, canonicalize(other), k); });
+  caught("DSSE payloadType is not application/vnd.in-toto+json",
+         [&](json& s) { s["dsse"] = dsse_sign_ed25519("application/json", canonicalize(r["body"]), k); });
+  // The body signed by another key, the embedded key left as it was.
+  caught("does not verify", [&](json& s) { s["dsse"] = dsse_sign_ed25519(kInTotoPayloadType, canonicalize(r["body"]), o); });
+  caught("DSSE keyid", [&](json& s) { s["dsse"]["signatures"][0]["keyid"] = std::string(64, '0'); });
+  caught("does not verify", [&](json& s) {
+    std::string sig = *base64_decode(s["dsse"]["signatures"][0]["sig"].get<std::string>());
+    sig[0] ^= 1;
+    s["dsse"]["signatures"][0]["sig"] = base64_encode(sig);
+  });
+  caught("base64", [&](json& s) { s["dsse"]["payload"] = s["dsse"]["payload"].get<std::string>() + "="; });
+  caught("exactly one signature", [&](json& s) { s["dsse"]["signatures"].push_back(s["dsse"]["signatures"][0]); });
+  caught("not a canonical Ed25519 PEM", [&](json& s) { s["public_key_pem"] = s["public_key_pem"].get<std::string>() + "\n"; });
+  caught("signature block is not", [&](json& s) { s["scheme"] = "ed25519"; });
+  caught("signature block is not", [&](json& s) {  // the pre-DSSE form
+    s = {{"scheme", "ed25519"}, {"signed", "body_sha256"}, {"public_key_pem", s["public_key_pem"]}, {"signature_hex", "00"}};
+  });
+  // Key and envelope both replaced: the receipt verifies as signed by that key, so only
+  // --pubkey can tell (WrongPublicKeyIsRejected); a consistent re-signature is no problem.
+  EXPECT_EQ(problems([&](json& s) {
+              s = {{"dsse", dsse_sign_ed25519(kInTotoPayloadType, canonicalize(r["body"]), o)},
+                   {"public_key_pem", ed25519_public_pem_from_private(o)}};
+            }),
+            "");
+  EXPECT_EQ(problems([](json&) {}), "");
 }
 
 TEST_F(ReceiptTest, EverySingleByteChangeIsCaught) {
