@@ -60,7 +60,7 @@ namespace {
 
 // The device's measured peaks (environment.peaks), the denominators of "percent of peak" in
 // reports. Timed with CUDA events on the backend's stream: 2 warm-up calls, then the best
-// (shortest) of 10. Together ~0.1-0.3 s on an H200 (cuBLAS handle creation dominates).
+// (shortest) of 10. Estimated ~0.1-0.3 s together on an H200 (not yet timed there).
 constexpr int kPeakWarmups = 2, kPeakReps = 10;
 
 double best_seconds(cudaStream_t s, const std::function<void(cudaStream_t)>& op) {
