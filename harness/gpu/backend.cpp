@@ -3,10 +3,16 @@
 #include <cupti.h>
 #include <sys/utsname.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <functional>
+#include <map>
+#include <mutex>
 #include <thread>
+#include <vector>
 
+#include "harness/core/numeric.hpp"
 #include "harness/gpu/gpu.hpp"
 
 namespace kgate::gpu {
@@ -50,6 +56,122 @@ GpuBackend::GpuBackend(const std::string& timer, bool warm, int ordinal) : devic
   for (int i = 0; i < 3; ++i) timer_->measure([](cudaStream_t s) { launch_prime_kernel(s); }, device_.stream());
 }
 
+namespace {
+
+// The device's measured peaks (environment.peaks), the denominators of "percent of peak" in
+// reports. Timed with CUDA events on the backend's stream: 2 warm-up calls, then the best
+// (shortest) of 10. Estimated ~0.1-0.3 s together on an H200 (not yet timed there).
+constexpr int kPeakWarmups = 2, kPeakReps = 10;
+
+double best_seconds(cudaStream_t s, const std::function<void(cudaStream_t)>& op) {
+  Event a, b;
+  for (int i = 0; i < kPeakWarmups; ++i) op(s);
+  KGATE_CUDA(cudaStreamSynchronize(s));
+  float best_ms = 0;
+  for (int i = 0; i < kPeakReps; ++i) {
+    KGATE_CUDA(cudaEventRecord(a.get(), s));
+    op(s);
+    KGATE_CUDA(cudaEventRecord(b.get(), s));
+    KGATE_CUDA(cudaEventSynchronize(b.get()));
+    float ms = 0;
+    KGATE_CUDA(cudaEventElapsedTime(&ms, a.get(), b.get()));
+    if (i == 0 || ms < best_ms) best_ms = ms;
+  }
+  return best_ms * 1e-3;
+}
+
+// Copy: cudaMemcpyAsync device to device of 1 GiB; rate = 2 GiB (read + write) / time, the
+// convention of /work/shared/facts/h200-bandwidth.md.
+double measure_copy_bytes_per_s(cudaStream_t s) {
+  constexpr size_t kBytes = size_t{1} << 30;
+  DeviceBuffer src(kBytes), dst(kBytes);
+  KGATE_CUDA(cudaMemsetAsync(src.get(), 0xA5, kBytes, s));
+  const double t = best_seconds(s, [&](cudaStream_t st) {
+    KGATE_CUDA(cudaMemcpyAsync(dst.get(), src.get(), kBytes, cudaMemcpyDeviceToDevice, st));
+  });
+  return 2.0 * kBytes / t;
+}
+
+// Fills `buf` (n BF16 values) with approximately N(0, 1) data: a 2 MiB block generated on the
+// host (seeded), uploaded, then doubled in place on the device up to the buffer's size.
+void fill_normal_bf16(const DeviceBuffer& buf, size_t n, uint64_t seed, cudaStream_t s) {
+  std::vector<uint16_t> block(std::min<size_t>(n, size_t{1} << 20));
+  Rng rng(seed);
+  for (auto& v : block) v = f32_to_bf16_bits(rng.normal());
+  auto* p = buf.as<uint16_t>();
+  KGATE_CUDA(cudaMemcpyAsync(p, block.data(), block.size() * 2, cudaMemcpyHostToDevice, s));
+  for (size_t have = block.size(); have < n; have *= 2)
+    KGATE_CUDA(cudaMemcpyAsync(p + have, p, std::min(have, n - have) * 2, cudaMemcpyDeviceToDevice, s));
+  KGATE_CUDA(cudaStreamSynchronize(s));  // the host block goes out of scope
+}
+
+class CublasHandle {
+ public:
+  CublasHandle() { KGATE_CUBLAS(cublasCreate(&h_)); }
+  ~CublasHandle() { KGATE_CUBLAS_NOEXCEPT(cublasDestroy(h_)); }
+  CublasHandle(const CublasHandle&) = delete;
+  CublasHandle& operator=(const CublasHandle&) = delete;
+  cublasHandle_t get() const { return h_; }
+
+ private:
+  cublasHandle_t h_ = nullptr;
+};
+
+// GEMM: cublasGemmEx, BF16 A, B, C, FP32 compute, M = N = K = 8192, A transposed (both operands
+// K-contiguous, a linear layer's layout), random normal data; rate = 2 M N K / time.
+double measure_gemm_bf16_flops_per_s(cudaStream_t s) {
+  constexpr int kN = 8192;
+  constexpr size_t kElems = size_t{kN} * kN;
+  DeviceBuffer a(kElems * 2), b(kElems * 2), c(kElems * 2);
+  fill_normal_bf16(a, kElems, 0x6b67617465ull, s);
+  fill_normal_bf16(b, kElems, 0x7065616b73ull, s);
+  CublasHandle h;
+  KGATE_CUBLAS(cublasSetStream(h.get(), s));
+  const float alpha = 1.f, beta = 0.f;
+  const double t = best_seconds(s, [&](cudaStream_t) {
+    KGATE_CUBLAS(cublasGemmEx(h.get(), CUBLAS_OP_T, CUBLAS_OP_N, kN, kN, kN, &alpha, a.get(), CUDA_R_16BF, kN,
+                              b.get(), CUDA_R_16BF, kN, &beta, c.get(), CUDA_R_16BF, kN, CUBLAS_COMPUTE_32F,
+                              CUBLAS_GEMM_DEFAULT));
+  });
+  return 2.0 * kN * kN * kN / t;
+}
+
+// One peak: its value, or null with the reason appended to the method (a device that cannot
+// run the measurement, out of memory say, still gets an environment of the same shape).
+void measure_peak(json& peaks, const char* key, const char* method_key, std::string method,
+                  double (*measure)(cudaStream_t), cudaStream_t s) {
+  try {
+    peaks[key] = measure(s);
+  } catch (const DeviceError& e) {
+    cudaGetLastError();  // a non-sticky error (an allocation) must not reach the next call
+    peaks[key] = nullptr;
+    method += "; not measured: " + std::string(e.what());
+  }
+  peaks[method_key] = method;
+}
+
+// Measured once per process and device, when its environment is first built; buffers freed.
+json device_peaks(const Device& d) {
+  static std::mutex mu;
+  static std::map<int, json> done;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = done.find(d.ordinal());
+  if (it != done.end()) return it->second;
+  d.make_current();
+  json p = json::object();
+  measure_peak(p, "copy_bytes_per_s", "copy_method",
+               "cudaMemcpyAsync device to device of 1 GiB, CUDA events, best of 10 after 2 warm-ups; "
+               "rate = 2 x 1 GiB (read + write) / time",
+               &measure_copy_bytes_per_s, d.stream());
+  measure_peak(p, "gemm_bf16_flops_per_s", "gemm_method",
+               "cublasGemmEx BF16 in and out, CUBLAS_COMPUTE_32F, M = N = K = 8192, op(A) = A^T, random normal "
+               "data, CUDA events, best of 10 after 2 warm-ups; rate = 2 M N K / time",
+               &measure_gemm_bf16_flops_per_s, d.stream());
+  return done[d.ordinal()] = p;
+}
+
+}  // namespace
+
 json GpuBackend::environment() const {
   json e;
   e["backend"] = "cuda";
@@ -71,6 +193,7 @@ json GpuBackend::environment() const {
       break;
     }
   e["cpu"] = model;
+  e["peaks"] = device_peaks(device_);
   return e;
 }
 

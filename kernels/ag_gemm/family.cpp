@@ -18,6 +18,18 @@ void add_arms(Registry& r) {
          "gather, then an Eigen GEMM", nullptr, reinterpret_cast<void*>(&cpu_eigen_gemm)});
 }
 
+// The work model, per rank (every rank does the same; the campaign's time is one call of one
+// rank's arm): its GEMM of the gathered A [w*m, k] by B [k, n].
+//  flops: 2 * (w*m) * n * k (multiply-add = 2).
+//  bytes: the gathered A read once (w*m*k BF16), B read once (k*n BF16), C written once
+//    (w*m*n BF16). The all-gather's own traffic (sending A_r, receiving the other w - 1 shards
+//    into the gathered buffer) is not counted.
+Work work(const json& params) {
+  const Params p = Params::from_json(params);
+  const double rows = static_cast<double>(p.rows()), n = static_cast<double>(p.n), k = static_cast<double>(p.k);
+  return Work{2 * (rows * k + k * n + rows * n), 2 * rows * n * k};
+}
+
 }  // namespace
 }  // namespace kgate::ag_gemm
 
@@ -35,6 +47,7 @@ void register_family_ag_gemm(Registry& r) {
       {"k", PS::Kind::Int, true, 1, 1 << 20, {}, {}, "K"},
   };
   f.tolerance = [](const json&) { return Tolerance{1e-2, 1e-2}; };
+  f.work = &ag_gemm::work;
   f.make_cpu_context = &ag_gemm::make_cpu_context;
   r.add_family(std::move(f));
   ag_gemm::add_arms(r);

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 
+#include "harness/core/family.hpp"
 #include "harness/core/jcs.hpp"
 #include "kernels/calib/abi.h"
 
@@ -19,6 +20,12 @@ struct Problem {
   int abi_kind() const { return kind == "spin" ? CALIB_SPIN : kind == "overlap" ? CALIB_OVERLAP : CALIB_COPY; }
   json to_json() const { return {{"kind", kind}, {"us", us}, {"overlap_pct", overlap_pct}, {"bytes", bytes}}; }
 };
+
+// The work model (Family::work). spin and overlap: 0 bytes, 0 FLOPs (a spin loop touches no
+// memory and its arithmetic is not work; a zero model rather than none, so every calib row
+// carries one). copy: `bytes` read + `bytes` written = 2 * bytes, 0 FLOPs (the same convention
+// as environment.peaks.copy_bytes_per_s, so a copy row's TB/s reads against the copy peak).
+inline Work work(const Problem& p) { return p.kind == "copy" ? Work{2.0 * static_cast<double>(p.bytes), 0} : Work{}; }
 
 // Cycles of `us` microseconds at the SM clock measured at start-up (cycles per microsecond).
 inline long long spin_cycles(double us, double clock_mhz) { return static_cast<long long>(us * clock_mhz); }

@@ -10,6 +10,7 @@
 // the negative control that traps on every row.
 #include "kernels/calib/family.hpp"
 
+#include "kernels/calib/config.hpp"
 #ifdef KGATE_HAVE_CUDA
 #include "kernels/calib/launch.hpp"
 #endif
@@ -30,6 +31,7 @@ void register_family_calib([[maybe_unused]] Registry& r) {
       {"bytes", PS::Kind::Int, false, 1, int64_t(1) << 36, {}, 1 << 24, "copy: bytes"},
   };
   f.tolerance = [](const json&) { return Tolerance{0, 0}; };
+  f.work = [](const json& p) { return calib::work(calib::Problem::from_json(p)); };  // config.hpp
   f.make_gpu_context = &calib::make_gpu_context;
   r.add_family(std::move(f));
 

@@ -19,6 +19,30 @@ void add_arms(Registry& r) {
          reinterpret_cast<void*>(&cpu_eigen_batched)});
 }
 
+// The work model. T = batch * q_len query tokens, W = 128 + topk index columns, H = heads.
+//  bytes: the gathered KV rows, every index column of every token at the KV row size (BF16 1024 B;
+//    FP8 584 B = 448 e4m3 + 64 BF16 + 7 ue8m0 scales + 1 pad, its row stride) + the index table
+//    (T * W int32) + lens (T int32) + q and out (T * H * 512 BF16 each) + lse (T * H fp32) + the
+//    sink (H fp32) when present. Rows are counted per token (not deduplicated across tokens) and
+//    invalid (-1) or inactive columns count as gathered: FlashMLA's convention (it counts
+//    q + out + indexed tokens x 576 for MODEL1; this model adds the 8 scale bytes, the indices,
+//    lens and lse), so TB/s compares with its published numbers; with invalid_pct, ragged lens or
+//    empty tokens the data a kernel must read is less.
+//  flops: 2 * T * H * W * (d_qk + d_v), d_qk = d_v = 512: q.k and p.V as multiply-adds over every
+//    index column, -1 included (FlashMLA's count: 2 h_q b s_q topk (d_qk + d_v)); the softmax
+//    and the sink are not counted.
+Work work(const json& params) {
+  const Params p = Params::from_json(params);
+  const double T = static_cast<double>(p.tokens()), W = static_cast<double>(p.width());
+  const double H = static_cast<double>(p.heads);
+  Work w;
+  w.bytes = T * W * static_cast<double>(p.row_bytes()) + T * W * 4 + T * 4  // KV rows, indices, lens
+            + 2 * T * H * kD * 2 + T * H * 4                                // q, out, lse
+            + (p.sink ? H * 4 : 0);
+  w.flops = 2 * T * H * W * (kD + kD);
+  return w;
+}
+
 }  // namespace
 }  // namespace kgate::sparse_mla
 
@@ -50,6 +74,7 @@ void register_family_sparse_mla(Registry& r) {
   f.tolerance = [](const json& p) {
     return p["kv_dtype"] == "fp8" ? Tolerance{0.1, 0.1} : Tolerance{1e-2, 1e-2};
   };
+  f.work = &sparse_mla::work;
   f.make_cpu_context = &sparse_mla::make_cpu_context;
   r.add_family(std::move(f));
   sparse_mla::add_arms(r);

@@ -158,3 +158,42 @@ inline LaunchConfig floor_stream_config(const Problem& p, int resident_ctas) {
 }
 
 }  // namespace kgate::ssu::gpu
+
+namespace kgate::ssu {
+
+// The work model (Family::work) in its terms, from the normalized params. Per call:
+//  state_bytes: the state tile of every batch row that owns a slot (pad rows, slot -1, leave
+//    the pool untouched and read none of it), read once and written once in place:
+//    2 * (batch - pad_slots) * nheads * 64 * 128 * sizeof(state_dtype). The floor arms move
+//    exactly these bytes.
+//  side_bytes: every other tensor once at its dtype: x, out (and z when has_z) batch * nheads *
+//    64 io elements each (a fused view's fused_extra elements are not read); B and C batch *
+//    ngroups * 128 io elements each; dt batch * nheads weight elements; A, D, dt_bias nheads
+//    weight elements each; the slot table batch * 4 bytes.
+//  flops, per (batch row, head), pad rows included (every arm computes their output, on a zero
+//    state): per state element (64 x 128) 5 = the update s * dA + (dt' x[d]) * B[n] (a multiply
+//    and a multiply-add: 3) + the output's s * C[n] accumulation (a multiply-add: 2); per head
+//    row d (64) 1 for dt' x[d] + 2 for + D x[d], + 4 with z (z * sigmoid(z): 1 + e, a division,
+//    two multiplies); 2 per (batch row, head) for dt + dt_bias and A dt'. exp, log1p and the
+//    softplus branch are not counted. Multiply-add = 2.
+struct WorkTerms {
+  double state_bytes = 0, side_bytes = 0, flops = 0;
+};
+inline WorkTerms work_terms(const json& p) {
+  const double batch = p.at("batch").get<double>(), heads = p.at("nheads").get<double>();
+  const double groups = p.at("ngroups").get<double>(), owned = batch - p.at("pad_slots").get<double>();
+  const double s = p.at("state_dtype") == "bf16" ? 2 : 4, io = p.at("io_dtype") == "bf16" ? 2 : 4;
+  const double w = p.at("weight_dtype") == "bf16" ? 2 : 4;
+  const bool z = p.at("has_z").get<bool>();
+  constexpr double P = gpu::kP, N = gpu::kN;
+  WorkTerms t;
+  t.state_bytes = 2 * owned * heads * P * N * s;
+  t.side_bytes = batch * heads * P * io * (z ? 3 : 2)  // x, out, z
+                 + 2 * batch * groups * N * io         // B, C
+                 + batch * heads * w + 3 * heads * w   // dt; A, D, dt_bias
+                 + batch * 4;                          // slots
+  t.flops = batch * heads * (5 * P * N + P * (z ? 7 : 3) + 2);
+  return t;
+}
+
+}  // namespace kgate::ssu

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "harness/core/registry.hpp"
+#include "kernels/ssu/config.hpp"
 #ifdef KGATE_HAVE_CUDA
 #include "kernels/ssu/launch.hpp"
 #endif
@@ -105,6 +106,12 @@ void register_family_ssu(Registry& r) {
   f.check = ssu::check;
   f.tolerance = [](const json& p) {
     return p["io_dtype"] == "bf16" ? Tolerance{1e-2, 1e-2} : Tolerance{1e-4, 1e-4};
+  };
+  // Bytes: the owned state tiles read + written once in place, plus every side tensor once;
+  // FLOPs: the update and output arithmetic (kernels/ssu/config.hpp, work_terms).
+  f.work = [](const json& p) {
+    const ssu::WorkTerms t = ssu::work_terms(p);
+    return Work{t.state_bytes + t.side_bytes, t.flops};
   };
   f.make_cpu_context = &ssu::make_cpu_context;
 #ifdef KGATE_HAVE_CUDA

@@ -34,9 +34,8 @@ for row in r["rows"]:
     if row["disposition"] != "passed":
         print(row["id"], row["disposition"], row["error"], [ (c["arm"], c["passed"], c["worst"], c["note"]) for c in row["correctness"]]); continue
     b, f = row["pairs"]
-    p = row["params"]; esz = 2 if p["state_dtype"] == "bf16" else 4
-    nbytes = 2 * (p["batch"] - p["pad_slots"]) * p["nheads"] * 64 * 128 * esz
     fast = b["candidate_stats"]["median_us"]
+    # fast's bandwidth by the family's work model (work.bytes, recorded per row)
     print(f'{row["id"]:36s} fast {fast:9.2f} base {b["baseline_stats"]["median_us"]:9.2f} floor {f["baseline_stats"]["median_us"]:9.2f}'
-          f'  fast/floor {fast/f["baseline_stats"]["median_us"]:.3f}  floorBW {nbytes/f["baseline_stats"]["median_us"]/1e6:.2f} TB/s')
+          f'  fast/floor {fast/f["baseline_stats"]["median_us"]:.3f}  fast {row["work"]["bytes"]/fast/1e6:.2f} TB/s')
 PY

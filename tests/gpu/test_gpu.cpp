@@ -185,3 +185,23 @@ TEST(Gpu, SsuDiagnosticRoleIsCheckedAgainstTheOracle) {
   Correctness c = ctx->check(fake);
   EXPECT_FALSE(c.passed) << c.note;
 }
+
+// environment.peaks: measured once per process, in the range an H200 reaches (facts file:
+// cudaMemcpyAsync D2D 4.29 TB/s, cuBLAS BF16 GEMM K 8192 678-761 TFLOP/s on random data).
+TEST(Gpu, PeaksInTheEnvironmentAreH200Class) {
+  REQUIRE_GPU();
+  auto be = gpu::make_backend("events", true);
+  const std::string name = static_cast<gpu::GpuBackend&>(*be).device().name;
+  const json p = be->environment()["peaks"];
+  ASSERT_TRUE(p.is_object());
+  EXPECT_TRUE(p["copy_method"].is_string());
+  EXPECT_TRUE(p["gemm_method"].is_string());
+  ASSERT_TRUE(p["copy_bytes_per_s"].is_number()) << p.dump();
+  ASSERT_TRUE(p["gemm_bf16_flops_per_s"].is_number()) << p.dump();
+  EXPECT_EQ(be->environment()["peaks"], p) << "measured once per process";
+  if (name.find("H200") == std::string::npos) GTEST_SKIP() << "not an H200-class device: " << name << " " << p.dump();
+  EXPECT_GT(p["copy_bytes_per_s"].get<double>(), 3.5e12) << p.dump();
+  EXPECT_LT(p["copy_bytes_per_s"].get<double>(), 5e12) << p.dump();
+  EXPECT_GT(p["gemm_bf16_flops_per_s"].get<double>(), 4e14) << p.dump();
+  EXPECT_LT(p["gemm_bf16_flops_per_s"].get<double>(), 1e15) << p.dump();
+}
