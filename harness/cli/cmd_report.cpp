@@ -57,7 +57,10 @@ void add_report(CLI::App& app, Action& action) {
         for (const auto& r : v.rows) rows.push_back(r.record);
         emit(report_wide(rows, o->anchor), o->out);
       } else {
-        emit(f == "md" ? report_markdown(v) : f == "html" ? report_html(v) : f == "json" ? report_json(v) : report_csv(v),
+        emit(f == "md"     ? report_markdown(v)
+             : f == "html" ? report_html(v)
+             : f == "json" ? report_json(v)
+                           : report_csv(v),
              o->out);
       }
       return kExitOk;

@@ -28,8 +28,8 @@ std::optional<double> median_of(const std::optional<SampleStats>& s) {
 std::string class_rules(double t) {
   const std::string up = rt::shortest(1 + t), down = rt::shortest(1 - t), pct = rt::shortest(t * 100) + "%";
   return "FASTER: interval lower bound > 1 and change >= " + up + "; SLOWER: upper bound < 1 and change <= " + down +
-         "; SAME: the interval lies within [1/" + up + ", " + up + "], or it excludes 1 but the change is within " + pct +
-         " of 1; UNRESOLVED: anything else; UNMEASURED: a side has no ratio.";
+         "; SAME: the interval lies within [1/" + up + ", " + up + "], or it excludes 1 but the change is within " +
+         pct + " of 1; UNRESOLVED: anything else; UNMEASURED: a side has no ratio.";
 }
 
 json opt_json(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
@@ -48,7 +48,8 @@ std::string to_string(ChangeClass c) {
   return "?";
 }
 
-ChangeInterval change_interval(double old_ratio, const RatioInterval& old_ci, double new_ratio, const RatioInterval& new_ci) {
+ChangeInterval change_interval(double old_ratio, const RatioInterval& old_ci, double new_ratio,
+                               const RatioInterval& new_ci) {
   auto below = [](double r, const RatioInterval& ci) { return std::max(0.0, std::log(r) - std::log(ci.lo)); };
   auto above = [](double r, const RatioInterval& ci) { return std::max(0.0, std::log(ci.hi) - std::log(r)); };
   const double change = new_ratio / old_ratio;
@@ -127,8 +128,9 @@ CompareResult compare_receipts(const ReportView& old_v, const ReportView& new_v,
     if (!matched.count(key)) c.only_old.push_back(key);
   if (c.pairs.empty())
     throw InputError("no rows match: no (row id, baseline) pair is in both " + old_v.source + " (" +
-                     std::to_string(old_order.size()) + " pairs, candidate " + old_v.candidate + ") and " + new_v.source +
-                     " (" + std::to_string(c.only_new.size()) + " pairs, candidate " + new_v.candidate + ")");
+                     std::to_string(old_order.size()) + " pairs, candidate " + old_v.candidate + ") and " +
+                     new_v.source + " (" + std::to_string(c.only_new.size()) + " pairs, candidate " + new_v.candidate +
+                     ")");
   for (const auto& [b, v] : changes) c.by_baseline[b] = {static_cast<int64_t>(v.size()), geomean(v)};
   for (const auto& [b, tags] : tag_changes)
     for (const auto& [tag, v] : tags) c.by_tag[b][tag] = {static_cast<int64_t>(v.size()), geomean(v)};
@@ -138,8 +140,14 @@ CompareResult compare_receipts(const ReportView& old_v, const ReportView& new_v,
 std::string compare_markdown(const CompareResult& c) {
   std::vector<doc::Block> d;
   const CompareSide &o = c.old_side, &n = c.new_side;
-  Inline title = {T("kgate compare: "), C(n.candidate), T(", table "), C(n.table), T(", "), C(o.git_commit.substr(0, 12)),
-                  T(" -> "), C(n.git_commit.substr(0, 12))};
+  Inline title = {T("kgate compare: "),
+                  C(n.candidate),
+                  T(", table "),
+                  C(n.table),
+                  T(", "),
+                  C(o.git_commit.substr(0, 12)),
+                  T(" -> "),
+                  C(n.git_commit.substr(0, 12))};
   d.push_back(doc::heading(2, title));
   d.push_back(doc::para({T("Derived file: made by "), C("kgate compare"), T(" from "), C(o.source), T(" (body sha256 "),
                          C(o.body_sha256), T(") and "), C(n.source), T(" (body sha256 "), C(n.body_sha256), T(").")}));
@@ -147,16 +155,18 @@ std::string compare_markdown(const CompareResult& c) {
       {B("change = new ratio / old ratio, where ratio = baseline median / candidate median (> 1 = candidate faster): a "
          "change > 1 means the candidate gained on its baseline."),
        T(" Change interval: the two recorded " + rt::shortest(c.level * 100) +
-         "% ratio intervals combined in log space (half-widths in quadrature, lower and upper sides separately). Classes, "
-         "threshold " + rt::shortest(c.threshold) + ": " + class_rules(c.threshold))}));
+         "% ratio intervals combined in log space (half-widths in quadrature, lower and upper sides separately). "
+         "Classes, "
+         "threshold " +
+         rt::shortest(c.threshold) + ": " + class_rules(c.threshold))}));
   std::string counts;
   for (const char* k : {"SLOWER", "FASTER", "SAME", "UNRESOLVED", "UNMEASURED"}) {
     auto it = c.classes.find(k);
     if (it != c.classes.end()) counts += (counts.empty() ? "" : ", ") + std::to_string(it->second) + " " + k;
   }
   d.push_back(doc::para({B("Result: " + counts + " (of " + std::to_string(c.pairs.size()) + " matched pairs)"),
-                         T("; " + std::to_string(c.only_old.size()) + " only in old, " + std::to_string(c.only_new.size()) +
-                           " only in new.")}));
+                         T("; " + std::to_string(c.only_old.size()) + " only in old, " +
+                           std::to_string(c.only_new.size()) + " only in new.")}));
   auto baselines = [](const std::vector<std::string>& v) {
     std::string s;
     for (const auto& b : v) s += (s.empty() ? "" : ", ") + b;
@@ -165,7 +175,8 @@ std::string compare_markdown(const CompareResult& c) {
   doc::Table sides{{"", "old", "new"}, "lll", {}};
   sides.rows.push_back({{{T("receipt")}, {C(o.source)}, {C(n.source)}}, ""});
   sides.rows.push_back({{{T("commit")}, {C(o.git_commit)}, {C(n.git_commit)}}, ""});
-  sides.rows.push_back({{{T("table")}, {T(o.table + " (sha256 " + o.cases_sha256.substr(0, 12) + ")")},
+  sides.rows.push_back({{{T("table")},
+                         {T(o.table + " (sha256 " + o.cases_sha256.substr(0, 12) + ")")},
                          {T(n.table + " (sha256 " + n.cases_sha256.substr(0, 12) + ")")}},
                         ""});
   sides.rows.push_back({{{T("device")}, {T(o.device)}, {T(n.device)}}, ""});
@@ -175,7 +186,9 @@ std::string compare_markdown(const CompareResult& c) {
 
   doc::Table geo{{"vs baseline", "pairs with a change", "geomean change"}, "lrr", {}};
   for (const auto& [b, g] : c.by_baseline)
-    geo.rows.push_back({{{C(b)}, {T(std::to_string(g.pairs))}, {B(rt::ratio3(g.geomean) + " (" + rt::change_pct(g.geomean) + ")")}}, ""});
+    geo.rows.push_back(
+        {{{C(b)}, {T(std::to_string(g.pairs))}, {B(rt::ratio3(g.geomean) + " (" + rt::change_pct(g.geomean) + ")")}},
+         ""});
   d.push_back(doc::heading(3, {T("Geomean change")}));
   d.push_back(doc::table(std::move(geo)));
   if (!c.by_tag.empty()) {
@@ -190,7 +203,8 @@ std::string compare_markdown(const CompareResult& c) {
       doc::Table::Row r{{{T(tag)}}, ""};
       for (const auto& [b, m] : c.by_tag) {
         auto it = m.find(tag);
-        r.cells.push_back({T(it == m.end() ? "-" : rt::ratio3(it->second.geomean) + " (" + std::to_string(it->second.pairs) + ")")});
+        r.cells.push_back(
+            {T(it == m.end() ? "-" : rt::ratio3(it->second.geomean) + " (" + std::to_string(it->second.pairs) + ")")});
       }
       tags.rows.push_back(std::move(r));
     }
@@ -198,8 +212,8 @@ std::string compare_markdown(const CompareResult& c) {
     d.push_back(doc::table(std::move(tags)));
   }
 
-  doc::Table rows{{"row", "vs", "class", "change", "change CI", "old ratio", "new ratio", "candidate us old", "candidate us new",
-                   "baseline us old", "baseline us new"},
+  doc::Table rows{{"row", "vs", "class", "change", "change CI", "old ratio", "new ratio", "candidate us old",
+                   "candidate us new", "baseline us old", "baseline us new"},
                   "lllrrrrrrrr",
                   {}};
   auto us = [](const std::optional<double>& x) { return rt::opt(x, rt::sig4); };
@@ -208,19 +222,18 @@ std::string compare_markdown(const CompareResult& c) {
     std::string why;
     if (p.cls == ChangeClass::unmeasured)
       why = " (" + to_string(p.old_disposition) + " -> " + to_string(p.new_disposition) + ")";
-    rows.rows.push_back(
-        {{{C(p.id)},
-          {C(p.baseline)},
-          {p.cls == ChangeClass::slower || p.cls == ChangeClass::faster ? B(cls) : T(cls + why)},
-          {T(p.change ? rt::ratio3(*p.change) + " (" + rt::change_pct(*p.change) + ")" : "-")},
-          {T(p.change_ci ? rt::interval3(p.change_ci->lo, p.change_ci->hi) : "-")},
-          {T(rt::opt(p.old_ratio, rt::ratio3))},
-          {T(rt::opt(p.new_ratio, rt::ratio3))},
-          {T(us(p.old_candidate_us))},
-          {T(us(p.new_candidate_us))},
-          {T(us(p.old_baseline_us))},
-          {T(us(p.new_baseline_us))}},
-         ""});
+    rows.rows.push_back({{{C(p.id)},
+                          {C(p.baseline)},
+                          {p.cls == ChangeClass::slower || p.cls == ChangeClass::faster ? B(cls) : T(cls + why)},
+                          {T(p.change ? rt::ratio3(*p.change) + " (" + rt::change_pct(*p.change) + ")" : "-")},
+                          {T(p.change_ci ? rt::interval3(p.change_ci->lo, p.change_ci->hi) : "-")},
+                          {T(rt::opt(p.old_ratio, rt::ratio3))},
+                          {T(rt::opt(p.new_ratio, rt::ratio3))},
+                          {T(us(p.old_candidate_us))},
+                          {T(us(p.new_candidate_us))},
+                          {T(us(p.old_baseline_us))},
+                          {T(us(p.new_baseline_us))}},
+                         ""});
   }
   d.push_back(doc::heading(3, {T("Rows")}));
   d.push_back(doc::table(std::move(rows)));
@@ -236,8 +249,8 @@ std::string compare_markdown(const CompareResult& c) {
 
 std::string compare_json(const CompareResult& c) {
   auto side = [](const CompareSide& s) {
-    return json{{"receipt", s.source},   {"body_sha256", s.body_sha256}, {"git_commit", s.git_commit},
-                {"table", s.table},      {"cases_sha256", s.cases_sha256}, {"device", s.device},
+    return json{{"receipt", s.source},      {"body_sha256", s.body_sha256},   {"git_commit", s.git_commit},
+                {"table", s.table},         {"cases_sha256", s.cases_sha256}, {"device", s.device},
                 {"candidate", s.candidate}, {"baselines", s.baselines}};
   };
   auto ci = [](const auto& x) { return x ? json{{"lo", x->lo}, {"hi", x->hi}} : json(nullptr); };

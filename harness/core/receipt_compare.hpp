@@ -28,7 +28,8 @@ struct ChangeInterval {
 // upper half-width (log r - log lo, log hi - log r; 0 where the point lies outside its interval);
 // the change's lower side is the new lower and the old upper half-widths in quadrature, its
 // upper side the new upper and the old lower ones.
-ChangeInterval change_interval(double old_ratio, const RatioInterval& old_ci, double new_ratio, const RatioInterval& new_ci);
+ChangeInterval change_interval(double old_ratio, const RatioInterval& old_ci, double new_ratio,
+                               const RatioInterval& new_ci);
 ChangeClass classify_change(double change, const ChangeInterval& ci, double threshold);
 
 struct PairChange {
@@ -56,12 +57,12 @@ struct CompareSide {
 struct CompareResult {
   CompareSide old_side, new_side;
   double threshold = 0.02;
-  double level = 0.99;  // the newer receipt's interval level
-  std::vector<PairChange> pairs;  // in the newer receipt's row order
+  double level = 0.99;                                                  // the newer receipt's interval level
+  std::vector<PairChange> pairs;                                        // in the newer receipt's row order
   std::vector<std::pair<std::string, std::string>> only_old, only_new;  // (row id, baseline)
-  std::map<std::string, int64_t> classes;                            // "FASTER" -> pairs
-  std::map<std::string, GeomeanChange> by_baseline;                  // over pairs with a change
-  std::map<std::string, std::map<std::string, GeomeanChange>> by_tag;  // baseline -> "k=v" -> ...
+  std::map<std::string, int64_t> classes;                               // "FASTER" -> pairs
+  std::map<std::string, GeomeanChange> by_baseline;                     // over pairs with a change
+  std::map<std::string, std::map<std::string, GeomeanChange>> by_tag;   // baseline -> "k=v" -> ...
   bool any_slower() const;
 };
 

@@ -74,9 +74,11 @@ std::string report_json(const ReportView& v) {
   for (const auto& rv : v.rows) {
     json r = to_json(rv.record);
     r["figures"] = json::array();
-    for (size_t i = 0; i < rv.record.pairs.size(); ++i) r["figures"].push_back(figures_json(rv.record.pairs[i], rv.figures[i]));
+    for (size_t i = 0; i < rv.record.pairs.size(); ++i)
+      r["figures"].push_back(figures_json(rv.record.pairs[i], rv.figures[i]));
     r["failures"] = json::array();
-    for (const auto& f : rv.failures) r["failures"].push_back({{"gate", f.gate}, {"baseline", f.baseline}, {"reason", f.reason}});
+    for (const auto& f : rv.failures)
+      r["failures"].push_back({{"gate", f.gate}, {"baseline", f.baseline}, {"reason", f.reason}});
     j["rows"].push_back(std::move(r));
   }
   return j.dump(2) + "\n";
@@ -88,7 +90,8 @@ std::string report_csv(const ReportView& v) {
     for (auto it = rv.record.params.begin(); it != rv.record.params.end(); ++it) params.insert(it.key());
   std::ostringstream o;
   o << "row,family,tags,disposition,error,baseline,baseline_registered_role,candidate,baseline_median_us,"
-       "candidate_median_us,baseline_iqr_us,candidate_iqr_us,ratio,ratio_ci_lo,ratio_ci_hi,drift,strict,strict_median,"
+       "candidate_median_us,baseline_iqr_us,candidate_iqr_us,ratio_baseline_over_candidate,ratio_ci_lo,ratio_ci_hi,"
+       "drift,strict,strict_median,"
        "limit_value,work_bytes,work_flops,candidate_tb_per_s,candidate_tflop_per_s,pct_copy_peak,pct_gemm_peak,"
        "pct_of_floor,policy_verdict,failed_gates";
   for (const auto& p : params) o << "," << rt::csv("param." + p);
@@ -110,8 +113,8 @@ std::string report_csv(const ReportView& v) {
       o << rt::csv(r.id) << "," << rt::csv(r.family) << "," << rt::csv(tags) << "," << to_string(r.disposition) << ","
         << rt::csv(r.error.value_or("")) << "," << rt::csv(p.baseline) << "," << rt::csv(a ? a->registered_role : "")
         << "," << rt::csv(p.candidate) << "," << stat(p.baseline_stats, &SampleStats::median_us) << ","
-        << stat(p.candidate_stats, &SampleStats::median_us) << "," << stat(p.baseline_stats, &SampleStats::iqr_us) << ","
-        << stat(p.candidate_stats, &SampleStats::iqr_us) << "," << num(p.ratio) << ","
+        << stat(p.candidate_stats, &SampleStats::median_us) << "," << stat(p.baseline_stats, &SampleStats::iqr_us)
+        << "," << stat(p.candidate_stats, &SampleStats::iqr_us) << "," << num(p.ratio) << ","
         << num(p.ratio_ci ? std::optional<double>(p.ratio_ci->lo) : std::nullopt) << ","
         << num(p.ratio_ci ? std::optional<double>(p.ratio_ci->hi) : std::nullopt) << "," << num(p.drift) << ","
         << flag(f.strict) << "," << flag(f.strict_median) << "," << num(f.limit_value) << ","
@@ -132,8 +135,9 @@ std::string report_wide(const std::vector<RowRecord>& rows, const std::string& a
   auto g4 = [](double x) { return rt::printf_num("%.4g", x); };
   auto f3 = [](double x) { return rt::printf_num("%.3f", x); };
   std::ostringstream o;
-  o << "median us per arm (" << rt::md(t.arms[0]) << ": from its pairing with " << rt::md(t.arms[1]) << "), then time / "
-    << rt::md(t.anchor) << " (< 1: faster than the anchor; the inverse of kgate's ratio)\n\n| row |";
+  o << "median us per arm (" << rt::md(t.arms[0]) << ": from its pairing with " << rt::md(t.arms[1])
+    << "), then time / " << rt::md(t.anchor)
+    << " (< 1: faster than the anchor; the inverse of kgate's ratio)\n\n| row |";
   for (const auto& a : t.arms) o << " " << rt::md(a) << " |";
   for (const auto& a : t.arms) o << " " << rt::md(a) << " / anchor |";
   o << "\n|---|";
@@ -147,7 +151,8 @@ std::string report_wide(const std::vector<RowRecord>& rows, const std::string& a
       auto it = w.median_us.find(a);
       o << " " << (it != w.median_us.end() ? g4(it->second) : std::string("-")) << " |";
     }
-    for (size_t i = 0; i < t.arms.size(); ++i) o << " " << (w.over_anchor.empty() ? std::string("-") : f3(w.over_anchor[i])) << " |";
+    for (size_t i = 0; i < t.arms.size(); ++i)
+      o << " " << (w.over_anchor.empty() ? std::string("-") : f3(w.over_anchor[i])) << " |";
     o << "\n";
   }
   if (t.complete_rows) {

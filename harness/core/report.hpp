@@ -29,7 +29,8 @@ std::string report_html(const ReportView& v);
 inline constexpr int kHtmlHeaderPx = 120, kHtmlChartWidthPx = 960, kHtmlChartPx = 400;
 // The view as JSON (keys sorted, so stable), schema "kgate.report/1".
 std::string report_json(const ReportView& v);
-// One line per (row, pair), shortest round-trip numbers; empty fields where not measured.
+// One line per (row, pair), shortest round-trip numbers; empty fields where not measured. The
+// ratio column is named for its direction (ratio_baseline_over_candidate).
 std::string report_csv(const ReportView& v);
 // One line per row, one column per arm (the candidate's median is from its first pairing), then
 // every arm's median over the anchor arm's (default: the first baseline), and their geomeans

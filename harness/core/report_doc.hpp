@@ -28,12 +28,12 @@ struct Table {
 
 struct Block {
   enum Kind { heading, para, list, table, details, code } kind = para;
-  int level = 2;               // heading
-  Inline text;                 // heading, para; details: the summary
-  std::vector<Inline> items;   // list
-  Table tab;                   // table
-  std::vector<Block> children; // details
-  std::string code_text;       // code
+  int level = 2;                // heading
+  Inline text;                  // heading, para; details: the summary
+  std::vector<Inline> items;    // list
+  Table tab;                    // table
+  std::vector<Block> children;  // details
+  std::string code_text;        // code
 };
 inline Block heading(int level, Inline t) { return {Block::heading, level, std::move(t), {}, {}, {}, {}}; }
 inline Block para(Inline t) { return {Block::para, 0, std::move(t), {}, {}, {}, {}}; }

@@ -40,7 +40,8 @@ struct Scale {
     std::vector<double> out;
     if (log) {
       static const std::vector<std::vector<double>> sets = [] {
-        std::vector<std::vector<double>> s = {{1}, {1, 2, 5}, {1, 1.5, 2, 3, 5, 7}, {1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8}};
+        std::vector<std::vector<double>> s = {
+            {1}, {1, 2, 5}, {1, 1.5, 2, 3, 5, 7}, {1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8}};
         for (double step : {0.1, 0.02}) {
           std::vector<double> m;
           for (double x = 1; x < 10 - 1e-9; x += step) m.push_back(x);
@@ -87,10 +88,11 @@ class Svg {
        << kHtmlChartWidthPx << "\" height=\"" << kHtmlChartPx << "\" viewBox=\"0 0 " << kHtmlChartWidthPx << " "
        << kHtmlChartPx << "\" data-plot=\"" << kLeft << "," << kTop << "," << right_ << "," << bottom() << "\">\n"
        << "<rect x=\"0\" y=\"0\" width=\"" << kHtmlChartWidthPx << "\" height=\"" << kHtmlChartPx
-       << "\" fill=\"#ffffff\"/>\n<text x=\"" << kLeft << "\" y=\"16\" class=\"title\">" << rt::html(title) << "</text>\n"
+       << "\" fill=\"#ffffff\"/>\n<text x=\"" << kLeft << "\" y=\"16\" class=\"title\">" << rt::html(title)
+       << "</text>\n"
        << "<text x=\"" << kLeft << "\" y=\"32\" class=\"tick\">" << rt::html(subtitle) << "</text>\n"
-       << "<rect x=\"" << kLeft << "\" y=\"" << kTop << "\" width=\"" << right_ - kLeft << "\" height=\"" << bottom() - kTop
-       << "\" fill=\"none\" stroke=\"#cccccc\"/>\n";
+       << "<rect x=\"" << kLeft << "\" y=\"" << kTop << "\" width=\"" << right_ - kLeft << "\" height=\""
+       << bottom() - kTop << "\" fill=\"none\" stroke=\"#cccccc\"/>\n";
   }
   int left() const { return kLeft; }
   int right() const { return right_; }
@@ -106,11 +108,11 @@ class Svg {
       if (std::any_of(kept.begin(), kept.end(), [&](double k) { return std::fabs(k - py) < 16; })) continue;
       kept.push_back(py);
       o_ << "<line x1=\"" << kLeft - 4 << "\" y1=\"" << f1(py) << "\" x2=\"" << right_ << "\" y2=\"" << f1(py)
-         << "\" stroke=\"#eeeeee\"/><text x=\"" << kLeft - 6 << "\" y=\"" << f1(py + 4) << "\" class=\"tick\" text-anchor=\"end\">"
-         << rt::html(rt::printf_num("%.6g", t) + suffix) << "</text>\n";
+         << "\" stroke=\"#eeeeee\"/><text x=\"" << kLeft - 6 << "\" y=\"" << f1(py + 4)
+         << "\" class=\"tick\" text-anchor=\"end\">" << rt::html(rt::printf_num("%.6g", t) + suffix) << "</text>\n";
     }
-    o_ << "<text transform=\"translate(14," << (kTop + bottom()) / 2 << ") rotate(-90)\" class=\"tick\" text-anchor=\"middle\">"
-       << rt::html(label) << "</text>\n";
+    o_ << "<text transform=\"translate(14," << (kTop + bottom()) / 2
+       << ") rotate(-90)\" class=\"tick\" text-anchor=\"middle\">" << rt::html(label) << "</text>\n";
   }
   // At the given values (the data's own, when few), else at round ones; labels 32 px apart.
   void x_ticks(const Scale& x, std::vector<double> at) {
@@ -135,8 +137,8 @@ class Svg {
     }
   }
   void hline(double py, const char* color, const std::string& label) {
-    o_ << "<line x1=\"" << kLeft << "\" y1=\"" << f1(py) << "\" x2=\"" << right_ << "\" y2=\"" << f1(py) << "\" stroke=\""
-       << color << "\" stroke-width=\"1.5\"/><text x=\"" << right_ - 4 << "\" y=\"" << f1(py - 4)
+    o_ << "<line x1=\"" << kLeft << "\" y1=\"" << f1(py) << "\" x2=\"" << right_ << "\" y2=\"" << f1(py)
+       << "\" stroke=\"" << color << "\" stroke-width=\"1.5\"/><text x=\"" << right_ - 4 << "\" y=\"" << f1(py - 4)
        << "\" class=\"tick\" text-anchor=\"end\">" << rt::html(label) << "</text>\n";
   }
   std::ostringstream& out() { return o_; }
@@ -179,11 +181,15 @@ std::string ratio_chart(const ReportView& v, const std::string& baseline, int in
     const double px = s.left() + (i + 0.5) * slot;
     const PairRecord* p = pairs[i];
     if (!p || !p->ratio) {
-      s.out() << "<text x=\"" << f1(px) << "\" y=\"" << f1(y(1) - 6) << "\" class=\"tick\" text-anchor=\"middle\" fill=\"#888888\">"
+      s.out() << "<text x=\"" << f1(px) << "\" y=\"" << f1(y(1) - 6)
+              << "\" class=\"tick\" text-anchor=\"middle\" fill=\"#888888\">"
               << "\u00d7<title>" << rt::html(ids[i] + ": not measured") << "</title></text>\n";
       continue;
     }
-    const char* color = !p->ratio_ci ? "#999999" : p->ratio_ci->lo > 1 ? "#2e7d32" : p->ratio_ci->hi < 1 ? "#c62828" : "#f0a202";
+    const char* color = !p->ratio_ci          ? "#999999"
+                        : p->ratio_ci->lo > 1 ? "#2e7d32"
+                        : p->ratio_ci->hi < 1 ? "#c62828"
+                                              : "#f0a202";
     std::string tip = ids[i] + ": ratio " + rt::ratio3(*p->ratio);
     if (p->ratio_ci) tip += ", CI [" + rt::ratio3(p->ratio_ci->lo) + ", " + rt::ratio3(p->ratio_ci->hi) + "]";
     s.out() << "<g class=\"bar\" data-row=\"" << rt::html(ids[i]) << "\">";
@@ -238,7 +244,8 @@ std::vector<std::string> line_groups(const ReportView& v, const std::vector<doub
   for (const auto& k : tag_keys) {
     auto val = [&](const RowRecord& r) { return r.tags.count(k) ? r.tags.at(k) : std::string("-"); };
     if (determined(val)) continue;
-    for (size_t i = 0; i < v.rows.size(); ++i) keys[i] += (keys[i].empty() ? "" : " ") + k + "=" + val(v.rows[i].record);
+    for (size_t i = 0; i < v.rows.size(); ++i)
+      keys[i] += (keys[i].empty() ? "" : " ") + k + "=" + val(v.rows[i].record);
   }
   std::set<std::pair<std::string, double>> seen;
   bool unique = true;
@@ -250,7 +257,8 @@ std::vector<std::string> line_groups(const ReportView& v, const std::vector<doub
   for (const auto& k : param_keys) {
     auto val = [&](const RowRecord& r) { return r.params.contains(k) ? r.params[k].dump() : std::string("-"); };
     if (determined(val)) continue;
-    for (size_t i = 0; i < v.rows.size(); ++i) keys[i] += (keys[i].empty() ? "" : " ") + k + "=" + val(v.rows[i].record);
+    for (size_t i = 0; i < v.rows.size(); ++i)
+      keys[i] += (keys[i].empty() ? "" : " ") + k + "=" + val(v.rows[i].record);
   }
   return keys;
 }
@@ -302,7 +310,8 @@ std::string time_chart(const ReportView& v, int index) {
     const std::set<double> distinct(xs.begin(), xs.end());
     s.x_ticks(x, {distinct.begin(), distinct.end()});
     s.out() << "<text x=\"" << (s.left() + s.right()) / 2 << "\" y=\"" << s.bottom() + 36
-            << "\" class=\"tick\" text-anchor=\"middle\">" << rt::html(param + (x.log ? " (log scale)" : "")) << "</text>\n";
+            << "\" class=\"tick\" text-anchor=\"middle\">" << rt::html(param + (x.log ? " (log scale)" : ""))
+            << "</text>\n";
   }
   const double cat = double(s.right() - s.left()) / std::max<size_t>(1, ids.size());
   auto px = [&](double xv) { return param.empty() ? s.left() + (xv + 0.5) * cat : x(xv); };
@@ -318,7 +327,8 @@ std::string time_chart(const ReportView& v, int index) {
     s.out() << "<g class=\"series\"><path d=\"" << d << "\" fill=\"none\" stroke=\"" << color << "\" stroke-width=\"2\""
             << (*kDashes[dash] ? std::string(" stroke-dasharray=\"") + kDashes[dash] + "\"" : "") << "/>";
     for (const auto& [xv, t] : se.points)
-      s.out() << "<circle cx=\"" << f1(px(xv)) << "\" cy=\"" << f1(y(t)) << "\" r=\"3\" fill=\"" << color << "\"><title>"
+      s.out() << "<circle cx=\"" << f1(px(xv)) << "\" cy=\"" << f1(y(t)) << "\" r=\"3\" fill=\"" << color
+              << "\"><title>"
               << rt::html(se.arm + (se.group.empty() ? "" : " " + se.group) + ": " + rt::sig4(t) + " us at " +
                           (param.empty() ? "row " + ids[size_t(xv)] : param + "=" + rt::printf_num("%.6g", xv)))
               << "</title></circle>";
@@ -368,7 +378,8 @@ std::string percent_chart(const ReportView& v, int index) {
   for (size_t i = 0; i < ids.size(); ++i) {
     if (!pct[i]) continue;
     s.out() << "<g class=\"bar\" data-row=\"" << rt::html(ids[i]) << "\">";
-    bar(s, s.left() + (i + 0.5) * slot, std::max(2.0, slot * 0.6), y(0), y(*pct[i]), "#5470c6", ids[i] + ": " + rt::pct1(*pct[i]));
+    bar(s, s.left() + (i + 0.5) * slot, std::max(2.0, slot * 0.6), y(0), y(*pct[i]), "#5470c6",
+        ids[i] + ": " + rt::pct1(*pct[i]));
     s.out() << "</g>\n";
   }
   s.hline(y(100), "#000000", "100%");

@@ -42,24 +42,24 @@ Inline arms_inline(const std::vector<std::string>& names) {
   return in;
 }
 
-std::string ci_text(const PairRecord& p) {
-  return p.ratio_ci ? rt::interval3(p.ratio_ci->lo, p.ratio_ci->hi) : "-";
-}
+std::string ci_text(const PairRecord& p) { return p.ratio_ci ? rt::interval3(p.ratio_ci->lo, p.ratio_ci->hi) : "-"; }
 
 doc::Block baseline_table(const ReportView& v) {
-  doc::Table t{{"vs baseline", "registered role", "measured rows", "geomean ratio", "worst row", "min ratio"}, "llrrlr", {}};
+  doc::Table t{
+      {"vs baseline", "registered role", "measured rows", "geomean ratio", "worst row", "min ratio"}, "llrrlr", {}};
   for (const auto& b : v.baselines) {
     auto it = v.summary.by_baseline.find(b);
     if (it == v.summary.by_baseline.end()) continue;
     const BaselineSummary& s = it->second;
     const ArmInfo* a = v.arm(b);
-    t.rows.push_back({{{C(b)},
-                       {T(a && !a->registered_role.empty() ? a->registered_role : "-")},
-                       {T(std::to_string(s.measured_rows) + " of " + std::to_string(s.measured_rows + s.unmeasured_rows))},
-                       {B(rt::opt(s.geomean_ratio, rt::ratio3))},
-                       {s.min_ratio_row ? C(*s.min_ratio_row) : T("-")},
-                       {T(rt::opt(s.min_ratio, rt::ratio3))}},
-                      ""});
+    t.rows.push_back(
+        {{{C(b)},
+          {T(a && !a->registered_role.empty() ? a->registered_role : "-")},
+          {T(std::to_string(s.measured_rows) + " of " + std::to_string(s.measured_rows + s.unmeasured_rows))},
+          {B(rt::opt(s.geomean_ratio, rt::ratio3))},
+          {s.min_ratio_row ? C(*s.min_ratio_row) : T("-")},
+          {T(rt::opt(s.min_ratio, rt::ratio3))}},
+         ""});
   }
   return doc::table(std::move(t));
 }
@@ -87,9 +87,10 @@ doc::Block tag_table(const ReportView& v) {
 }
 
 doc::Block rows_table(const ReportView& v) {
-  doc::Table t{{"row", "tags", "disposition", "vs", "baseline us", "candidate us", "ratio", "99% CI", "strict / median"},
-               "llllrrrrl",
-               {}};
+  doc::Table t{
+      {"row", "tags", "disposition", "vs", "baseline us", "candidate us", "ratio", "99% CI", "strict / median"},
+      "llllrrrrl",
+      {}};
   const bool work = v.has_work(), flops = v.has_flops(), copy = v.has_copy_peak(), gemm = v.has_gemm_peak(),
              floor = v.has_floor();
   auto col = [&](bool on, const char* name) {
@@ -164,13 +165,16 @@ doc::Block arms_details(const ReportView& v) {
   doc::Table arms{{"arm", "role", "registered role", "backend", "declared kernels"}, "lllll", {}};
   doc::Table sources{{"arm", "source", "sha256"}, "lll", {}};
   for (const auto& a : v.arms) {
-    arms.rows.push_back({{{C(a.name)}, {T(a.role)}, {T(a.registered_role.empty() ? "-" : a.registered_role)},
+    arms.rows.push_back({{{C(a.name)},
+                          {T(a.role)},
+                          {T(a.registered_role.empty() ? "-" : a.registered_role)},
                           {T(a.backend.empty() ? "-" : a.backend)},
                           {T(a.kernel_names.empty() ? "-" : joined(a.kernel_names, " "))}},
                          ""});
     for (const auto& [path, sha] : a.sources) sources.rows.push_back({{{C(a.name)}, {C(path)}, {C(sha)}}, ""});
   }
-  return doc::details({T("Arms and their source digests")}, {doc::table(std::move(arms)), doc::table(std::move(sources))});
+  return doc::details({T("Arms and their source digests")},
+                      {doc::table(std::move(arms)), doc::table(std::move(sources))});
 }
 
 doc::Block correctness_details(const ReportView& v) {
@@ -212,9 +216,10 @@ std::optional<doc::Block> side_details(const ReportView& v) {
       auto med = [&](const std::optional<std::map<std::string, SideSummary>>& m) {
         return m && m->count(arm) ? rt::sig4(m->at(arm).median) : std::string("-");
       };
-      const std::string clk = r.sm_clock_mhz && r.sm_clock_mhz->count(arm)
-                                  ? rt::shortest(r.sm_clock_mhz->at(arm).min) + "-" + rt::shortest(r.sm_clock_mhz->at(arm).max)
-                                  : "-";
+      const std::string clk =
+          r.sm_clock_mhz && r.sm_clock_mhz->count(arm)
+              ? rt::shortest(r.sm_clock_mhz->at(arm).min) + "-" + rt::shortest(r.sm_clock_mhz->at(arm).max)
+              : "-";
       t.rows.push_back({{{C(r.id)},
                          {C(arm)},
                          {T(med(r.events_timer_us))},
@@ -225,7 +230,8 @@ std::optional<doc::Block> side_details(const ReportView& v) {
     }
   }
   if (t.rows.empty()) return std::nullopt;
-  return doc::details({T("Side measurements (events timer, own clock, SM clock, throttling)")}, {doc::table(std::move(t))});
+  return doc::details({T("Side measurements (events timer, own clock, SM clock, throttling)")},
+                      {doc::table(std::move(t))});
 }
 
 }  // namespace
@@ -245,17 +251,18 @@ ReportDocument report_document(const ReportView& v) {
                            v.interval.method + " (" + std::to_string(v.interval.resamples) +
                            " resamples over the run's groups and ABBA/BAAB blocks); strict = its lower bound > 1.")}));
   const Summary& s = v.summary;
-  d.push_back(doc::para({B("Verdict: " + std::to_string(s.policy_passed) + " of " + std::to_string(s.rows) +
-                           " rows pass the policy, " + std::to_string(s.policy_failed) + " fail."),
-                         T(" Failed gates: " + counts_text(s.gate_failures) + ". Dispositions: " +
-                           counts_text(s.dispositions) + ".")}));
+  d.push_back(doc::para(
+      {B("Verdict: " + std::to_string(s.policy_passed) + " of " + std::to_string(s.rows) + " rows pass the policy, " +
+         std::to_string(s.policy_failed) + " fail."),
+       T(" Failed gates: " + counts_text(s.gate_failures) + ". Dispositions: " + counts_text(s.dispositions) + ".")}));
   std::vector<doc::Block>& body = doc_parts.body;
   std::vector<Inline> facts;
   facts.push_back({T("cases: "), C(v.cases_path), T(" (table " + v.table + ", family " + v.family + ", sha256 "),
                    C(short_sha(v.cases_sha256)), T("), " + std::to_string(v.rows.size()) + " rows")});
   facts.push_back({T("device: " + v.device + "; backend " + v.backend + ", timer " + v.timer)});
-  facts.push_back({T("commit: "), C(v.git_commit), T(" (kgate " + v.tool_version + ")" +
-                                                  (v.finished_utc.empty() ? "" : ", finished " + v.finished_utc))});
+  facts.push_back(
+      {T("commit: "), C(v.git_commit),
+       T(" (kgate " + v.tool_version + ")" + (v.finished_utc.empty() ? "" : ", finished " + v.finished_utc))});
   facts.push_back({T("policy: " + policy_text(v.policy))});
   std::string peaks = "-";
   if (v.peaks) {
@@ -270,10 +277,10 @@ ReportDocument report_document(const ReportView& v) {
   body.push_back(doc::heading(3, {T("Geomean ratio by tag")}));
   body.push_back(tag_table(v));
   body.push_back(doc::heading(3, {T("Rows")}));
-  body.push_back(doc::para(
-      {T("us: medians. ratio: baseline / candidate. strict / median: the recorded verdicts of the gates judging the pair "
-         "(CI lower bound > 1 / median ratio > 1). TB/s, TFLOP/s: the family's work model over the candidate's median; "
-         "% copy / GEMM peak: of the peaks measured at start-up; % of floor: floor time / candidate time.")}));
+  body.push_back(doc::para({T(
+      "us: medians. ratio: baseline / candidate. strict / median: the recorded verdicts of the gates judging the pair "
+      "(CI lower bound > 1 / median ratio > 1). TB/s, TFLOP/s: the family's work model over the candidate's median; "
+      "% copy / GEMM peak: of the peaks measured at start-up; % of floor: floor time / candidate time.")}));
   body.push_back(rows_table(v));
   for (auto& b : failures_section(v)) body.push_back(std::move(b));
   body.push_back(doc::heading(3, {T("Details")}));

@@ -99,14 +99,16 @@ std::string correctness_text(const RowRecord& row) {
     if (c.result.passed) continue;
     const Correctness& r = c.result;
     if (!s.empty()) s += "; ";
-    s += c.arm + ": " + std::to_string(r.mismatches) + " of " + std::to_string(r.elements) + " elements out of tolerance";
+    s += c.arm + ": " + std::to_string(r.mismatches) + " of " + std::to_string(r.elements) +
+         " elements out of tolerance";
     if (r.nonfinite) s += ", " + std::to_string(r.nonfinite) + " non-finite";
     if (r.unwritten) s += ", " + std::to_string(r.unwritten) + " never written";
     if (!r.worst.empty())
-      s += "; worst " + r.worst + ": out " + report_text::shortest(r.worst_out) + ", ref " + report_text::shortest(r.worst_ref);
-    s += "; max abs err " + report_text::shortest(r.max_abs_err) + ", max rel err " + report_text::shortest(r.max_rel_err) +
-         " (tolerance atol " + report_text::shortest(row.tolerance.atol) + ", rtol " +
-         report_text::shortest(row.tolerance.rtol) + ")";
+      s += "; worst " + r.worst + ": out " + report_text::shortest(r.worst_out) + ", ref " +
+           report_text::shortest(r.worst_ref);
+    s += "; max abs err " + report_text::shortest(r.max_abs_err) + ", max rel err " +
+         report_text::shortest(r.max_rel_err) + " (tolerance atol " + report_text::shortest(row.tolerance.atol) +
+         ", rtol " + report_text::shortest(row.tolerance.rtol) + ")";
     if (!r.note.empty()) s += "; " + r.note;
   }
   return s.empty() ? "no arm's check failed (the row did not reach its check)" : s;
@@ -121,15 +123,16 @@ std::string pair_gate_text(const std::string& gate, const RowRecord& row, const 
   if (gate == "strict")
     return who + "interval " + report_text::interval3(p.ratio_ci->lo, p.ratio_ci->hi) + ": lower bound " +
            (p.ratio_ci->lo > 1 ? "> 1" : "<= 1, not resolved faster");
-  if (gate == "strict_median") return who + "median ratio " + report_text::ratio3(*p.ratio) + (*p.ratio > 1 ? " > 1" : " <= 1");
+  if (gate == "strict_median")
+    return who + "median ratio " + report_text::ratio3(*p.ratio) + (*p.ratio > 1 ? " > 1" : " <= 1");
   if (gate == "limit") {
     if (!f.limit_value) return who + "no limit value recorded";
     const double L = *f.limit_value, bound = (1 + L) * p.baseline_stats->median_us;
     std::string s = who + "limit " + report_text::shortest(L) + " (this row's";
     if (gates.limit && *gates.limit != L) s += "; policy default " + report_text::shortest(*gates.limit);
     return s + "): candidate " + sig4(p.candidate_stats->median_us) + " us " +
-           (p.candidate_stats->median_us <= bound ? "<= " : "> ") + "(1 + " + report_text::shortest(L) + ") x baseline " +
-           sig4(p.baseline_stats->median_us) + " us = " + sig4(bound) + " us";
+           (p.candidate_stats->median_us <= bound ? "<= " : "> ") + "(1 + " + report_text::shortest(L) +
+           ") x baseline " + sig4(p.baseline_stats->median_us) + " us = " + sig4(bound) + " us";
   }
   if (gate == "drift") {
     std::string s = who + "drift " + report_text::ratio3(*p.drift);
@@ -212,10 +215,12 @@ bool ReportView::is_floor(const std::string& name) const {
   return a && a->registered_role == "floor";
 }
 bool ReportView::has_work() const {
-  return std::any_of(rows.begin(), rows.end(), [](const RowView& r) { return r.record.work && r.record.work->bytes > 0; });
+  return std::any_of(rows.begin(), rows.end(),
+                     [](const RowView& r) { return r.record.work && r.record.work->bytes > 0; });
 }
 bool ReportView::has_flops() const {
-  return std::any_of(rows.begin(), rows.end(), [](const RowView& r) { return r.record.work && r.record.work->flops > 0; });
+  return std::any_of(rows.begin(), rows.end(),
+                     [](const RowView& r) { return r.record.work && r.record.work->flops > 0; });
 }
 bool ReportView::has_copy_peak() const { return peaks && peaks->copy_bytes_per_s && has_work(); }
 bool ReportView::has_gemm_peak() const { return peaks && peaks->gemm_bf16_flops_per_s && has_flops(); }
@@ -256,8 +261,12 @@ ReportView report_view(const json& receipt, const std::string& source) {
   const json& arms = field(pred, "arms", "");
   if (!arms.is_array()) throw AuditError("report: field 'arms': not an array");
   for (const auto& a : arms) {
-    ArmInfo info{str_field(a, "name", "arms[]."), str_field(a, "role", "arms[]."), opt_str(a, "registered_role"),
-                 opt_str(a, "backend"), {}, {}};
+    ArmInfo info{str_field(a, "name", "arms[]."),
+                 str_field(a, "role", "arms[]."),
+                 opt_str(a, "registered_role"),
+                 opt_str(a, "backend"),
+                 {},
+                 {}};
     if (a.contains("kernel_names") && a["kernel_names"].is_array())
       for (const auto& k : a["kernel_names"])
         if (k.is_string()) info.kernel_names.push_back(k.get<std::string>());

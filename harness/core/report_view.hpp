@@ -18,7 +18,8 @@
 
 namespace kgate {
 
-inline constexpr const char* kRatioDirection = "ratio = baseline median / candidate median: > 1 means the candidate is faster";
+inline constexpr const char* kRatioDirection =
+    "ratio = baseline median / candidate median: > 1 means the candidate is faster";
 
 struct ArmInfo {
   std::string name, role, registered_role, backend;  // role: in this run (candidate | baseline)
@@ -61,10 +62,10 @@ struct ReportView {
   std::string body_sha256;
   std::string tool_version, git_commit, binary_sha256;
   std::string backend, timer;
-  std::string device;       // "NVIDIA H200 (sm 9.0)" or "CPU Intel(R) Xeon(R) (2 logical CPUs)"
-  json environment;         // as recorded (details only)
+  std::string device;  // "NVIDIA H200 (sm 9.0)" or "CPU Intel(R) Xeon(R) (2 logical CPUs)"
+  json environment;    // as recorded (details only)
   std::optional<Peaks> peaks;
-  json protocol;            // as recorded (details only)
+  json protocol;  // as recorded (details only)
   int64_t groups = 0, blocks = 0, m = 0;
   IntervalSpec interval;
   std::string cases_path, cases_sha256, table, family;

@@ -71,7 +71,7 @@ Correctness check(bool passed) {
 // The verdicts derive_row gives under fixture_policy() (pair gates only by_baseline).
 void judge(RowRecord& r, const Policy& pol) {
   const bool measured = r.disposition == Disposition::passed;
-  json raw = {{"strict", nullptr}, {"strict_median", nullptr}, {"limit", nullptr}, {"limit_value", nullptr},
+  json raw = {{"strict", nullptr}, {"strict_median", nullptr}, {"limit", nullptr},   {"limit_value", nullptr},
               {"drift", nullptr},  {"parity", nullptr},        {"fallback", nullptr}};
   bool correct = r.disposition != Disposition::incorrect;
   for (const auto& c : r.correctness) correct &= c.result.passed;
@@ -83,10 +83,13 @@ void judge(RowRecord& r, const Policy& pol) {
   for (const auto& [name, g] : pol.by_baseline) {
     std::optional<double> L = g.limit;
     for (const auto& [kv, v] : g.limit_by_tag)
-      if (r.tags.count(kv.substr(0, kv.find('='))) && r.tags.at(kv.substr(0, kv.find('='))) == kv.substr(kv.find('=') + 1))
+      if (r.tags.count(kv.substr(0, kv.find('='))) &&
+          r.tags.at(kv.substr(0, kv.find('='))) == kv.substr(kv.find('=') + 1))
         L = v;
-    json b = {{"strict", nullptr}, {"strict_median", nullptr}, {"limit", nullptr}, {"limit_value", L ? json(*L) : json(nullptr)},
-              {"drift", nullptr},  {"parity", nullptr},        {"fallback", nullptr}};
+    json b = {{"strict", nullptr},  {"strict_median", nullptr},
+              {"limit", nullptr},   {"limit_value", L ? json(*L) : json(nullptr)},
+              {"drift", nullptr},   {"parity", nullptr},
+              {"fallback", nullptr}};
     for (const auto& p : r.pairs)
       if (p.baseline == name && measured) {
         b["strict"] = p.ratio_ci->lo > 1;
@@ -129,8 +132,10 @@ RowRecord make_row(const RowSpec& s, const Policy& pol) {
   }
   r.work = Work{s.batch * 4e6, s.batch * 2e9};
   if (!s.pairs.empty() && s.batch == 1) {
-    r.events_timer_us = std::map<std::string, SideSummary>{{"k.base", {10.25, 9.9, 11.5, 36}}, {"k.new", {8.125, 7.9, 9, 36}}};
-    r.sm_clock_mhz = std::map<std::string, SideSummary>{{"k.base", {1980, 1965, 1980, 36}}, {"k.new", {1980, 1980, 1980, 36}}};
+    r.events_timer_us =
+        std::map<std::string, SideSummary>{{"k.base", {10.25, 9.9, 11.5, 36}}, {"k.new", {8.125, 7.9, 9, 36}}};
+    r.sm_clock_mhz =
+        std::map<std::string, SideSummary>{{"k.base", {1980, 1965, 1980, 36}}, {"k.new", {1980, 1980, 1980, 36}}};
     r.throttled_samples = 0;
   }
   judge(r, pol);
@@ -139,16 +144,36 @@ RowRecord make_row(const RowSpec& s, const Policy& pol) {
 
 std::vector<RowSpec> old_rows() {
   return {
-      {"r1-b1", 1, {{"band", "narrow"}, {"dtype", "bf16"}}, Disposition::passed, std::nullopt,
+      {"r1-b1",
+       1,
+       {{"band", "narrow"}, {"dtype", "bf16"}},
+       Disposition::passed,
+       std::nullopt,
        {{"k.base", 10, 8, 1.2, 1.3}, {"k.floor", 7.8, 8, 0.97, 0.98}}},
-      {"r2-b4", 4, {{"band", "narrow"}, {"dtype", "fp32"}}, Disposition::passed, std::nullopt,
+      {"r2-b4",
+       4,
+       {{"band", "narrow"}, {"dtype", "fp32"}},
+       Disposition::passed,
+       std::nullopt,
        {{"k.base", 20, 19, 0.98, 1.12}, {"k.floor", 18.5, 19, 0.97, 0.977}}},
-      {"r3-b16", 16, {{"band", "wide"}, {"dtype", "bf16"}}, Disposition::passed, std::nullopt,
+      {"r3-b16",
+       16,
+       {{"band", "wide"}, {"dtype", "bf16"}},
+       Disposition::passed,
+       std::nullopt,
        {{"k.base", 50, 40, 1.1, 1.4}, {"k.floor", 25, 40, 0.6, 0.65}}},
-      {kOddId, 64, {{"band", "wide"}, {"dtype", "bf16"}}, Disposition::incorrect,
-       "k.new: 3 mismatches | worst <out[b=3,h=1]> & more", {}},
-      {"r5-fail", 2, {{"band", "narrow"}, {"dtype", "bf16"}}, Disposition::failed,
-       "device error: cudaErrorIllegalAddress\nat launch.cu:42", {}},
+      {kOddId,
+       64,
+       {{"band", "wide"}, {"dtype", "bf16"}},
+       Disposition::incorrect,
+       "k.new: 3 mismatches | worst <out[b=3,h=1]> & more",
+       {}},
+      {"r5-fail",
+       2,
+       {{"band", "narrow"}, {"dtype", "bf16"}},
+       Disposition::failed,
+       "device error: cudaErrorIllegalAddress\nat launch.cu:42",
+       {}},
   };
 }
 
@@ -160,7 +185,11 @@ std::vector<RowSpec> new_rows() {
   rows[1].pairs = {{"k.base", 21.2, 20, 0.99, 1.13}, {"k.floor", 19.8, 20, 0.988, 0.992}};
   rows[2].pairs = {{"k.base", 40, 40, 0.95, 1.05}, {"k.floor", 25.2, 40, 0.62, 0.64}};
   rows.pop_back();
-  rows.push_back({"r6-new", 8, {{"band", "narrow"}, {"dtype", "bf16"}}, Disposition::passed, std::nullopt,
+  rows.push_back({"r6-new",
+                  8,
+                  {{"band", "narrow"}, {"dtype", "bf16"}},
+                  Disposition::passed,
+                  std::nullopt,
                   {{"k.base", 30, 20, 1.4, 1.6}, {"k.floor", 19, 20, 0.94, 0.96}}});
   return rows;
 }
@@ -188,12 +217,17 @@ json fixture_receipt(const std::vector<RowSpec>& specs, const std::string& commi
                     {"gemm_method", "cuBLAS BF16 8192^3"}};
   IntervalSpec interval;
   json pred;
-  pred["tool"] = {{"name", "kgate"}, {"version", "0.1.0"}, {"git_commit", commit}, {"binary_sha256", std::string(64, 'b')}};
+  pred["tool"] = {
+      {"name", "kgate"}, {"version", "0.1.0"}, {"git_commit", commit}, {"binary_sha256", std::string(64, 'b')}};
   pred["backend"] = "cuda";
   pred["timer"] = "cupti";
   pred["environment"] = env;
-  pred["protocol"] = {{"groups", 3}, {"blocks", 6}, {"m", 2}, {"seed", 7}, {"cold_l2", true}, {"interval", to_json(interval)}};
-  pred["cases"] = {{"path", "cases/toy.json"}, {"sha256", std::string(64, 'c')}, {"table", "toy"}, {"family", "ssu"},
+  pred["protocol"] = {{"groups", 3}, {"blocks", 6},     {"m", 2},
+                      {"seed", 7},   {"cold_l2", true}, {"interval", to_json(interval)}};
+  pred["cases"] = {{"path", "cases/toy.json"},
+                   {"sha256", std::string(64, 'c')},
+                   {"table", "toy"},
+                   {"family", "ssu"},
                    {"rows_filter", ""}};
   pred["arms"] = {arm("k.new", "candidate", "candidate"), arm("k.base", "baseline", "baseline"),
                   arm("k.floor", "baseline", "floor")};
@@ -238,7 +272,8 @@ void expect_golden(const std::string& name, const std::string& got) {
   write_file_atomic(name + ".actual", got);
   size_t line = 1, i = 0;
   while (i < want.size() && i < got.size() && want[i] == got[i]) line += want[i++] == '\n';
-  FAIL() << name << " differs from " << p << " from line " << line << " on (actual output: " << fs::absolute(name + ".actual")
+  FAIL() << name << " differs from " << p << " from line " << line
+         << " on (actual output: " << fs::absolute(name + ".actual")
          << "); after an intended change regenerate with KGATE_UPDATE_GOLDEN=1";
 }
 
@@ -250,7 +285,9 @@ TEST(ReportGolden, Wide) { expect_golden("report_wide.md", report_wide(records(o
 TEST(ReportGolden, CompareMarkdown) {
   expect_golden("compare.md", compare_markdown(compare_receipts(old_view(), new_view(), 0.02)));
 }
-TEST(ReportGolden, CompareJson) { expect_golden("compare.json", compare_json(compare_receipts(old_view(), new_view(), 0.02))); }
+TEST(ReportGolden, CompareJson) {
+  expect_golden("compare.json", compare_json(compare_receipts(old_view(), new_view(), 0.02)));
+}
 
 // ---- What the reports say --------------------------------------------------------------------
 
@@ -258,7 +295,8 @@ TEST(Report, MarkdownHeadlineComesFirstAndNamesTheRatioDirection) {
   const std::string md = report_markdown(old_view());
   EXPECT_EQ(md.rfind("## kgate: `k.new` vs `k.base`, `k.floor` on NVIDIA H200 (sm 9.0), table `toy`", 0), 0u) << md;
   EXPECT_NE(md.find("Derived file: made by `kgate report` from receipt `old.json`, body sha256 `"), std::string::npos);
-  EXPECT_NE(md.find("Ratio = baseline median / candidate median: > 1 means the candidate is faster."), std::string::npos);
+  EXPECT_NE(md.find("Ratio = baseline median / candidate median: > 1 means the candidate is faster."),
+            std::string::npos);
   EXPECT_NE(md.find("**Verdict: 1 of 5 rows pass the policy, 4 fail.**"), std::string::npos) << md;
   EXPECT_NE(md.find("commit: `" + kOldCommit + "`"), std::string::npos);
   // The headline precedes the table.
@@ -273,9 +311,10 @@ TEST(Report, FailuresGiveTheRowsThresholdAndTheWorstElement) {
             std::string::npos)
       << md;
   EXPECT_NE(md.find("**strict@k.base**: vs k.base: interval [0.980, 1.120]: lower bound <= 1"), std::string::npos);
-  EXPECT_NE(md.find("k.new: 3 of 4096 elements out of tolerance; worst out[b=3,h=1]: out 1.5, ref 1.25; max abs err 0.25, "
-                    "max rel err 0.2 (tolerance atol 0.01, rtol 0.01)"),
-            std::string::npos);
+  EXPECT_NE(
+      md.find("k.new: 3 of 4096 elements out of tolerance; worst out[b=3,h=1]: out 1.5, ref 1.25; max abs err 0.25, "
+              "max rel err 0.2 (tolerance atol 0.01, rtol 0.01)"),
+      std::string::npos);
   // Recorded text is escaped: a pipe cannot end a cell, a line break cannot end the item.
   EXPECT_NE(md.find("3 mismatches \\| worst &lt;out[b=3,h=1]> &amp; more"), std::string::npos) << md;
   EXPECT_NE(md.find("lower bound <= 1"), std::string::npos);  // a < that opens no tag stays
@@ -292,7 +331,7 @@ TEST(Report, PresentationArithmeticOverTheRecordedNumbers) {
   EXPECT_DOUBLE_EQ(*base.candidate_tflop_per_s, 250);
   EXPECT_DOUBLE_EQ(*base.pct_copy_peak, 12.5);
   EXPECT_DOUBLE_EQ(*base.pct_gemm_peak, 250e12 / 9e14 * 100);
-  EXPECT_FALSE(base.pct_of_floor);                  // k.base is not a floor arm
+  EXPECT_FALSE(base.pct_of_floor);                       // k.base is not a floor arm
   EXPECT_DOUBLE_EQ(*floor.pct_of_floor, 7.8 / 8 * 100);  // floor time / candidate time
   EXPECT_EQ(floor.limit_value, 0.05);
   EXPECT_EQ(v.rows[2].figures[1].limit_value, 0.5);
@@ -323,7 +362,8 @@ TEST(Report, HtmlIsSelfContainedEscapedAndEveryRowHasAnId) {
     ++svgs;
   EXPECT_EQ(http, svgs);
   EXPECT_EQ(svgs, 4u);  // ratio vs k.base, ratio vs k.floor, time vs batch, % of floor
-  for (const auto& r : v.rows) EXPECT_NE(h.find("<tbody id=\"row-" + report_text::html(r.record.id) + "\">"), std::string::npos);
+  for (const auto& r : v.rows)
+    EXPECT_NE(h.find("<tbody id=\"row-" + report_text::html(r.record.id) + "\">"), std::string::npos);
   EXPECT_NE(h.find("id=\"row-r4 &lt;&amp;&quot;&#39;|&gt;\""), std::string::npos);
   EXPECT_EQ(h.find(kOddId), std::string::npos);
   EXPECT_EQ(h.find("worst <out"), std::string::npos);
@@ -339,9 +379,11 @@ TEST(Report, CsvUsesShortestRoundTripNumbers) {
   EXPECT_EQ(report_text::shortest(1e-7), "1e-07");
   EXPECT_EQ(report_text::shortest(-0.5), "-0.5");
   const std::string csv = report_csv(old_view());
-  EXPECT_NE(csv.find("\nr1-b1,ssu,band=narrow dtype=bf16,passed,,k.base,baseline,k.new,10,8,0.5,0.4,1.25,1.2,1.3,0.01,true,true,,"
-                     "4000000,2000000000,0.5,250,12.5,"),
-            std::string::npos)
+  EXPECT_NE(
+      csv.find(
+          "\nr1-b1,ssu,band=narrow dtype=bf16,passed,,k.base,baseline,k.new,10,8,0.5,0.4,1.25,1.2,1.3,0.01,true,true,,"
+          "4000000,2000000000,0.5,250,12.5,"),
+      std::string::npos)
       << csv;
   EXPECT_NE(csv.find("\n\"r4 <&\"\"'|>\",ssu,"), std::string::npos);  // quoted, quote doubled
   EXPECT_NE(csv.find("\"device error: cudaErrorIllegalAddress\nat launch.cu:42\""), std::string::npos);
@@ -384,9 +426,9 @@ TEST(Compare, FourClasses) {
   const double T = 0.02;
   EXPECT_EQ(classify_change(1.10, {1.05, 1.15}, T), ChangeClass::faster);
   EXPECT_EQ(classify_change(0.90, {0.85, 0.95}, T), ChangeClass::slower);
-  EXPECT_EQ(classify_change(1.00, {0.99, 1.01}, T), ChangeClass::same);       // within [1/1.02, 1.02]
-  EXPECT_EQ(classify_change(1.015, {1.005, 1.03}, T), ChangeClass::same);     // resolved but < T
-  EXPECT_EQ(classify_change(0.985, {0.97, 0.995}, T), ChangeClass::same);     // resolved slower but < T
+  EXPECT_EQ(classify_change(1.00, {0.99, 1.01}, T), ChangeClass::same);        // within [1/1.02, 1.02]
+  EXPECT_EQ(classify_change(1.015, {1.005, 1.03}, T), ChangeClass::same);      // resolved but < T
+  EXPECT_EQ(classify_change(0.985, {0.97, 0.995}, T), ChangeClass::same);      // resolved slower but < T
   EXPECT_EQ(classify_change(1.10, {0.95, 1.25}, T), ChangeClass::unresolved);  // interval holds 1
   EXPECT_EQ(classify_change(0.90, {0.80, 1.01}, T), ChangeClass::unresolved);
   EXPECT_EQ(classify_change(1.00, {0.97, 1.03}, T), ChangeClass::unresolved);  // wider than the SAME band
@@ -409,8 +451,10 @@ TEST(Compare, MatchesRowsAndBaselinesAndClassifiesEachPair) {
   EXPECT_EQ(got.at({kOddId, "k.base"}), ChangeClass::unmeasured);
   EXPECT_EQ(c.pairs.size(), 8u);
   EXPECT_TRUE(c.any_slower());
-  EXPECT_EQ(c.only_old, (std::vector<std::pair<std::string, std::string>>{{"r5-fail", "k.base"}, {"r5-fail", "k.floor"}}));
-  EXPECT_EQ(c.only_new, (std::vector<std::pair<std::string, std::string>>{{"r6-new", "k.base"}, {"r6-new", "k.floor"}}));
+  EXPECT_EQ(c.only_old,
+            (std::vector<std::pair<std::string, std::string>>{{"r5-fail", "k.base"}, {"r5-fail", "k.floor"}}));
+  EXPECT_EQ(c.only_new,
+            (std::vector<std::pair<std::string, std::string>>{{"r6-new", "k.base"}, {"r6-new", "k.floor"}}));
   // Geomean change over the measured pairs: vs k.base (1.4/1.25, 1.06/(20/19), 1/1.25).
   EXPECT_NEAR(c.by_baseline.at("k.base").geomean, std::cbrt(1.4 / 1.25 * (1.06 / (20.0 / 19)) * (1 / 1.25)), 1e-12);
   EXPECT_EQ(c.by_baseline.at("k.base").pairs, 3);
