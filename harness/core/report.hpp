@@ -26,7 +26,7 @@ ReportDocument report_document(const ReportView& v);
 // positions under a fixed-height header (kHtmlHeaderPx, then kHtmlChartPx per chart), then the
 // markdown report's headline, table and failures. Every row's table body has id="row-<id>".
 std::string report_html(const ReportView& v);
-inline constexpr int kHtmlHeaderPx = 120, kHtmlChartWidthPx = 960, kHtmlChartPx = 400;
+inline constexpr int kHtmlHeaderPx = 150, kHtmlChartWidthPx = 960, kHtmlChartPx = 400;
 // The view as JSON (keys sorted, so stable), schema "kgate.report/1".
 std::string report_json(const ReportView& v);
 // One line per (row, pair), shortest round-trip numbers; empty fields where not measured. The

@@ -21,6 +21,8 @@ namespace {
 namespace rt = report_text;
 
 constexpr int kLeft = 70, kTop = 40, kBottom = 110;
+// Data colours are saturated (max - min channel > 40) and everything else grey: the html e2e test
+// finds the marks in a screenshot that way.
 const char* const kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
 const char* const kDashes[] = {"", "6,3", "2,3", "9,3,2,3"};
 
