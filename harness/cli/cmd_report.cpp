@@ -3,37 +3,66 @@
 #include "harness/cli/common.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/fileio.hpp"
-#include "harness/run/preflight.hpp"
-#include "harness/core/text.hpp"
 #include "harness/core/receipt.hpp"
+#include "harness/core/receipt_compare.hpp"
 #include "harness/core/report.hpp"
+#include "harness/core/text.hpp"
+#include "harness/run/preflight.hpp"
 
 namespace kgate::cli {
+
+namespace {
+
+void emit(const std::string& text, const std::string& out) {
+  if (out.empty()) std::fputs(text.c_str(), stdout);
+  else write_file_atomic(out, text);
+}
+
+}  // namespace
 
 void add_report(CLI::App& app, Action& action) {
   struct Opts {
     std::string receipt, format = "md", out, anchor;
   };
   auto o = std::make_shared<Opts>();
-  auto* sc = app.add_subcommand("report", "Tables from an audited receipt, like a pull-request body (md) or for "
-                                          "spreadsheets (csv).");
+  auto* sc = app.add_subcommand(
+      "report",
+      "Print an audited receipt for people: a pull-request body (md), one self-contained page with charts (html), "
+      "or data (json, csv, wide). The receipt is audited first; a receipt that fails its audit is refused (exit 1).\n"
+      "Ratio direction everywhere: ratio = baseline median / candidate median, > 1 means the candidate is faster.\n"
+      "Interval: the receipt's 99% hierarchical block-bootstrap interval of each pair's ratio (groups, then "
+      "ABBA/BAAB blocks, resampled); strict = its lower bound > 1.\n"
+      "The output is a derived file: it names the receipt and its body sha256; `kgate audit` ignores it.\n"
+      "Exit codes: 0 printed, 1 the receipt fails its audit, 2 usage or input error.");
   sc->add_option("receipt", o->receipt, "receipt file")->required();
   sc->add_option("--format", o->format,
-                 "md (rows x pairings, tag summaries) | csv | wide (one line per row, one column per arm, "
-                 "every arm over --anchor: for tuning runs with many arms)")
+                 "md: headline (compared arms, device, commit, policy, verdict counts, geomeans by baseline and tag, "
+                 "worst row), the table, failures with reasons, <details>; html: one file, inline SVG charts (ratio "
+                 "per row with CI whiskers, time vs a size param, percent of floor or copy peak) and the md content; "
+                 "json: the report view (stable keys); csv: one line per (row, baseline), shortest round-trip "
+                 "numbers; wide: one line per row, one column per arm, every arm over --anchor (tuning runs)")
       ->capture_default_str();
   sc->add_option("--anchor", o->anchor, "wide: the arm every time is divided by (default: the first baseline)");
   sc->add_option("--out", o->out, "write here instead of stdout");
   sc->callback([o, &action] {
     action = [o]() -> int {
-      if (o->format != "md" && o->format != "csv" && o->format != "wide")
-        throw InputError("--format: " + quoted(o->format) + " is not md, csv or wide");
-      if (!o->anchor.empty() && o->format != "wide") throw InputError("--anchor: only with --format wide");
+      const std::string& f = o->format;
+      if (f != "md" && f != "html" && f != "json" && f != "csv" && f != "wide")
+        throw InputError("--format: " + quoted(f) + " is not md, html, json, csv or wide");
+      if (!o->anchor.empty() && f != "wide") throw InputError("--anchor: only with --format wide");
       if (!o->out.empty()) check_output_path(o->out, "--out");  // before the audit, not after it
-      json r = load_audited(o->receipt).receipt;
-      std::string text = o->format == "md" ? report_markdown(r) : o->format == "csv" ? report_csv(r) : report_wide(r, o->anchor);
-      if (o->out.empty()) std::fputs(text.c_str(), stdout);
-      else write_file_atomic(o->out, text);
+      const ReportView v = report_view(load_audited(o->receipt).receipt, o->receipt);
+      if (f == "wide") {
+        std::vector<RowRecord> rows;
+        for (const auto& r : v.rows) rows.push_back(r.record);
+        emit(report_wide(rows, o->anchor), o->out);
+      } else {
+        emit(f == "md"     ? report_markdown(v)
+             : f == "html" ? report_html(v)
+             : f == "json" ? report_json(v)
+                           : report_csv(v),
+             o->out);
+      }
       return kExitOk;
     };
   });
@@ -41,23 +70,40 @@ void add_report(CLI::App& app, Action& action) {
 
 void add_compare(CLI::App& app, Action& action) {
   struct Opts {
-    std::string old_r, new_r;
+    std::string old_r, new_r, out;
     double threshold = 0.02;
-    bool fail = false;
+    bool json = false;
   };
   auto o = std::make_shared<Opts>();
-  auto* sc = app.add_subcommand("compare", "Row-by-row change between two audited receipts: ratios, drift, regressions.");
+  auto* sc = app.add_subcommand(
+      "compare",
+      "Row-by-row change between two audited receipts (pairs matched by row id and baseline name; rows in one "
+      "receipt only are listed).\n"
+      "change = new ratio / old ratio, ratio = baseline median / candidate median (> 1 = candidate faster): a change "
+      "> 1 means the candidate gained on its baseline. Per pair it prints both receipts' candidate and baseline "
+      "medians, the change, and the change's interval: the two recorded 99% ratio intervals combined in log space "
+      "(half-widths in quadrature, the lower and upper sides separately). Geomean change per baseline, overall and by "
+      "tag; both receipts' commits and tables in the header.\n"
+      "Classes, with T = --threshold: FASTER: interval lower bound > 1 and change >= 1+T; SLOWER: upper bound < 1 "
+      "and change <= 1-T; SAME: the interval lies within [1/(1+T), 1+T], or it excludes 1 but |change-1| < T; "
+      "UNRESOLVED: anything else (the runs cannot tell); UNMEASURED: a side has no ratio (see its disposition).\n"
+      "Exit codes: 0 no pair SLOWER, 1 a pair is SLOWER (a resolved regression beyond T) or a receipt fails its "
+      "audit, 2 usage or input error, or no rows match.");
   sc->add_option("old", o->old_r, "older receipt")->required();
   sc->add_option("new", o->new_r, "newer receipt")->required();
-  sc->add_option("--threshold", o->threshold, "a ratio drop larger than this fraction is a regression")->capture_default_str();
-  sc->add_flag("--fail-on-regression", o->fail, "exit 1 when any row regressed");
+  sc->add_option("--threshold", o->threshold, "T: the smallest change that counts as FASTER or SLOWER (a fraction)")
+      ->capture_default_str();
+  sc->add_flag("--json", o->json, "print JSON (schema kgate.compare/1) instead of markdown");
+  sc->add_option("--out", o->out, "write here instead of stdout");
   sc->callback([o, &action] {
     action = [o]() -> int {
-      if (!(o->threshold >= 0)) throw InputError("--threshold: must be >= 0");
-      json a = load_audited(o->old_r).receipt, b = load_audited(o->new_r).receipt;
-      CompareResult c = compare_receipts(a, b, o->threshold);
-      std::fputs(compare_markdown(c, o->threshold).c_str(), stdout);
-      return o->fail && c.regressions ? kExitFail : kExitOk;
+      if (!(o->threshold >= 0 && o->threshold < 1)) throw InputError("--threshold: must be in [0, 1)");
+      if (!o->out.empty()) check_output_path(o->out, "--out");
+      const ReportView a = report_view(load_audited(o->old_r).receipt, o->old_r);
+      const ReportView b = report_view(load_audited(o->new_r).receipt, o->new_r);
+      const CompareResult c = compare_receipts(a, b, o->threshold);
+      emit(o->json ? compare_json(c) : compare_markdown(c), o->out);
+      return c.any_slower() ? kExitFail : kExitOk;
     };
   });
 }

@@ -1,223 +1,167 @@
+// The json, csv and wide printers (markdown: report_md.cpp; html: report_html.cpp).
 #include "harness/core/report.hpp"
 
-#include "harness/core/verdicts.hpp"
-
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <map>
+#include <set>
 #include <sstream>
-#include <vector>
 
-#include "harness/core/errors.hpp"
+#include "harness/core/report_text.hpp"
+#include "harness/core/verdicts.hpp"
 
 namespace kgate {
 namespace {
 
-std::string num(const json& v, const char* fmt = "%.4g") {
-  if (v.is_null()) return "-";
-  char b[64];
-  std::snprintf(b, sizeof b, fmt, v.get<double>());
-  return b;
+namespace rt = report_text;
+
+json opt_json(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+json opt_json(const std::optional<bool>& v) { return v ? json(*v) : json(nullptr); }
+
+json figures_json(const PairRecord& p, const PairFigures& f) {
+  return {{"baseline", p.baseline},
+          {"candidate_tb_per_s", opt_json(f.candidate_tb_per_s)},
+          {"candidate_tflop_per_s", opt_json(f.candidate_tflop_per_s)},
+          {"pct_copy_peak", opt_json(f.pct_copy_peak)},
+          {"pct_gemm_peak", opt_json(f.pct_gemm_peak)},
+          {"pct_of_floor", opt_json(f.pct_of_floor)},
+          {"strict", opt_json(f.strict)},
+          {"strict_median", opt_json(f.strict_median)},
+          {"limit_value", opt_json(f.limit_value)}};
 }
 
-std::string tags_str(const json& tags) {
-  std::string s;
-  for (auto it = tags.begin(); it != tags.end(); ++it) s += (s.empty() ? "" : " ") + it.key() + "=" + it.value().get<std::string>();
-  return s;
-}
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string o = "\"";
-  for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return o + "\"";
-}
-
-std::string verdict(const json& row) {
-  if (row["verdicts"]["policy"].get<bool>()) return "pass";
-  std::string f;
-  for (const auto& g : row["verdicts"]["failed"]) f += (f.empty() ? "" : ",") + g.get<std::string>();
-  return "FAIL(" + f + ")";
+std::string param_text(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
+  if (v.is_number()) return rt::shortest(v.get<double>());
+  return v.dump();
 }
 
 }  // namespace
 
-std::string report_markdown(const json& r) {
-  const json& p = r["body"]["predicate"];
-  std::ostringstream o;
-  o << "## kgate receipt: " << p["cases"]["table"].get<std::string>() << "\n\n";
-  o << "- backend `" << p["backend"].get<std::string>() << "`, timer `" << p["timer"].get<std::string>() << "`";
-  if (!p["environment"]["gpus"].empty()) o << ", GPU " << p["environment"]["gpus"][0].value("name", "?");
-  else o << ", CPU " << p["environment"].value("cpu", "?");
-  o << "\n- arms:";
-  for (const auto& a : p["arms"]) o << " `" << a["name"].get<std::string>() << "` (" << a["role"].get<std::string>() << ")";
-  o << "\n- protocol: " << p["protocol"]["groups"] << " groups x " << p["protocol"]["blocks"] << " blocks (ABBA/BAAB) x m="
-    << p["protocol"]["m"] << ", seed " << p["protocol"]["seed"] << ", cold L2: " << p["protocol"]["cold_l2"] << "\n";
-  o << "- policy: ";
-  for (const auto& g : p["policy"]["gates"]) o << g.get<std::string>() << " ";
-  if (p["policy"].contains("by_baseline"))
-    for (auto it = p["policy"]["by_baseline"].begin(); it != p["policy"]["by_baseline"].end(); ++it) {
-      o << "| vs `" << it.key() << "`: ";
-      for (const auto& g : it.value()["gates"]) {
-        o << g.get<std::string>();
-        if (g == "limit" && it.value()["limit"].is_number()) o << "(" << num(it.value()["limit"]) << ")";
-        o << " ";
-      }
-    }
-  o << "\n- body sha256 `" << r["seal"]["body_sha256"].get<std::string>() << "`\n\n";
-  o << "| row | tags | disposition | baseline | baseline median us | candidate median us | ratio | drift | verdict |\n";
-  o << "|---|---|---|---|---:|---:|---:|---:|---|\n";
-  for (const auto& row : p["rows"])
-    for (const auto& pr : row["pairs"]) {
-      o << "| " << row["id"].get<std::string>() << " | " << tags_str(row["tags"]) << " | "
-        << row["disposition"].get<std::string>() << " | " << pr["baseline"].get<std::string>() << " | "
-        << (pr["baseline_stats"].is_null() ? "-" : num(pr["baseline_stats"]["median_us"])) << " | "
-        << (pr["candidate_stats"].is_null() ? "-" : num(pr["candidate_stats"]["median_us"])) << " | "
-        << num(pr["ratio"], "%.4f") << " | " << num(pr["drift"], "%.4f") << " | " << verdict(row) << " |\n";
-    }
-  // Side measurements recorded per row (GPU receipts): events timer, the kernel's own clock,
-  // throttled samples. Printed as recorded.
-  bool side = false;
-  for (const auto& row : p["rows"]) side |= row.contains("events_timer_us") && !row["events_timer_us"].is_null();
-  if (side) {
-    o << "\n| row | arm | events median us | own-clock median us | SM clock min-max MHz | throttled samples |\n"
-         "|---|---|---:|---:|---|---:|\n";
-    for (const auto& row : p["rows"]) {
-      if (!row.contains("events_timer_us") || row["events_timer_us"].is_null()) continue;
-      for (auto it = row["events_timer_us"].begin(); it != row["events_timer_us"].end(); ++it) {
-        const std::string& arm = it.key();
-        auto med = [&](const char* k) {
-          return row.contains(k) && row[k].is_object() && row[k].contains(arm) ? num(row[k][arm]["median"]) : std::string("-");
-        };
-        std::string clk = "-";
-        if (row.contains("sm_clock_mhz") && row["sm_clock_mhz"].is_object() && row["sm_clock_mhz"].contains(arm))
-          clk = num(row["sm_clock_mhz"][arm]["min"]) + "-" + num(row["sm_clock_mhz"][arm]["max"]);
-        std::string thr = row.contains("throttled_samples") && row["throttled_samples"].is_number()
-                              ? std::to_string(row["throttled_samples"].get<int64_t>()) : "-";
-        o << "| " << row["id"].get<std::string>() << " | " << arm << " | " << med("events_timer_us") << " | "
-          << med("self_clock_us") << " | " << clk << " | " << thr << " |\n";
-      }
-    }
+std::string report_json(const ReportView& v) {
+  json j;
+  j["schema"] = "kgate.report/1";
+  j["derived_from"] = {{"receipt", v.source}, {"body_sha256", v.body_sha256}};
+  j["ratio"] = kRatioDirection;
+  j["interval"] = {{"method", v.interval.method}, {"level", v.interval.level}, {"resamples", v.interval.resamples}};
+  j["tool"] = {{"version", v.tool_version}, {"git_commit", v.git_commit}, {"binary_sha256", v.binary_sha256}};
+  j["backend"] = v.backend;
+  j["timer"] = v.timer;
+  j["device"] = v.device;
+  j["peaks"] = v.peaks ? json{{"copy_bytes_per_s", opt_json(v.peaks->copy_bytes_per_s)},
+                              {"gemm_bf16_flops_per_s", opt_json(v.peaks->gemm_bf16_flops_per_s)},
+                              {"copy_method", v.peaks->copy_method},
+                              {"gemm_method", v.peaks->gemm_method}}
+                       : json(nullptr);
+  j["protocol"] = {{"groups", v.groups}, {"blocks", v.blocks}, {"m", v.m}};
+  j["cases"] = {{"path", v.cases_path}, {"sha256", v.cases_sha256}, {"table", v.table}, {"family", v.family}};
+  j["candidate"] = v.candidate;
+  j["baselines"] = v.baselines;
+  j["arms"] = json::array();
+  for (const auto& a : v.arms) {
+    json src = json::array();
+    for (const auto& [path, sha] : a.sources) src.push_back({{"path", path}, {"sha256", sha}});
+    j["arms"].push_back({{"name", a.name},
+                         {"role", a.role},
+                         {"registered_role", a.registered_role},
+                         {"backend", a.backend},
+                         {"kernel_names", a.kernel_names},
+                         {"sources", src}});
   }
-  const json& s = p["summary"];
-  o << "\n**Summary**: " << s["rows"] << " rows, " << s["policy_passed"] << " pass, " << s["policy_failed"] << " fail.\n\n";
-  for (auto it = s["by_baseline"].begin(); it != s["by_baseline"].end(); ++it) {
-    const json& b = it.value();
-    o << "vs `" << it.key() << "`: geomean ratio " << num(b["geomean_ratio"], "%.4f") << ", min " << num(b["min_ratio"], "%.4f")
-      << " (" << (b["min_ratio_row"].is_null() ? "-" : b["min_ratio_row"].get<std::string>()) << ")\n\n";
-    o << "| tag group | rows | geomean ratio |\n|---|---:|---:|\n";
-    for (auto t = b["by_tag"].begin(); t != b["by_tag"].end(); ++t)
-      o << "| " << t.key() << " | " << t.value()["rows"] << " | " << num(t.value()["geomean_ratio"], "%.4f") << " |\n";
-    o << "\n";
+  j["policy"] = v.policy.to_json();
+  j["policy_text"] = policy_text(v.policy);
+  j["finished_utc"] = v.finished_utc;
+  j["summary"] = to_json(v.summary);
+  j["rows"] = json::array();
+  for (const auto& rv : v.rows) {
+    json r = to_json(rv.record);
+    r["figures"] = json::array();
+    for (size_t i = 0; i < rv.record.pairs.size(); ++i)
+      r["figures"].push_back(figures_json(rv.record.pairs[i], rv.figures[i]));
+    r["failures"] = json::array();
+    for (const auto& f : rv.failures)
+      r["failures"].push_back({{"gate", f.gate}, {"baseline", f.baseline}, {"reason", f.reason}});
+    j["rows"].push_back(std::move(r));
   }
-  return o.str();
+  return j.dump(2) + "\n";
 }
 
-std::string report_csv(const json& r) {
+std::string report_csv(const ReportView& v) {
+  std::set<std::string> params;
+  for (const auto& rv : v.rows)
+    for (auto it = rv.record.params.begin(); it != rv.record.params.end(); ++it) params.insert(it.key());
   std::ostringstream o;
-  o << "row,tags,disposition,baseline,candidate,baseline_median_us,candidate_median_us,baseline_iqr_us,candidate_iqr_us,"
-       "ratio,drift,policy_verdict,failed_gates\n";
-  for (const auto& row : r["body"]["predicate"]["rows"])
-    for (const auto& pr : row["pairs"]) {
-      std::string f;
-      for (const auto& g : row["verdicts"]["failed"]) f += (f.empty() ? "" : ";") + g.get<std::string>();
-      auto stat = [&](const char* which, const char* k) {
-        return pr[which].is_null() ? std::string() : num(pr[which][k], "%.17g");
+  o << "row,family,tags,disposition,error,baseline,baseline_registered_role,candidate,baseline_median_us,"
+       "candidate_median_us,baseline_iqr_us,candidate_iqr_us,ratio_baseline_over_candidate,ratio_ci_lo,ratio_ci_hi,"
+       "drift,strict,strict_median,"
+       "limit_value,work_bytes,work_flops,candidate_tb_per_s,candidate_tflop_per_s,pct_copy_peak,pct_gemm_peak,"
+       "pct_of_floor,policy_verdict,failed_gates";
+  for (const auto& p : params) o << "," << rt::csv("param." + p);
+  o << "\n";
+  auto num = [](const std::optional<double>& x) { return x ? rt::shortest(*x) : std::string(); };
+  auto flag = [](const std::optional<bool>& x) { return x ? std::string(*x ? "true" : "false") : std::string(); };
+  for (const auto& rv : v.rows) {
+    const RowRecord& r = rv.record;
+    std::string tags, failed;
+    for (const auto& [k, val] : r.tags) tags += (tags.empty() ? "" : " ") + k + "=" + val;
+    for (const auto& g : r.verdicts.failed) failed += (failed.empty() ? "" : ";") + g;
+    for (size_t i = 0; i < r.pairs.size(); ++i) {
+      const PairRecord& p = r.pairs[i];
+      const PairFigures& f = rv.figures[i];
+      const ArmInfo* a = v.arm(p.baseline);
+      auto stat = [&](const std::optional<SampleStats>& s, double SampleStats::*m) {
+        return s ? rt::shortest((*s).*m) : std::string();
       };
-      o << csv_field(row["id"]) << "," << csv_field(tags_str(row["tags"])) << "," << row["disposition"].get<std::string>() << ","
-        << csv_field(pr["baseline"]) << "," << csv_field(pr["candidate"]) << "," << stat("baseline_stats", "median_us") << ","
-        << stat("candidate_stats", "median_us") << "," << stat("baseline_stats", "iqr_us") << ","
-        << stat("candidate_stats", "iqr_us") << "," << (pr["ratio"].is_null() ? "" : num(pr["ratio"], "%.17g")) << ","
-        << (pr["drift"].is_null() ? "" : num(pr["drift"], "%.17g")) << ","
-        << (row["verdicts"]["policy"].get<bool>() ? "pass" : "fail") << "," << csv_field(f) << "\n";
+      o << rt::csv(r.id) << "," << rt::csv(r.family) << "," << rt::csv(tags) << "," << to_string(r.disposition) << ","
+        << rt::csv(r.error.value_or("")) << "," << rt::csv(p.baseline) << "," << rt::csv(a ? a->registered_role : "")
+        << "," << rt::csv(p.candidate) << "," << stat(p.baseline_stats, &SampleStats::median_us) << ","
+        << stat(p.candidate_stats, &SampleStats::median_us) << "," << stat(p.baseline_stats, &SampleStats::iqr_us)
+        << "," << stat(p.candidate_stats, &SampleStats::iqr_us) << "," << num(p.ratio) << ","
+        << num(p.ratio_ci ? std::optional<double>(p.ratio_ci->lo) : std::nullopt) << ","
+        << num(p.ratio_ci ? std::optional<double>(p.ratio_ci->hi) : std::nullopt) << "," << num(p.drift) << ","
+        << flag(f.strict) << "," << flag(f.strict_median) << "," << num(f.limit_value) << ","
+        << num(r.work ? std::optional<double>(r.work->bytes) : std::nullopt) << ","
+        << num(r.work ? std::optional<double>(r.work->flops) : std::nullopt) << "," << num(f.candidate_tb_per_s) << ","
+        << num(f.candidate_tflop_per_s) << "," << num(f.pct_copy_peak) << "," << num(f.pct_gemm_peak) << ","
+        << num(f.pct_of_floor) << "," << (r.verdicts.policy ? "pass" : "fail") << "," << rt::csv(failed);
+      for (const auto& name : params) o << "," << (r.params.contains(name) ? rt::csv(param_text(r.params[name])) : "");
+      o << "\n";
     }
+  }
   return o.str();
 }
 
-std::string report_wide(const json& r, const std::string& anchor_arg) {
-  std::vector<RowRecord> rows;
-  for (const auto& row : r.at("body").at("predicate").at("rows")) rows.push_back(row_record_from_json(row));
+std::string report_wide(const std::vector<RowRecord>& rows, const std::string& anchor_arg) {
   const WideTable t = wide_table(rows, anchor_arg);
   if (t.arms.size() < 2) return "no row has measured pairs\n";
+  auto g4 = [](double x) { return rt::printf_num("%.4g", x); };
+  auto f3 = [](double x) { return rt::printf_num("%.3f", x); };
   std::ostringstream o;
-  o << "median us per arm (" << t.arms[0] << ": from its pairing with " << t.arms[1] << "), then time / " << t.anchor
-    << "\n\n| row |";
-  for (const auto& a : t.arms) o << " " << a << " |";
-  for (const auto& a : t.arms) o << " " << a << " / anchor |";
+  o << "median us per arm (" << rt::md(t.arms[0]) << ": from its pairing with " << rt::md(t.arms[1])
+    << "), then time / " << rt::md(t.anchor)
+    << " (< 1: faster than the anchor; the inverse of kgate's ratio)\n\n| row |";
+  for (const auto& a : t.arms) o << " " << rt::md(a) << " |";
+  for (const auto& a : t.arms) o << " " << rt::md(a) << " / anchor |";
   o << "\n|---|";
   for (size_t i = 0; i < 2 * t.arms.size(); ++i) o << "---:|";
   o << "\n";
   for (const auto& w : t.rows) {
-    o << "| " << w.id;
+    o << "| " << rt::md(w.id);
     if (w.disposition != Disposition::passed) o << " (" << to_string(w.disposition) << ")";
     o << " |";
     for (const auto& a : t.arms) {
       auto it = w.median_us.find(a);
-      o << " " << (it != w.median_us.end() ? num(json(it->second)) : std::string("-")) << " |";
+      o << " " << (it != w.median_us.end() ? g4(it->second) : std::string("-")) << " |";
     }
     for (size_t i = 0; i < t.arms.size(); ++i)
-      o << " " << (w.over_anchor.empty() ? std::string("-") : num(json(w.over_anchor[i]), "%.3f")) << " |";
+      o << " " << (w.over_anchor.empty() ? std::string("-") : f3(w.over_anchor[i])) << " |";
     o << "\n";
   }
   if (t.complete_rows) {
     o << "| geomean over " << t.complete_rows << " rows |";
     for (size_t i = 0; i < t.arms.size(); ++i) o << " |";
-    for (double g : t.geomean_over_anchor) o << " " << num(json(g), "%.3f") << " |";
+    for (double g : t.geomean_over_anchor) o << " " << f3(g) << " |";
     o << "\n";
   }
   return o.str();
-}
-
-CompareResult compare_receipts(const json& a, const json& b, double threshold) {
-  CompareResult c;
-  std::map<std::pair<std::string, std::string>, const json*> old_pairs;
-  std::map<std::string, bool> new_ids;
-  for (const auto& row : a["body"]["predicate"]["rows"])
-    for (const auto& pr : row["pairs"]) old_pairs[{row["id"], pr["baseline"]}] = &pr;
-  for (const auto& row : b["body"]["predicate"]["rows"]) {
-    for (const auto& pr : row["pairs"]) {
-      auto key = std::make_pair(row["id"].get<std::string>(), pr["baseline"].get<std::string>());
-      auto it = old_pairs.find(key);
-      if (it == old_pairs.end()) {
-        ++c.only_new;
-        continue;
-      }
-      const json& op = *it->second;
-      json e = {{"id", key.first}, {"baseline", key.second}, {"old_ratio", op["ratio"]}, {"new_ratio", pr["ratio"]},
-                {"old_drift", op["drift"]}, {"new_drift", pr["drift"]}, {"change", nullptr}, {"regression", false}};
-      if (op["ratio"].is_number() && pr["ratio"].is_number()) {
-        double ch = pr["ratio"].get<double>() / op["ratio"].get<double>() - 1;
-        e["change"] = ch;
-        if (ch < -threshold) {
-          e["regression"] = true;
-          ++c.regressions;
-        }
-      } else if (op["ratio"].is_number() != pr["ratio"].is_number()) {
-        e["regression"] = !pr["ratio"].is_number();
-        c.regressions += !pr["ratio"].is_number();
-      }
-      c.rows.push_back(e);
-      old_pairs.erase(it);
-    }
-  }
-  c.only_old = static_cast<int>(old_pairs.size());
-  return c;
-}
-
-std::string compare_markdown(const CompareResult& c, double threshold) {
-  std::ostringstream o;
-  o << "| row | baseline | old ratio | new ratio | change | old drift | new drift | |\n|---|---|---:|---:|---:|---:|---:|---|\n";
-  for (const auto& e : c.rows)
-    o << "| " << e["id"].get<std::string>() << " | " << e["baseline"].get<std::string>() << " | " << num(e["old_ratio"], "%.4f")
-      << " | " << num(e["new_ratio"], "%.4f") << " | "
-      << (e["change"].is_null() ? "-" : num(json(e["change"].get<double>() * 100), "%+.2f") + "%") << " | "
-      << num(e["old_drift"], "%.4f") << " | " << num(e["new_drift"], "%.4f") << " | "
-      << (e["regression"].get<bool>() ? "REGRESSION" : "") << " |\n";
-  char buf[200];
-  std::snprintf(buf, sizeof buf, "\n%zu rows matched, %d regressions (ratio drop > %.1f%%), %d only in old, %d only in new\n",
-                c.rows.size(), c.regressions, threshold * 100, c.only_old, c.only_new);
-  return o.str() + buf;
 }
 
 }  // namespace kgate

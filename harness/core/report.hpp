@@ -1,24 +1,40 @@
 #pragma once
-// Printers read receipt records only; they never compute statistics (those are in the receipt).
+// Report printers. Each reads a ReportView (report_view.hpp) only: no printer computes a
+// statistic; the arithmetic they do is per-row presentation (TB/s, percent of a peak), done once
+// in the view. Ratio direction everywhere: baseline median / candidate median, > 1 = candidate
+// faster, stated in every header.
 #include <string>
+#include <vector>
 
-#include "harness/core/jcs.hpp"
+#include "harness/core/records.hpp"
+#include "harness/core/report_doc.hpp"
+#include "harness/core/report_view.hpp"
 
 namespace kgate {
 
-std::string report_markdown(const json& receipt);
-std::string report_csv(const json& receipt);
+// A pull-request body: the headline (what was compared, where, at which commit, the policy, the
+// verdict counts, geomeans by baseline and tag, the worst row), the table, the failures with
+// their reasons, then <details> blocks (protocol, arms, side series).
+std::string report_markdown(const ReportView& v);
+// That report as a document, rendered by report_markdown and (inside its page) report_html:
+// the banner (title, derived-file note, ratio direction, verdict counts), then the body.
+struct ReportDocument {
+  std::vector<doc::Block> banner, body;
+};
+ReportDocument report_document(const ReportView& v);
+// One self-contained HTML file (inline CSS and SVG, no script): the charts stacked at fixed
+// positions under a fixed-height header (kHtmlHeaderPx, then kHtmlChartPx per chart), then the
+// markdown report's headline, table and failures. Every row's table body has id="row-<id>".
+std::string report_html(const ReportView& v);
+inline constexpr int kHtmlHeaderPx = 150, kHtmlChartWidthPx = 960, kHtmlChartPx = 400;
+// The view as JSON (keys sorted, so stable), schema "kgate.report/1".
+std::string report_json(const ReportView& v);
+// One line per (row, pair), shortest round-trip numbers; empty fields where not measured. The
+// ratio column is named for its direction (ratio_baseline_over_candidate).
+std::string report_csv(const ReportView& v);
 // One line per row, one column per arm (the candidate's median is from its first pairing), then
 // every arm's median over the anchor arm's (default: the first baseline), and their geomeans
 // over the rows where every arm was measured. For tuning runs that pair many variants.
-std::string report_wide(const json& receipt, const std::string& anchor = "");
-
-// Row-by-row change between two receipts (matched by row id and baseline name).
-struct CompareResult {
-  json rows = json::array();  // {id, baseline, old_ratio, new_ratio, change, old_drift, new_drift, regression}
-  int regressions = 0, only_old = 0, only_new = 0;
-};
-CompareResult compare_receipts(const json& old_r, const json& new_r, double threshold);
-std::string compare_markdown(const CompareResult& c, double threshold);
+std::string report_wide(const std::vector<RowRecord>& rows, const std::string& anchor = "");
 
 }  // namespace kgate

@@ -18,22 +18,6 @@ TEST(Gates, PolicyParsing) {
   EXPECT_EQ(back.to_json(), p.to_json());
 }
 
-#include "harness/core/report.hpp"
-
-TEST(Compare, FlagsRegressionsBeyondThreshold) {
-  auto receipt = [](double r1, json r2) {
-    json rows = json::array();
-    rows.push_back({{"id", "x"}, {"pairs", json::array({{{"baseline", "b"}, {"ratio", r1}, {"drift", 0.01}}})}});
-    rows.push_back({{"id", "y"}, {"pairs", json::array({{{"baseline", "b"}, {"ratio", r2}, {"drift", 0.01}}})}});
-    return json{{"body", {{"predicate", {{"rows", rows}}}}}};
-  };
-  CompareResult c = compare_receipts(receipt(1.5, 1.2), receipt(1.4, 1.2), 0.05);
-  EXPECT_EQ(c.regressions, 1);  // 1.4 / 1.5 - 1 = -6.7 %
-  EXPECT_NEAR(c.rows[0]["change"].get<double>(), 1.4 / 1.5 - 1, 1e-12);
-  EXPECT_EQ(compare_receipts(receipt(1.5, 1.2), receipt(1.45, 1.2), 0.05).regressions, 0);
-  EXPECT_EQ(compare_receipts(receipt(1.5, 1.2), receipt(1.5, nullptr), 0.05).regressions, 1);  // row lost its ratio
-}
-
 namespace {
 Policy strict_and_floor() {
   return Policy::from_json(json::parse(R"({"gates": ["correct"], "by_baseline": {

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# The html report of a CPU-backend receipt, rendered by headless Chromium: the DOM holds every row
+# of the receipt (id="row-<id>"), and in a screenshot every chart's plot area holds drawn marks
+# (saturated pixels: bars and lines; the axes, grid, whiskers and text are grey). The charts' places
+# come from the page itself (#charts data-top / data-chart-height, each chart's data-plot).
+# Skips (exit 77) only when no chromium is installed (scripts/setup.sh installs it).
+source "$(dirname "$0")/lib.sh"
+CHROMIUM=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+if [ -z "$CHROMIUM" ]; then
+  echo "SKIP: chromium is not installed (scripts/setup.sh installs it); the html report was not rendered"
+  exit 77
+fi
+cd "$WORK"
+"$KGATE" run --backend cpu --quiet --groups 2 --m 2 --warmup-calls 1 --warmup-us 0 --cases "$SRC/cases/cpu/ssu.json" \
+  --candidate ssu.cpu_eigen --baseline ssu.cpu_scalar --out r.json >/dev/null 2>&1
+check "run ssu" 0 $?
+"$KGATE" report r.json --format html --out r.html; check "report html" 0 $?
+[ "$fails" -eq 0 ] || finish
+
+# Chromium is slow to start on a loaded machine: a generous timeout, a fresh profile per call,
+# and one retry when a call times out or writes nothing.
+chrome() {  # chrome OUTPUT_CHECK_FILE ARGS...
+  local out="$1" attempt
+  shift
+  for attempt in 1 2; do
+    rm -rf profile
+    timeout 180 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run --disable-extensions \
+      --hide-scrollbars --force-device-scale-factor=1 --user-data-dir="$WORK/profile" "$@" 2>>chrome.log
+    [ -s "$out" ] && return 0
+    echo "chromium attempt $attempt wrote nothing; retrying" >&2
+  done
+  tail -20 chrome.log >&2
+  return 1
+}
+chrome dom.html --dump-dom "file://$WORK/r.html" >dom.html; check "chromium dumps the DOM" 0 $?
+[ "$fails" -eq 0 ] || finish
+charts=$(grep -o 'class="chart"' dom.html | wc -l)
+height=$(python3 -c "import re,sys; d=open('dom.html').read(); \
+m=re.search(r'id=\"charts\" data-top=\"(\d+)\" data-chart-height=\"(\d+)\"', d); print(int(m[1]) + $charts * int(m[2]) + 40)")
+check "the page names its chart layout" 0 $?
+chrome shot.png --window-size=1000,"$height" --screenshot="$WORK/shot.png" "file://$WORK/r.html" >/dev/null
+check "chromium takes a screenshot" 0 $?
+
+python3 - r.json dom.html shot.png <<'EOF'
+import html, json, re, struct, sys, zlib
+
+receipt, dom_path, png_path = sys.argv[1:4]
+rows = [r["id"] for r in json.load(open(receipt))["body"]["predicate"]["rows"]]
+dom = open(dom_path, encoding="utf-8").read()
+fails = 0
+
+def report(ok, what):
+    global fails
+    print(("ok: " if ok else "FAIL: ") + what)
+    fails += not ok
+
+missing = [r for r in rows if 'id="row-%s"' % html.escape(r, quote=True) not in dom]
+report(rows and not missing, "the DOM holds every row id (%d rows)%s" % (len(rows), "; missing: %s" % missing if missing else ""))
+
+def png_rgb(path):
+    """Decodes an 8-bit RGB or RGBA, non-interlaced PNG: (width, height, rows of (r, g, b) bytes)."""
+    data = open(path, "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, width = 8, b"", 0
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            width, height, depth, color, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            assert depth == 8 and color in (2, 6) and interlace == 0, "unsupported PNG format"
+            bpp = 3 if color == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    raw, stride, prev, out = zlib.decompress(idat), width * bpp, bytearray(width * bpp), []
+    for y in range(height):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+            if f == 1: line[i] = (line[i] + a) & 255
+            elif f == 2: line[i] = (line[i] + b) & 255
+            elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        out.append(bytes(line[i] for i in range(stride) if i % bpp < 3))
+        prev = line
+    return width, height, out
+
+width, height, pixels = png_rgb(png_path)
+top, chart_h = map(int, re.search(r'id="charts" data-top="(\d+)" data-chart-height="(\d+)"', dom).groups())
+charts = re.findall(r'<svg class="chart" id="chart-(\d+)"[^>]*data-plot="(\d+),(\d+),(\d+),(\d+)"', dom)
+report(len(charts) >= 2, "the page has its charts (%d: ratio per baseline, time vs size)" % len(charts))
+for index, x0, y0, x1, y1 in charts:
+    x0, x1 = int(x0) + 1, int(x1) - 1
+    y0, y1 = top + int(index) * chart_h + int(y0) + 1, top + int(index) * chart_h + int(y1) - 1
+    if y1 >= height or x1 >= width:
+        report(False, "chart %s lies outside the %dx%d screenshot" % (index, width, height))
+        continue
+    marks = 0
+    for y in range(y0, y1):
+        row = pixels[y]
+        for x in range(x0, x1):
+            r, g, b = row[3 * x:3 * x + 3]
+            marks += max(r, g, b) - min(r, g, b) > 40  # every data colour is; greys are 0
+    report(marks >= 50, "chart %s: %d drawn pixels in its plot area (%d..%d x %d..%d)" % (index, marks, x0, x1, y0, y1))
+header_ink = sum(1 for y in range(0, top) for x in range(0, width, 2) if max(pixels[y][3 * x:3 * x + 3]) < 100)
+report(header_ink > 100, "the header above the charts has text (%d dark pixels)" % header_ink)
+sys.exit(1 if fails else 0)
+EOF
+check "DOM rows and drawn charts" 0 $?
+finish
