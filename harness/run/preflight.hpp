@@ -18,10 +18,19 @@ inline constexpr double kMaxScheduledSamples = 1e8;
 // Throws InputError naming the flag or file: cases file readable (and a valid table, with
 // --rows matching), out path and its sidecar and journal writable targets, sign key a
 // readable Ed25519 private key, schedule and warm-up values finite and in range, policy valid.
-void preflight_run(const RunConfig& cfg);
+// Given the name of the backend the run will use ("cpu" | "cuda"), also the arms: registered,
+// of the table's family, built for that backend, none named twice (make_plan's checks), so a
+// caller can preflight before it opens the backend.
+void preflight_run(const RunConfig& cfg, const std::string& backend_name = "");
 
 // A path kgate will read: at most kMaxPathBytes, a readable regular file.
 void check_input_file(const std::string& path, const std::string& what);
+// check_input_file for a case table; a missing one names the nearest tables in the directory
+// it names and under `cases_dir` ("did you mean 'cases/cpu/ssu.json'?").
+void check_cases_file(const std::string& path, const std::string& cases_dir, const std::string& what);
+// A receipt exists at `out`: refused unless `force` (a --resume continues its journal and
+// replaces no receipt of that run, so it passes).
+void check_not_overwriting(const std::string& out, bool force, bool resume, const std::string& what);
 // A path kgate will write (atomically, by rename): at most kMaxPathBytes, not a directory or
 // another non-regular file, and its directory exists and is writable or can be created.
 void check_output_path(const std::string& path, const std::string& what);
