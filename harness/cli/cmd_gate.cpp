@@ -63,12 +63,12 @@ std::optional<GateFailure> pair_failure(const RowRecord& row, const PairRecord& 
     const double L = raw["limit_value"].get<double>(), b = p.baseline_stats->median_us, c = p.candidate_stats->median_us;
     if (c <= (1 + L) * b) return std::nullopt;
     return fail("candidate " + num(c, "%.4g") + " us > (1 + " + num(L, "%g") + ") x baseline " + num(b, "%.4g") + " us = " +
-                    num((1 + L) * b, "%.4g") + " us (" + ratio_ci + "; the limit needs ratio >= " + num(1 / (1 + L)) + ")",
+                    num((1 + L) * b, "%.4g") + " us (ratio " + num(r) + ", needs >= " + num(1 / (1 + L)) + ")",
                 c / b, 1 + L);
   }
   if (gate == "drift") {
     const double D = gs.drift.value_or(0), drift = p.drift.value_or(0);
-    if (drift > D) return fail("drift " + num(drift) + " > " + num(D, "%g") + " (" + ratio_ci + ")", drift, D);
+    if (drift > D) return fail("drift " + num(drift) + " > " + num(D, "%g") + " (ratio " + num(r) + ")", drift, D);
     if (p.groups_agree && !*p.groups_agree && std::fabs(r - 1) > D) {
       std::string groups;
       for (double g : p.group_ratios.value_or(std::vector<double>{})) groups += (groups.empty() ? "" : ", ") + num(g);

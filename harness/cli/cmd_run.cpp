@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -38,23 +37,6 @@ std::vector<std::string> split(const std::string& s) {
   return v;
 }
 
-// The receipt's name when --out is not given: <table>.<candidate>.vs.<baseline>[+<baseline>...]
-// .<commit7>.json, so runs of other arms, tables or commits never share a name. A byte outside
-// [A-Za-z0-9._+-] (an export arm's path) becomes '_'.
-std::string default_receipt_name(const std::string& table, const std::string& candidate,
-                                 const std::vector<std::string>& baselines) {
-  const std::string commit = built_git_commit();
-  const bool hex = commit.size() >= 7 && std::all_of(commit.begin(), commit.begin() + 7, [](char c) {
-                     return std::isxdigit(static_cast<unsigned char>(c));
-                   });
-  std::string name = table + "." + candidate + ".vs.";
-  for (size_t i = 0; i < baselines.size(); ++i) name += (i ? "+" : "") + baselines[i];
-  name += "." + (hex ? commit.substr(0, 7) : std::string("nogit"));
-  for (char& c : name)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '+' && c != '-') c = '_';
-  return name + ".json";
-}
-
 // The run's configuration, preflighted against the backend it will use: every flag and file is
 // checked here, before any work and before the backend is opened. An empty `out` is the
 // default name under --out-dir.
@@ -65,7 +47,7 @@ RunConfig make_config(const RunOpts& o, const std::string& cases, const std::str
   RunConfig c;
   c.baselines = split(bases);
   if (out.empty()) {
-    out = o.out_dir + "/" + default_receipt_name(load_case_table(cases).name, cand, c.baselines);
+    out = o.out_dir + "/" + default_receipt_name(load_case_table(cases).name, cand, c.baselines, built_git_commit());
     check_output_path(out, "--out");
   }
   check_not_overwriting(out, o.force, o.resume, "--out");

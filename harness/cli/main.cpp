@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
                                                     "sanitizer settings of this binary");
   app.require_subcommand(1);
   app.footer("Typical: kgate list; kgate run --cases T --candidate I --baseline I; kgate audit R; kgate gate R --policy P.\n"
-             "Every subcommand's --help names its exit codes and shows examples.");
+             "kgate SUBCOMMAND --help shows its flags, exit codes and examples.");
   cli::Action action;
   cli::add_list(app, action);
   cli::add_env(app, action);

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -45,13 +47,33 @@ static std::string as_typed(const fs::path& p) {
 void check_cases_file(const std::string& path, const std::string& cases_dir, const std::string& what) {
   std::error_code ec;
   if (path.size() > kMaxPathBytes || fs::exists(path, ec)) return check_input_file(path, what);
+  // Candidates: the tables in the directory the path names or, when that directory is missing
+  // (mistyped), in its siblings; then every table under the cases directory.
   std::vector<std::string> known;
-  fs::path dir = fs::path(path).parent_path();
-  if (fs::is_directory(dir.empty() ? "." : dir, ec))
+  auto tables_in = [&](const fs::path& dir) {
     for (const auto& e : fs::directory_iterator(dir.empty() ? "." : dir, ec))
       if (e.path().extension() == ".json") known.push_back((dir / e.path().filename()).string());
+  };
+  const fs::path dir = fs::path(path).parent_path(), up = dir.parent_path();
+  if (fs::is_directory(dir.empty() ? "." : dir, ec)) tables_in(dir);
+  else if (!dir.empty() && fs::is_directory(up.empty() ? "." : up, ec))
+    for (const auto& e : fs::directory_iterator(up.empty() ? "." : up, ec))
+      if (e.is_directory(ec)) tables_in(up / e.path().filename());
   for (const auto& t : find_case_tables(cases_dir)) known.push_back(as_typed(t));
   throw InputError(what + " " + printable(path) + ": no such file" + did_you_mean_path(path, known));
+}
+
+std::string default_receipt_name(const std::string& table, const std::string& candidate,
+                                 const std::vector<std::string>& baselines, const std::string& git_commit) {
+  const bool hex = git_commit.size() >= 7 && std::all_of(git_commit.begin(), git_commit.begin() + 7, [](char c) {
+                     return std::isdigit(static_cast<unsigned char>(c)) || (c >= 'a' && c <= 'f');
+                   });
+  std::string name = table + "." + candidate + ".vs.";
+  for (size_t i = 0; i < baselines.size(); ++i) name += (i ? "+" : "") + baselines[i];
+  name += "." + (hex ? git_commit.substr(0, 7) : std::string("nogit"));
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '+' && c != '-') c = '_';
+  return name + ".json";
 }
 
 void check_not_overwriting(const std::string& out, bool force, bool resume, const std::string& what) {

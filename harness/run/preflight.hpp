@@ -3,6 +3,7 @@
 // the journal is created and before any timing, so a bad flag is exit 2 with nothing written.
 // Side-effect free and idempotent (reads files, writes nothing): safe to call more than once.
 #include <string>
+#include <vector>
 
 #include "harness/run/campaign.hpp"
 
@@ -28,6 +29,12 @@ void check_input_file(const std::string& path, const std::string& what);
 // check_input_file for a case table; a missing one names the nearest tables in the directory
 // it names and under `cases_dir` ("did you mean 'cases/cpu/ssu.json'?").
 void check_cases_file(const std::string& path, const std::string& cases_dir, const std::string& what);
+// The receipt's file name when --out is not given: <table>.<candidate>.vs.<baseline>[+<baseline>
+// ...].<commit7>.json, commit7 the first 7 hex digits of `git_commit` or "nogit", so that runs
+// of other arms, tables or commits never share a name. A byte outside [A-Za-z0-9._+-] (an
+// export arm's path) becomes '_'.
+std::string default_receipt_name(const std::string& table, const std::string& candidate,
+                                 const std::vector<std::string>& baselines, const std::string& git_commit);
 // A receipt exists at `out`: refused unless `force` (a --resume continues its journal and
 // replaces no receipt of that run, so it passes).
 void check_not_overwriting(const std::string& out, bool force, bool resume, const std::string& what);

@@ -183,6 +183,17 @@ TEST_F(Preflight, AnExistingReceiptIsNotOverwrittenWithoutForce) {
   check_not_overwriting(p("out/r.json"), false, true, "--out");   // --resume continues its journal
 }
 
+TEST(DefaultReceiptName, TableArmsAndCommit) {
+  const std::string commit = "f583b0a0e3822ac44e3ea4c8fa17c7a9b25ad4ab";
+  EXPECT_EQ(default_receipt_name("ag_gemm_cpu", "ag_gemm.cpu_eigen", {"ag_gemm.cpu_blocked"}, commit),
+            "ag_gemm_cpu.ag_gemm.cpu_eigen.vs.ag_gemm.cpu_blocked.f583b0a.json");
+  EXPECT_EQ(default_receipt_name("ssu", "ssu.fast", {"ssu.baseline", "ssu.floor"}, commit + "-dirty"),
+            "ssu.ssu.fast.vs.ssu.baseline+ssu.floor.f583b0a.json");
+  EXPECT_EQ(default_receipt_name("ssu", "ssu.fast", {"ssu.baseline"}, "unknown"), "ssu.ssu.fast.vs.ssu.baseline.nogit.json");
+  EXPECT_EQ(default_receipt_name("ssu", "ssu.fast", {"ssu.baseline"}, ""), "ssu.ssu.fast.vs.ssu.baseline.nogit.json");
+  EXPECT_EQ(default_receipt_name("t", "export:/x/lib y.so:fast", {"b"}, commit), "t.export__x_lib_y.so_fast.vs.b.f583b0a.json");
+}
+
 TEST(FileIo, WriteFileAtomicRefusesNonRegularTargets) {
   auto dir = fresh_temp_dir("kgate_fileio_");
   std::string fifo = (dir / "fifo").string();
