@@ -43,9 +43,11 @@ std::optional<size_t> closeness(std::string_view word, std::string_view name) {
   const size_t bound = std::max<size_t>(word.size(), 3) / 3;
   // The distance is at least the difference in length: skip the table for hopeless names.
   const size_t gap = word.size() > name.size() ? word.size() - name.size() : name.size() - word.size();
+  // An edit must leave some of the word standing: "-x" is not a misspelt "-h".
+  const size_t core = word.size() - std::min(word.find_first_not_of('-'), word.size());
   if (gap <= bound) {
     const size_t d = edit_distance(word, name);
-    if (d <= bound) return d;
+    if (d <= bound && d < core) return d;
   }
   if (word.size() >= 3 && name.size() > word.size() && name.substr(0, word.size()) == word) return bound + 1;
   return std::nullopt;

@@ -14,8 +14,9 @@ size_t edit_distance(std::string_view a, std::string_view b);
 
 // The known names nearest to `word`, best first, at most `max_count`. A name qualifies when it
 // equals the word but for case, when its distance is at most max(|word|, 3) / 3 (one edit in a
-// short word, two in a flag like "--candiate"), or, failing any such, when the word (3 or more
-// characters) is a prefix of it. Only the names at the smallest distance are returned;
+// short word, two in a flag like "--candiate") and less than the word's length without leading
+// dashes ("-x" suggests nothing), or, failing any such, when the word (3 or more characters) is
+// a prefix of it. Only the names at the smallest distance are returned;
 // a tie keeps the order of `known`.
 std::vector<std::string> suggest(std::string_view word, const std::vector<std::string>& known, size_t max_count = 3);
 

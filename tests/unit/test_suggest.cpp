@@ -38,6 +38,9 @@ TEST(Suggest, NearestNamesWithinALengthScaledBound) {
   EXPECT_EQ(suggest("--candiate", flags), std::vector<std::string>{"--candidate"});
   EXPECT_EQ(suggest("--baselines", flags), std::vector<std::string>{"--baseline"});
   EXPECT_EQ(suggest("--forse", flags), std::vector<std::string>{"--force"});
+  EXPECT_TRUE(suggest("-x", {"-h", "--help"}).empty());  // one letter replaced is no evidence
+  EXPECT_TRUE(suggest("x", {"h"}).empty());
+  EXPECT_EQ(suggest("-H", {"-h"}), std::vector<std::string>{"-h"});
 }
 
 TEST(Suggest, Phrases) {
