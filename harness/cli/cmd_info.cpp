@@ -1,4 +1,5 @@
 // list, env, keygen: small informational subcommands.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -14,19 +15,57 @@
 namespace kgate::cli {
 
 void add_list(CLI::App& app, Action& action) {
-  auto dir = std::make_shared<std::string>();
+  struct Opts {
+    std::string dir;
+    bool json = false;
+  };
+  auto o = std::make_shared<Opts>();
   auto* sc = app.add_subcommand("list", "Families, implementations (with backend, role, kernel names), case tables, "
                                         "and this machine's architecture.");
-  sc->add_option("--cases-dir", *dir, "where to look for case tables (default: <source>/cases)");
-  sc->callback([dir, &action] {
-    action = [dir]() -> int {
+  sc->add_option("--cases-dir", o->dir, "where to look for case tables (default: <source>/cases)");
+  sc->add_flag("--json", o->json, "one JSON document on stdout");
+  sc->footer(help_footer("0 listed, 2 usage error.", "  kgate list\n  kgate list --json | jq '.implementations[].name'\n"));
+  sc->callback([o, &action] {
+    action = [o]() -> int {
       Registry& reg = Registry::instance();
-      std::printf("families:\n");
+      json families = json::array(), impls = json::array(), tables = json::array();
       for (const auto& f : reg.families()) {
-        std::printf("  %-12s %s\n", f.name.c_str(), f.summary.c_str());
+        json params = json::array();
         for (const auto& p : f.params)
-          std::printf("      %-16s %s%s\n", p.name.c_str(), p.help.c_str(),
-                      p.required ? "" : (" (default " + p.fallback.dump() + ")").c_str());
+          params.push_back({{"name", p.name}, {"help", p.help}, {"required", p.required},
+                            {"default", p.required ? json(nullptr) : p.fallback}});
+        families.push_back({{"name", f.name}, {"summary", f.summary}, {"params", params}});
+      }
+      for (const auto& i : reg.impls())
+        impls.push_back({{"name", i.name}, {"family", i.family}, {"backend", i.backend}, {"role", i.role},
+                         {"archs", i.archs}, {"kernel_names", i.kernel_names}, {"description", i.description}});
+      const std::string dir = o->dir.empty() ? cases_dir() : o->dir;
+      for (const auto& f : find_case_tables(dir)) {
+        try {
+          CaseTable t = load_case_table(f);
+          tables.push_back({{"path", portable_path(f)}, {"table", t.name}, {"family", t.family},
+                            {"rows", t.rows.size()}, {"description", t.description}});
+        } catch (const InputError& e) {
+          tables.push_back({{"path", portable_path(f)}, {"error", e.what()}});
+        }
+      }
+      std::string why;
+      const bool gpu = gpu_available(&why);
+      std::string arch = "CPU backend only: " + why;
+#ifdef KGATE_HAVE_CUDA
+      if (gpu) arch = "GPU backend, " + gpu::describe_device();
+#endif
+      if (o->json) {
+        print_json({{"families", families}, {"implementations", impls}, {"case_tables_dir", dir}, {"case_tables", tables},
+                    {"machine", {{"backend", gpu ? "cuda" : "cpu"}, {"description", arch}}}});
+        return kExitOk;
+      }
+      std::printf("families:\n");
+      for (const auto& f : families) {
+        std::printf("  %-12s %s\n", f["name"].get<std::string>().c_str(), f["summary"].get<std::string>().c_str());
+        for (const auto& p : f["params"])
+          std::printf("      %-16s %s%s\n", p["name"].get<std::string>().c_str(), p["help"].get<std::string>().c_str(),
+                      p["required"] ? "" : (" (default " + p["default"].dump() + ")").c_str());
       }
       std::printf("implementations:\n");
       for (const auto& i : reg.impls()) {
@@ -35,31 +74,15 @@ void add_list(CLI::App& app, Action& action) {
         std::printf("  %-28s %-5s %-9s %s%s\n", i.name.c_str(), i.backend.c_str(), i.role.c_str(), i.description.c_str(),
                     names.empty() ? "" : (" [kernels: " + names + "]").c_str());
       }
-      std::string d = dir->empty() ? source_root() + "/cases" : *dir;
-      std::printf("case tables (%s):\n", d.c_str());
-      if (std::filesystem::is_directory(d)) {
-        std::vector<std::string> files;
-        for (const auto& e : std::filesystem::recursive_directory_iterator(d))
-          if (e.path().extension() == ".json" && e.path().filename() != "suites.json" &&
-              e.path().parent_path().filename() != "policies")
-            files.push_back(e.path().string());
-        std::sort(files.begin(), files.end());
-        for (const auto& f : files) {
-          try {
-            CaseTable t = load_case_table(f);
-            std::printf("  %-40s %-10s %3zu rows  %s\n", portable_path(f).c_str(), t.family.c_str(), t.rows.size(),
-                        t.description.c_str());
-          } catch (const InputError& e) {
-            std::printf("  %-40s INVALID: %s\n", f.c_str(), e.what());
-          }
-        }
+      std::printf("case tables (%s):\n", dir.c_str());
+      for (const auto& t : tables) {
+        if (t.contains("error"))
+          std::printf("  %-40s INVALID: %s\n", t["path"].get<std::string>().c_str(), t["error"].get<std::string>().c_str());
+        else
+          std::printf("  %-40s %-10s %3zu rows  %s\n", t["path"].get<std::string>().c_str(),
+                      t["family"].get<std::string>().c_str(), t["rows"].get<size_t>(),
+                      t["description"].get<std::string>().c_str());
       }
-      std::string why;
-      bool gpu = gpu_available(&why);
-      std::string arch = "CPU backend only: " + why;
-#ifdef KGATE_HAVE_CUDA
-      if (gpu) arch = "GPU backend, " + gpu::describe_device();
-#endif
       std::printf("this machine: %s\n", arch.c_str());
       return kExitOk;
     };
@@ -68,8 +91,10 @@ void add_list(CLI::App& app, Action& action) {
 
 void add_env(CLI::App& app, Action& action) {
   auto backend = std::make_shared<std::string>("auto");
-  auto* sc = app.add_subcommand("env", "This machine's identity as recorded in receipts (JSON).");
-  sc->add_option("--backend", *backend, "auto | cpu | cuda")->capture_default_str();
+  auto* sc = app.add_subcommand("env", "This machine's identity as recorded in receipts (JSON on stdout).");
+  sc->add_option("--backend", *backend, "auto | cpu | cuda")->capture_default_str()->check(CLI::IsMember(kBackends));
+  sc->footer(help_footer("0 printed, 2 usage error, 3 device error (--backend cuda without a usable GPU).",
+                         "  kgate env\n  kgate env --backend cpu | jq .kgate\n"));
   sc->callback([backend, &action] {
     action = [backend]() -> int {
       auto b = select_backend(*backend, "cupti", false, true);
@@ -85,6 +110,8 @@ void add_keygen(CLI::App& app, Action& action) {
   auto prefix = std::make_shared<std::string>();
   auto* sc = app.add_subcommand("keygen", "Make an Ed25519 key pair for --sign / audit --pubkey: PREFIX.key, PREFIX.pub.");
   sc->add_option("prefix", *prefix, "path prefix")->required();
+  sc->footer(help_footer("0 written, 2 usage error or PREFIX.key exists (never overwritten).",
+                         "  kgate keygen ci/kgate\n  kgate run ... --sign ci/kgate.key && kgate audit R --pubkey ci/kgate.pub\n"));
   sc->callback([prefix, &action] {
     action = [prefix]() -> int {
       if (std::filesystem::exists(*prefix + ".key")) throw InputError(*prefix + ".key exists; not overwriting a key");

@@ -1,13 +1,16 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 
 #include "harness/cli/common.hpp"
+#include "harness/core/artifacts.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/fileio.hpp"
 #include "harness/core/json_io.hpp"
-#include "harness/run/preflight.hpp"
+#include "harness/core/suggest.hpp"
 #include "harness/core/text.hpp"
+#include "harness/run/preflight.hpp"
 
 namespace kgate::cli {
 namespace {
@@ -15,7 +18,7 @@ namespace {
 struct RunOpts {
   std::string cases, rows, candidate, baselines, out, out_dir = "out", policy = "correct", sign;
   std::string backend = "auto", timer = "cupti", suite;
-  bool resume = false, warm = false, quiet = false, isolate = false;
+  bool resume = false, force = false, warm = false, quiet = false, isolate = false, json = false;
   int groups = 3, blocks = 6, m = 2;
   uint64_t seed = 20261129;
   double warmup_us = 1000;
@@ -34,38 +37,62 @@ std::vector<std::string> split(const std::string& s) {
   return v;
 }
 
-// The run's configuration, preflighted: every flag and file is checked here, before any work.
+// The run's configuration, preflighted against the backend it will use: every flag and file is
+// checked here, before any work and before the backend is opened. An empty `out` is the
+// default name under --out-dir.
 RunConfig make_config(const RunOpts& o, const std::string& cases, const std::string& cand, const std::string& bases,
-                      const std::string& policy, const std::string& out) {
-  check_output_path(out, "--out");  // before anything echoes or opens it
-  if (cases.size() > kMaxPathBytes) check_input_file(cases, "--cases");
+                      const std::string& policy, std::string out, const std::string& backend_name) {
+  if (!out.empty()) check_output_path(out, "--out");  // before anything echoes or opens it
+  check_cases_file(cases, cases_dir(), "--cases");
   RunConfig c;
+  c.baselines = split(bases);
+  if (out.empty()) {
+    out = o.out_dir + "/" + default_receipt_name(load_case_table(cases).name, cand, c.baselines, built_git_commit());
+    check_output_path(out, "--out");
+  }
+  check_not_overwriting(out, o.force, o.resume, "--out");
   c.cases_path = portable_path(cases);
   std::error_code ec;
   if (!std::filesystem::exists(c.cases_path, ec)) c.cases_path = cases;
   c.rows_filter = o.rows;
   c.candidate = cand;
-  c.baselines = split(bases);
   c.out_path = out;
   c.resume = o.resume;
   if (!o.sign.empty()) c.sign_key = o.sign;
+  check_policy_gate_names(policy, "--policy");
   c.policy = Policy::parse(policy);
   for (const auto& [name, g] : c.policy.by_baseline)
     if (std::find(c.baselines.begin(), c.baselines.end(), name) == c.baselines.end())
       throw InputError("--policy: by_baseline names " + quoted(name) + ", which is not a --baseline of this run (" +
-                       printable(bases) + ")");
+                       printable(bases) + ")" + did_you_mean(name, c.baselines));
   c.schedule = {o.groups, o.blocks, o.m, o.seed};
   c.warmup_min_us = o.warmup_us;
   c.warmup_min_calls = o.warmup_calls;
   c.quiet = o.quiet;
   c.isolate = o.isolate;
-  preflight_run(c);
+  preflight_run(c, backend_name);
   return c;
 }
 
-int run_one(const RunOpts& o, const BackendFactory& factory, Backend* backend, const RunConfig& c) {
+// The run's result: the summary line (stdout), or its JSON.
+json run_one(const RunOpts& o, const BackendFactory& factory, Backend* backend, const RunConfig& c, int& rc) {
   RunOutcome r = run_campaign(c, factory, backend);
   const Summary& s = r.summary;
+  rc = std::max(rc, r.policy_passed ? int(kExitOk) : int(kExitFail));
+  json by_baseline = json::object();
+  for (const auto& [name, b] : s.by_baseline)
+    by_baseline[name] = {{"measured_rows", b.measured_rows},
+                         {"geomean_ratio", b.geomean_ratio ? json(*b.geomean_ratio) : json(nullptr)},
+                         {"min_ratio", b.min_ratio ? json(*b.min_ratio) : json(nullptr)},
+                         {"min_ratio_row", b.min_ratio_row ? json(*b.min_ratio_row) : json(nullptr)}};
+  json host = nullptr;  // with --isolate the units ran in children
+  if (!o.isolate)
+    host = {{"prepare", r.phases.prepare_s}, {"checks", r.phases.check_s}, {"warmup", r.phases.warmup_s},
+            {"samples", r.phases.timing_s}};
+  json j = {{"receipt", r.receipt_path}, {"rows", s.rows},         {"policy_passed", s.policy_passed},
+            {"policy_failed", s.policy_failed}, {"passed", r.policy_passed}, {"by_baseline", by_baseline},
+            {"host_time_s", host}};
+  if (o.json) return j;
   std::printf("%s: %lld rows, %lld pass policy, %lld fail", r.receipt_path.c_str(), static_cast<long long>(s.rows),
               static_cast<long long>(s.policy_passed), static_cast<long long>(s.policy_failed));
   for (const auto& [name, b] : s.by_baseline)
@@ -75,7 +102,40 @@ int run_one(const RunOpts& o, const BackendFactory& factory, Backend* backend, c
   if (!o.isolate)
     std::printf("host time: prepare %.1f s, correctness checks %.1f s, warm-up %.1f s, samples %.1f s\n",
                 r.phases.prepare_s, r.phases.check_s, r.phases.warmup_s, r.phases.timing_s);
-  return r.policy_passed ? kExitOk : kExitFail;
+  return j;
+}
+
+// Every entry of the suite for `backend_name`, preflighted, before the first one runs.
+std::vector<RunConfig> suite_configs(const RunOpts& o, const std::string& suite_path, const std::string& backend_name) {
+  check_input_file(suite_path, "--suite");
+  const std::string sp = printable(suite_path);
+  json suites = parse_json_bounded(read_file(suite_path), sp);
+  if (!suites.is_object() || !suites.contains(backend_name) || !suites[backend_name].is_array())
+    throw InputError(sp + ": no " + quoted(backend_name) + " suite");
+  std::vector<RunConfig> configs;
+  std::map<std::string, size_t> outs;  // receipt path -> entry
+  size_t idx = 0;
+  for (const auto& e : suites[backend_name]) {
+    const std::string where = sp + ": " + quoted(backend_name) + " entry " + std::to_string(idx);
+    if (!e.is_object()) throw InputError(where + ": must be an object");
+    for (const char* k : {"cases", "candidate", "baseline", "out"})
+      if (!e.contains(k) || !e[k].is_string()) throw InputError(where + ": field '" + k + "': missing or not a string");
+    if (e.contains("policy") && !e["policy"].is_string())
+      throw InputError(where + ": field 'policy': must be a string (a gate list or a policy file)");
+    std::string cases = e["cases"];
+    std::error_code ec;
+    if (!std::filesystem::exists(cases, ec)) cases = source_root() + "/" + cases;
+    const std::string out = o.out_dir + "/" + e["out"].get<std::string>();
+    if (auto [it, fresh] = outs.emplace(out, idx); !fresh)
+      throw InputError(where + ": field 'out': " + printable(out) + " is entry " + std::to_string(it->second) + "'s too");
+    try {
+      configs.push_back(make_config(o, cases, e["candidate"], e["baseline"], e.value("policy", o.policy), out, backend_name));
+    } catch (const InputError& err) {
+      throw InputError(where + ": " + err.what());
+    }
+    ++idx;
+  }
+  return configs;
 }
 
 }  // namespace
@@ -84,18 +144,20 @@ void add_run(CLI::App& app, Action& action) {
   auto o = std::make_shared<RunOpts>();
   auto* sc = app.add_subcommand("run", "Run a case table: correctness of every arm, then counterbalanced paired timing; "
                                        "writes a sealed receipt (and its .samples.json sidecar).\n"
-                                       "Without --cases, runs the default suite (cases/suites.json) for this machine's backend.");
-  sc->add_option("--cases", o->cases, "case table (cases/*.json)");
+                                       "Without --cases, runs the default suite (cases/suites.json) for this machine's backend.\n"
+                                       "Every flag and file (of every suite entry) is checked before the device is opened.");
+  sc->add_option("--cases", o->cases, "case table (cases/*.json; kgate list shows them)");
   sc->add_option("--rows", o->rows, "only rows whose id matches these comma-separated globs");
   sc->add_option("--candidate", o->candidate, "candidate implementation (kgate list)");
   sc->add_option("--baseline", o->baselines, "baseline implementation(s), comma-separated; each is its own ABBA pairing");
-  sc->add_option("--out", o->out, "receipt path (default: <out-dir>/<table>.<candidate>.json)");
+  sc->add_option("--out", o->out, "receipt path (default: <out-dir>/<table>.<candidate>.vs.<baseline>[+<baseline>].<commit7>.json)");
   sc->add_option("--out-dir", o->out_dir, "directory for receipts when --out is not given")->capture_default_str();
+  sc->add_flag("--force", o->force, "overwrite an existing receipt (without it an existing receipt is an error, exit 2)");
   sc->add_option("--policy", o->policy, "required gates: correct,strict,strict_median,limit(L),drift(D),parity,fallback or a JSON file")->capture_default_str();
-  sc->add_flag("--resume", o->resume, "continue a killed run from its journal (<out>.journal)");
+  sc->add_flag("--resume", o->resume, "continue a killed run from its journal (<out>.journal); not an overwrite");
   sc->add_option("--sign", o->sign, "Ed25519 private key (PEM) to sign the body digest (kgate keygen)");
-  sc->add_option("--backend", o->backend, "auto | cpu | cuda")->capture_default_str();
-  sc->add_option("--timer", o->timer, "GPU timer: cupti | events")->capture_default_str();
+  sc->add_option("--backend", o->backend, "auto | cpu | cuda")->capture_default_str()->check(CLI::IsMember(kBackends));
+  sc->add_option("--timer", o->timer, "GPU timer: cupti | events")->capture_default_str()->check(CLI::IsMember({"cupti", "events"}));
   sc->add_flag("--warm", o->warm, "GPU: do not flush L2 before samples (labelled in the receipt)");
   sc->add_option("--groups", o->groups, "groups G (drift is measured across groups)")->capture_default_str();
   sc->add_option("--blocks", o->blocks, "blocks per pair per group (even: half ABBA, half BAAB)")->capture_default_str();
@@ -105,81 +167,66 @@ void add_run(CLI::App& app, Action& action) {
   sc->add_option("--warmup-calls", o->warmup_calls, "minimum warm-up calls per arm per unit")->capture_default_str();
   sc->add_option("--suite", o->suite, "suite file for the default run (default: cases/suites.json)");
   sc->add_flag("--quiet", o->quiet, "no progress line");
+  sc->add_flag("--json", o->json, "the result as one JSON document on stdout (receipt, rows, pass/fail, per-baseline "
+                                  "geomean and min); a suite: {\"suite\", \"passed\", \"runs\": [...]}. Progress stays on stderr");
   sc->add_flag("--isolate", o->isolate, "run each row's units in a child process: a kernel that faults (illegal address, "
                                         "trap) fails its row with the error recorded, and the campaign goes on");
-  sc->footer(
-      "Examples:\n"
+  sc->footer(help_footer(
+      "0 every row passed the policy, 1 a row failed it (the receipt is still written), 2 usage or input error\n"
+      "(a bad flag or file, an existing receipt without --force: nothing is run or written), 3 device/runtime failure.",
       "  kgate run --cases cases/ssu.json --candidate ssu.fast --baseline ssu.baseline --policy correct,strict\n"
+      "        (writes out/ssu.ssu.fast.vs.ssu.baseline.<commit7>.json)\n"
       "  kgate run --cases cases/ssu.json --candidate ssu.fast --baseline ssu.floor --policy cases/policies/ssu_floor.json\n"
       "  kgate run --cases cases/calib.json --rows 'spin-*' --candidate calib.spin --baseline calib.spin_twin\n"
+      "  kgate run --backend cpu --cases cases/cpu/ssu.json --candidate ssu.cpu_eigen --baseline ssu.cpu_scalar --json\n"
       "  kgate run ... --resume          (same flags as the killed run)\n"
+      "  kgate run ... --force           (run again onto an existing receipt)\n"
       "  kgate run --cases cases/ssu.json --candidate ssu.fast --baseline ssu.baseline,ssu.floor \\\n"
       "            --policy cases/policies/ssu.json     (one campaign: strict vs the baseline, limit vs the floor)\n"
-      "Policy gates: correct (every arm matches the reference), strict (resolved faster: the lower bound of the\n"
-      "ratio's 99 % interval, a bootstrap over the run's groups and ABBA blocks, is > 1), strict_median (the\n"
-      "median ratio > 1: the old rule, noise passes it), limit(L) (candidate <=\n"
-      "(1+L) x baseline), drift(D) (group ratios within D of the pooled ratio), parity (same activity\n"
-      "signature A/L/K), fallback (no kernel outside the candidate's declared names). A JSON policy may\n"
-      "give each baseline its own pair gates: {\"gates\": [\"correct\"], \"by_baseline\": {\"B\": {\"gates\":\n"
-      "[\"limit\"], \"limit\": 0.05, \"limit_by_tag\": {\"tag=value\": 0.5}}}}; a failure then reads limit@B.");
+      "  kgate run --out-dir out         (the default suite, cases/suites.json, for this machine's backend)\n") +
+      "\nPolicy gates (per row; ratio = baseline median / candidate median, > 1 = candidate faster):\n"
+      "  correct        every arm matches the reference within the row's tolerance\n"
+      "  strict         resolved faster: the lower bound of the ratio's 99 % interval (a bootstrap over the\n"
+      "                 run's groups and ABBA blocks) is > 1\n"
+      "  strict_median  the median rule: median ratio > 1 (a tie fails; noise passes it half the time)\n"
+      "  limit(L)       candidate <= (1+L) x baseline (medians), inclusive\n"
+      "  drift(D)       every group's ratio within D of the pooled ratio, and the groups agree in direction\n"
+      "  parity         same activity signature A/L/K (records / launches / kernel names per call)\n"
+      "  fallback       the candidate launched no kernel outside its declared names\n"
+      "A JSON policy may give each baseline its own pair gates: {\"gates\": [\"correct\"], \"by_baseline\": {\"B\":\n"
+      "{\"gates\": [\"limit\"], \"limit\": 0.05, \"limit_by_tag\": {\"tag=value\": 0.5}}}}; a failure then reads limit@B.\n"
+      "Receipts: --out, or <out-dir>/<table>.<candidate>.vs.<baselines joined by +>.<first 7 of the git commit,\n"
+      "or nogit>.json; a suite entry names its own. An existing receipt is never overwritten without --force.");
   sc->callback([o, &action] {
     action = [o]() -> int {
-      // With --isolate the device is opened only in child processes (a forked CUDA context is
-      // unusable); the backend choice is made here without initializing it.
-      std::string which = o->backend;
-      if (o->isolate && which == "auto") {
-        // Asking CUDA would initialize it in this (parent) process: look for the driver's node.
-        which = std::filesystem::exists("/dev/nvidiactl") ? "cuda" : "cpu";
-        if (which == "cpu") std::fprintf(stderr, "kgate: no NVIDIA driver node: using the CPU backend (host timer)\n");
-      }
-      BackendFactory factory = [o, which] { return select_backend(which, o->timer, o->warm, false); };
-      // A single run's flags and files are checked before the backend is even opened.
-      std::optional<RunConfig> single;
+      // The backend is named (not opened) first, so that the arms are checked against it with
+      // every other flag and file; only then is the device opened and announced. With --isolate
+      // the device is opened only in child processes (a forked CUDA context is unusable).
+      const std::string backend_name = backend_name_for(o->backend, o->isolate);
+      std::vector<RunConfig> configs;
+      std::string suite_path;
       if (!o->cases.empty()) {
         if (o->candidate.empty() || o->baselines.empty())
           throw InputError("run --cases needs --candidate and --baseline (kgate list shows the arms)");
-        std::string out = o->out;
-        if (out.empty()) {
-          std::string stem = std::filesystem::path(o->cases).stem().string();
-          out = o->out_dir + "/" + stem + "." + o->candidate + ".json";
-        }
-        single = make_config(*o, o->cases, o->candidate, o->baselines, o->policy, out);
+        configs.push_back(make_config(*o, o->cases, o->candidate, o->baselines, o->policy, o->out, backend_name));
+      } else {
+        if (!o->candidate.empty() || !o->baselines.empty() || !o->out.empty())
+          throw InputError("--candidate/--baseline/--out need --cases (without --cases the default suite runs)");
+        suite_path = o->suite.empty() ? source_root() + "/cases/suites.json" : o->suite;
+        configs = suite_configs(*o, suite_path, backend_name);
       }
+      BackendFactory factory = [o, backend_name] { return select_backend(backend_name, o->timer, o->warm, false); };
       std::unique_ptr<Backend> shared;
       if (!o->isolate) shared = select_backend(o->backend, o->timer, o->warm, true);
-      Backend* backend = shared.get();
-      const std::string backend_name = backend ? backend->name() : which;
-      if (single) return run_one(*o, factory, backend, *single);
-      if (!o->candidate.empty() || !o->baselines.empty() || !o->out.empty())
-        throw InputError("--candidate/--baseline/--out need --cases (without --cases the default suite runs)");
-      std::string suite_path = o->suite.empty() ? source_root() + "/cases/suites.json" : o->suite;
-      check_input_file(suite_path, "--suite");
-      const std::string sp = printable(suite_path);
-      json suites = parse_json_bounded(read_file(suite_path), sp);
-      if (!suites.is_object() || !suites.contains(backend_name) || !suites[backend_name].is_array())
-        throw InputError(sp + ": no " + quoted(backend_name) + " suite");
-      // Every entry is checked (and preflighted) before the first one runs.
-      std::vector<RunConfig> configs;
-      size_t idx = 0;
-      for (const auto& e : suites[backend_name]) {
-        const std::string where = sp + ": " + quoted(backend_name) + " entry " + std::to_string(idx++);
-        if (!e.is_object()) throw InputError(where + ": must be an object");
-        for (const char* k : {"cases", "candidate", "baseline", "out"})
-          if (!e.contains(k) || !e[k].is_string()) throw InputError(where + ": field '" + k + "': missing or not a string");
-        if (e.contains("policy") && !e["policy"].is_string())
-          throw InputError(where + ": field 'policy': must be a string (a gate list or a policy file)");
-        std::string cases = e["cases"];
-        std::error_code ec;
-        if (!std::filesystem::exists(cases, ec)) cases = source_root() + "/" + cases;
-        try {
-          configs.push_back(make_config(*o, cases, e["candidate"], e["baseline"], e.value("policy", o->policy),
-                                        o->out_dir + "/" + e["out"].get<std::string>()));
-        } catch (const InputError& err) {
-          throw InputError(where + ": " + err.what());
-        }
-      }
+      else if (o->backend == "auto" && backend_name == "cpu")
+        std::fprintf(stderr, "kgate: no NVIDIA driver node: using the CPU backend (host timer)\n");
       int rc = kExitOk;
-      for (const RunConfig& c : configs) rc = std::max(rc, run_one(*o, factory, backend, c));
+      json runs = json::array();
+      for (const RunConfig& c : configs) runs.push_back(run_one(*o, factory, shared.get(), c, rc));
+      if (o->json) {
+        if (suite_path.empty()) print_json(runs[0]);
+        else print_json({{"suite", suite_path}, {"passed", rc == kExitOk}, {"runs", runs}});
+      }
       return rc;
     };
   });

@@ -1,9 +1,13 @@
 #include "harness/cli/common.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
 #include "harness/core/errors.hpp"
+#include "harness/core/policy.hpp"
+#include "harness/core/suggest.hpp"
+#include "harness/core/text.hpp"
 #ifdef KGATE_HAVE_CUDA
 #include "harness/gpu/gpu.hpp"
 #endif
@@ -25,6 +29,33 @@ std::string portable_path(const std::string& path) {
   return path;
 }
 
+std::string cases_dir() { return source_root() + "/cases"; }
+
+std::string help_footer(const std::string& exit_codes, const std::string& examples) {
+  return "Exit codes: " + exit_codes + "\nExamples:\n" + examples;
+}
+
+void print_json(const json& j) { std::printf("%s\n", j.dump(2).c_str()); }
+
+void check_policy_gate_names(const std::string& spec, const std::string& what) {
+  std::error_code ec;
+  if (spec.size() > kMaxPolicySpecBytes || std::filesystem::is_regular_file(spec, ec)) return;
+  size_t a = 0;
+  while (a < spec.size()) {
+    size_t b = std::min(spec.find(',', a), spec.size());
+    const std::string name = spec.substr(a, std::min(spec.find('(', a), b) - a);
+    a = b + 1;
+    if (name.empty()) continue;
+    try {
+      check_gate_name(name, what);
+    } catch (const InputError&) {
+      const std::string hint = did_you_mean(name, all_gate_names());
+      if (hint.empty()) throw;
+      throw InputError(what + ": unknown gate " + quoted(name) + hint);
+    }
+  }
+}
+
 bool gpu_available(std::string* why) {
 #ifdef KGATE_HAVE_CUDA
   return gpu::device_present(why);
@@ -32,6 +63,13 @@ bool gpu_available(std::string* why) {
   if (why) *why = "kgate was built without CUDA";
   return false;
 #endif
+}
+
+std::string backend_name_for(const std::string& which, bool isolate) {
+  if (which == "cpu" || which == "cuda") return which;
+  if (which != "auto") throw InputError("--backend: " + quoted(which) + " is not auto|cpu|cuda");
+  if (isolate) return std::filesystem::exists("/dev/nvidiactl") ? "cuda" : "cpu";
+  return gpu_available(nullptr) ? "cuda" : "cpu";
 }
 
 std::unique_ptr<Backend> select_backend(const std::string& which, const std::string& timer, bool warm,

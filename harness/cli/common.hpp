@@ -4,6 +4,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "harness/run/campaign.hpp"
 
@@ -20,12 +21,29 @@ void add_compare(CLI::App& app, Action& action);
 void add_report(CLI::App& app, Action& action);
 void add_keygen(CLI::App& app, Action& action);
 
+// --backend's values.
+inline const std::vector<std::string> kBackends = {"auto", "cpu", "cuda"};
 // "auto" picks the GPU backend when kgate was built with CUDA and a device is present.
+// `announce` says so on stderr when auto falls back to the CPU: only once the backend is used.
 std::unique_ptr<Backend> select_backend(const std::string& which, const std::string& timer, bool warm,
                                         bool announce);
+// The backend --backend `which` will open ("cpu" | "cuda"), found without opening it or saying
+// anything, so a run can preflight its arms against it first. With `isolate` the parent must
+// not initialize CUDA: auto looks for the driver's device node instead.
+std::string backend_name_for(const std::string& which, bool isolate);
 bool gpu_available(std::string* why);
 std::string source_root();
 // A path under the source root is recorded relative to it (stable across checkouts).
 std::string portable_path(const std::string& path);
+// Where case tables live: <source>/cases.
+std::string cases_dir();
+
+// A subcommand's --help footer: what each exit code means for it, then examples.
+std::string help_footer(const std::string& exit_codes, const std::string& examples);
+// A --json result: one document on stdout.
+void print_json(const json& j);
+// A comma-separated --policy spec (not a policy file) naming an unknown gate: InputError with
+// the nearest gate names. Policy::parse stays the judge of everything else.
+void check_policy_gate_names(const std::string& spec, const std::string& what);
 
 }  // namespace kgate::cli

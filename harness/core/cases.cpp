@@ -1,5 +1,7 @@
 #include "harness/core/cases.hpp"
 
+#include <algorithm>
+#include <filesystem>
 #include <set>
 
 #include "harness/core/crypto.hpp"
@@ -7,6 +9,7 @@
 #include "harness/core/fileio.hpp"
 #include "harness/core/json_io.hpp"
 #include "harness/core/registry.hpp"
+#include "harness/core/suggest.hpp"
 #include "harness/core/text.hpp"
 
 namespace kgate {
@@ -87,7 +90,11 @@ CaseTable parse_case_table(const std::string& path, const std::string& bytes) {
   t.family = str_field("family", true);
   t.description = str_field("description", false);
   const Family* fam = Registry::instance().find_family(t.family);
-  if (!fam) throw fail("", "field 'family': unknown family " + quoted(t.family));
+  if (!fam) {
+    std::vector<std::string> names;
+    for (const auto& f : Registry::instance().families()) names.push_back(f.name);
+    throw fail("", "field 'family': unknown family " + quoted(t.family) + did_you_mean(t.family, names));
+  }
   json defaults = json::object();
   if (doc.contains("defaults")) {
     if (!doc["defaults"].is_object()) throw fail("", "field 'defaults': must be an object");
@@ -189,8 +196,28 @@ void filter_rows(CaseTable& t, const std::string& globs) {
         kept.push_back(r);
         break;
       }
-  if (kept.empty()) throw InputError(printable(t.path) + ": --rows " + quoted(globs) + " matches no row");
+  if (kept.empty()) {
+    std::vector<std::string> ids;
+    for (const auto& r : t.rows) ids.push_back(r.id);
+    throw InputError(printable(t.path) + ": --rows " + quoted(globs) + " matches no row" + did_you_mean(globs, ids));
+  }
   t.rows = std::move(kept);
+}
+
+std::vector<std::string> find_case_tables(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return files;
+  for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    const fs::path& p = it->path();
+    if (p.extension() == ".json" && p.filename() != "suites.json" && p.parent_path().filename() != "policies" &&
+        it->is_regular_file(ec))
+      files.push_back(p.string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
 }  // namespace kgate

@@ -38,5 +38,8 @@ CaseTable parse_case_table(const std::string& path, const std::string& bytes);
 // Keep only rows whose id matches one of the comma-separated globs (`*` wildcard).
 void filter_rows(CaseTable& t, const std::string& globs);
 bool glob_match(const std::string& pattern, const std::string& s);
+// The case tables under `dir` (recursively, sorted): *.json but suites.json and policies/*.json.
+// Empty when dir is not a directory.
+std::vector<std::string> find_case_tables(const std::string& dir);
 
 }  // namespace kgate

@@ -1,6 +1,8 @@
 #include "harness/core/registry.hpp"
 
 #include "harness/core/errors.hpp"
+#include "harness/core/suggest.hpp"
+#include "harness/core/text.hpp"
 
 namespace kgate {
 
@@ -20,13 +22,26 @@ const Family* Registry::find_family(const std::string& name) const {
 
 const Family& Registry::family(const std::string& name) const {
   if (auto* f = find_family(name)) return *f;
-  throw InputError("unknown family '" + name + "' (kgate list shows them)");
+  std::vector<std::string> names;
+  for (const auto& f : families_) names.push_back(f.name);
+  throw InputError("unknown family " + quoted(name) + did_you_mean(name, names) + " (kgate list shows them)");
 }
 
 const Implementation& Registry::impl(const std::string& name) const {
+  if (auto* i = find_impl(name)) return *i;
+  throw InputError("unknown implementation " + quoted(name) + did_you_mean(name, impl_names()) + " (kgate list shows them)");
+}
+
+const Implementation* Registry::find_impl(const std::string& name) const {
   for (const auto& i : impls_)
-    if (i.name == name) return i;
-  throw InputError("unknown implementation '" + name + "' (kgate list shows them)");
+    if (i.name == name) return &i;
+  return nullptr;
+}
+
+std::vector<std::string> Registry::impl_names() const {
+  std::vector<std::string> names;
+  for (const auto& i : impls_) names.push_back(i.name);
+  return names;
 }
 
 }  // namespace kgate

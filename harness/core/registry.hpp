@@ -28,9 +28,12 @@ class Registry {
   static Registry& instance();
   void add_family(Family f);
   void add(Implementation impl);
-  const Family& family(const std::string& name) const;  // throws InputError
+  const Family& family(const std::string& name) const;  // throws InputError (with suggestions)
   const Family* find_family(const std::string& name) const;
-  const Implementation& impl(const std::string& name) const;  // throws InputError
+  // Throws InputError naming the nearest registered names ("did you mean ...?").
+  const Implementation& impl(const std::string& name) const;
+  const Implementation* find_impl(const std::string& name) const;
+  std::vector<std::string> impl_names() const;
   const std::vector<Family>& families() const { return families_; }
   const std::vector<Implementation>& impls() const { return impls_; }
 

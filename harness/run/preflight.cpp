@@ -2,13 +2,18 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 
+#include "harness/core/cases.hpp"
 #include "harness/core/crypto.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/receipt.hpp"
+#include "harness/core/registry.hpp"
+#include "harness/core/suggest.hpp"
 #include "harness/core/text.hpp"
 
 namespace kgate {
@@ -28,6 +33,53 @@ void check_input_file(const std::string& path, const std::string& what) {
   if (!fs::exists(st)) throw InputError(what + " " + printable(path) + ": no such file");
   if (!fs::is_regular_file(st)) throw InputError(what + " " + printable(path) + ": not a regular file");
   if (!std::ifstream(path, std::ios::binary)) throw InputError(what + " " + printable(path) + ": cannot read");
+}
+
+// Spelled as the user would type them from here: relative to the working directory when
+// under it, absolute otherwise.
+static std::string as_typed(const fs::path& p) {
+  std::error_code ec;
+  fs::path abs = fs::weakly_canonical(fs::absolute(p), ec);
+  fs::path rel = abs.lexically_relative(fs::current_path(ec));
+  return !rel.empty() && *rel.begin() != ".." ? rel.string() : abs.string();
+}
+
+void check_cases_file(const std::string& path, const std::string& cases_dir, const std::string& what) {
+  std::error_code ec;
+  if (path.size() > kMaxPathBytes || fs::exists(path, ec)) return check_input_file(path, what);
+  // Candidates: the tables in the directory the path names or, when that directory is missing
+  // (mistyped), in its siblings; then every table under the cases directory.
+  std::vector<std::string> known;
+  auto tables_in = [&](const fs::path& dir) {
+    for (const auto& e : fs::directory_iterator(dir.empty() ? "." : dir, ec))
+      if (e.path().extension() == ".json") known.push_back((dir / e.path().filename()).string());
+  };
+  const fs::path dir = fs::path(path).parent_path(), up = dir.parent_path();
+  if (fs::is_directory(dir.empty() ? "." : dir, ec)) tables_in(dir);
+  else if (!dir.empty() && fs::is_directory(up.empty() ? "." : up, ec))
+    for (const auto& e : fs::directory_iterator(up.empty() ? "." : up, ec))
+      if (e.is_directory(ec)) tables_in(up / e.path().filename());
+  for (const auto& t : find_case_tables(cases_dir)) known.push_back(as_typed(t));
+  throw InputError(what + " " + printable(path) + ": no such file" + did_you_mean_path(path, known));
+}
+
+std::string default_receipt_name(const std::string& table, const std::string& candidate,
+                                 const std::vector<std::string>& baselines, const std::string& git_commit) {
+  const bool hex = git_commit.size() >= 7 && std::all_of(git_commit.begin(), git_commit.begin() + 7, [](char c) {
+                     return std::isdigit(static_cast<unsigned char>(c)) || (c >= 'a' && c <= 'f');
+                   });
+  std::string name = table + "." + candidate + ".vs.";
+  for (size_t i = 0; i < baselines.size(); ++i) name += (i ? "+" : "") + baselines[i];
+  name += "." + (hex ? git_commit.substr(0, 7) : std::string("nogit"));
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '+' && c != '-') c = '_';
+  return name + ".json";
+}
+
+void check_not_overwriting(const std::string& out, bool force, bool resume, const std::string& what) {
+  std::error_code ec;
+  if (force || resume || !fs::exists(out, ec)) return;
+  throw InputError(what + " " + printable(out) + ": a receipt exists there; pass --force to overwrite it");
 }
 
 void check_output_path(const std::string& path, const std::string& what) {
@@ -54,7 +106,7 @@ static void check_int(const char* flag, int64_t v, int64_t lo, int64_t hi) {
                      std::to_string(hi) + "]");
 }
 
-void preflight_run(const RunConfig& cfg) {
+void preflight_run(const RunConfig& cfg, const std::string& backend_name) {
   // Sizes and values first: they need no file.
   const ScheduleConfig& s = cfg.schedule;
   check_int("--groups", s.groups, 1, kMaxGroups);
@@ -68,6 +120,15 @@ void preflight_run(const RunConfig& cfg) {
   Policy::from_json(cfg.policy.to_json(), "--policy");  // a programmatic policy is held to the same rules
   if (cfg.candidate.empty()) throw InputError("--candidate: empty");
   if (cfg.baselines.empty()) throw InputError("--baseline: at least one baseline is required");
+  auto registered = [](const std::string& name, const char* flag) {
+    try {
+      Registry::instance().impl(name);
+    } catch (const InputError& e) {
+      throw InputError(std::string(flag) + ": " + e.what());
+    }
+  };
+  registered(cfg.candidate, "--candidate");
+  for (const auto& b : cfg.baselines) registered(b, "--baseline");
   // Files.
   check_input_file(cfg.cases_path, "--cases");
   check_output_path(cfg.out_path, "--out");
@@ -84,6 +145,9 @@ void preflight_run(const RunConfig& cfg) {
   if (samples > kMaxScheduledSamples)
     throw InputError("--groups x --blocks x --m x rows x baselines = " + std::to_string(static_cast<long long>(samples)) +
                      " samples per arm; refusing more than 1e8");
+  // The arms against the table and the backend: make_plan's own checks, once the schedule is
+  // known to be of a sane size (the plan holds every unit's sample letters).
+  if (!backend_name.empty()) make_plan(cfg, backend_name);
 }
 
 }  // namespace kgate

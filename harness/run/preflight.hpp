@@ -3,6 +3,7 @@
 // the journal is created and before any timing, so a bad flag is exit 2 with nothing written.
 // Side-effect free and idempotent (reads files, writes nothing): safe to call more than once.
 #include <string>
+#include <vector>
 
 #include "harness/run/campaign.hpp"
 
@@ -18,10 +19,25 @@ inline constexpr double kMaxScheduledSamples = 1e8;
 // Throws InputError naming the flag or file: cases file readable (and a valid table, with
 // --rows matching), out path and its sidecar and journal writable targets, sign key a
 // readable Ed25519 private key, schedule and warm-up values finite and in range, policy valid.
-void preflight_run(const RunConfig& cfg);
+// Given the name of the backend the run will use ("cpu" | "cuda"), also the arms: registered,
+// of the table's family, built for that backend, none named twice (make_plan's checks), so a
+// caller can preflight before it opens the backend.
+void preflight_run(const RunConfig& cfg, const std::string& backend_name = "");
 
 // A path kgate will read: at most kMaxPathBytes, a readable regular file.
 void check_input_file(const std::string& path, const std::string& what);
+// check_input_file for a case table; a missing one names the nearest tables in the directory
+// it names and under `cases_dir` ("did you mean 'cases/cpu/ssu.json'?").
+void check_cases_file(const std::string& path, const std::string& cases_dir, const std::string& what);
+// The receipt's file name when --out is not given: <table>.<candidate>.vs.<baseline>[+<baseline>
+// ...].<commit7>.json, commit7 the first 7 hex digits of `git_commit` or "nogit", so that runs
+// of other arms, tables or commits never share a name. A byte outside [A-Za-z0-9._+-] (an
+// export arm's path) becomes '_'.
+std::string default_receipt_name(const std::string& table, const std::string& candidate,
+                                 const std::vector<std::string>& baselines, const std::string& git_commit);
+// A receipt exists at `out`: refused unless `force` (a --resume continues its journal and
+// replaces no receipt of that run, so it passes).
+void check_not_overwriting(const std::string& out, bool force, bool resume, const std::string& what);
 // A path kgate will write (atomically, by rename): at most kMaxPathBytes, not a directory or
 // another non-regular file, and its directory exists and is writable or can be created.
 void check_output_path(const std::string& path, const std::string& what);

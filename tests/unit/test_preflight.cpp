@@ -1,5 +1,6 @@
-// preflight_run: every flag and file of a run checked before any work, side-effect free;
-// write_file_atomic refuses non-regular targets.
+// preflight_run: every flag and file of a run checked before any work, side-effect free, with
+// the nearest names for a mistyped arm or table; the no-overwrite rule; write_file_atomic
+// refuses non-regular targets.
 #include <gtest/gtest.h>
 
 #include "tests/unit/temp_dir.hpp"
@@ -34,17 +35,19 @@ class Preflight : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
   std::string p(const std::string& name) const { return (dir_ / name).string(); }
+  std::string error(const RunConfig& c) const { return error_of([&] { preflight_run(c); }); }
   // The InputError's message (one line), or "" with a failure when none is thrown.
-  std::string error(const RunConfig& c) const {
+  template <class F>
+  static std::string error_of(F f) {
     try {
-      preflight_run(c);
+      f();
     } catch (const InputError& e) {
       std::string m = e.what();
       EXPECT_EQ(m.find('\n'), std::string::npos) << m;
       EXPECT_LT(m.size(), 400u) << m.substr(0, 400);
       return m;
     }
-    ADD_FAILURE() << "preflight accepted the config";
+    ADD_FAILURE() << "no InputError: preflight accepted the config";
     return "";
   }
   fs::path dir_;
@@ -127,6 +130,68 @@ TEST_F(Preflight, TableProblemsAndRowFilters) {
   EXPECT_NE(error(c).find("matches no row"), std::string::npos);
   write_file_atomic(p("t.json"), std::string(100000, '[') + std::string(100000, ']'));
   EXPECT_NE(error(c_).find("nested deeper than 64 levels"), std::string::npos);
+}
+
+TEST_F(Preflight, UnknownArmsNameTheFlagAndTheNearestArm) {
+  RunConfig c = c_;
+  c.candidate = "ag_gemm.cpu_eigne";
+  std::string m = error(c);
+  EXPECT_EQ(m.rfind("--candidate: unknown implementation 'ag_gemm.cpu_eigne'; did you mean 'ag_gemm.cpu_eigen'?", 0), 0u) << m;
+  c = c_;
+  c.baselines = {"ag_gemm.cpu_blockd"};
+  m = error(c);
+  EXPECT_NE(m.find("--baseline: unknown implementation 'ag_gemm.cpu_blockd'; did you mean 'ag_gemm.cpu_blocked'?"), std::string::npos) << m;
+}
+
+TEST_F(Preflight, ArmsAreCheckedAgainstTheNamedBackend) {
+  preflight_run(c_, "cpu");
+  std::string m = error_of([&] { preflight_run(c_, "cuda"); });
+  EXPECT_NE(m.find("--candidate ag_gemm.cpu_eigen: a cpu implementation, but this run uses the cuda backend"), std::string::npos) << m;
+  RunConfig c = c_;
+  c.baselines = {"ssu.cpu_scalar"};
+  m = error_of([&] { preflight_run(c, "cpu"); });
+  EXPECT_NE(m.find("--baseline ssu.cpu_scalar: family 'ssu'"), std::string::npos) << m;
+  c.baselines = {"ag_gemm.cpu_eigen"};
+  m = error_of([&] { preflight_run(c, "cpu"); });
+  EXPECT_NE(m.find("arm named twice"), std::string::npos) << m;
+}
+
+TEST_F(Preflight, AMissingTableNamesTheNearestTables) {
+  const std::string cases = p("cases");
+  fs::create_directories(p("cases/cpu"));
+  fs::copy_file(p("t.json"), p("cases/cpu/ssu.json"));
+  std::string m = error_of([&] { check_cases_file(p("cases/cpu/ssu.jsn"), cases, "--cases"); });
+  EXPECT_NE(m.find("ssu.jsn: no such file; did you mean '"), std::string::npos) << m;
+  EXPECT_NE(m.find("cases/cpu/ssu.json'?"), std::string::npos) << m;
+  // A directory that does not exist: the tables under the cases dir still answer.
+  m = error_of([&] { check_cases_file(p("elsewhere/ssu.json"), cases, "--cases"); });
+  EXPECT_NE(m.find("did you mean '"), std::string::npos) << m;
+  m = error_of([&] { check_cases_file(p("cases/cpu/nothing_close_at_all.json"), cases, "--cases"); });
+  EXPECT_EQ(m.find("did you mean"), std::string::npos) << m;
+  check_cases_file(p("cases/cpu/ssu.json"), cases, "--cases");  // present: fine
+  m = error_of([&] { check_cases_file(p("cases"), cases, "--cases"); });
+  EXPECT_NE(m.find("not a regular file"), std::string::npos) << m;
+}
+
+TEST_F(Preflight, AnExistingReceiptIsNotOverwrittenWithoutForce) {
+  check_not_overwriting(p("out/r.json"), false, false, "--out");  // nothing there
+  fs::create_directories(p("out"));
+  write_file_atomic(p("out/r.json"), "{}");
+  std::string m = error_of([&] { check_not_overwriting(p("out/r.json"), false, false, "--out"); });
+  EXPECT_NE(m.find("r.json: a receipt exists there; pass --force to overwrite it"), std::string::npos) << m;
+  check_not_overwriting(p("out/r.json"), true, false, "--out");   // --force
+  check_not_overwriting(p("out/r.json"), false, true, "--out");   // --resume continues its journal
+}
+
+TEST(DefaultReceiptName, TableArmsAndCommit) {
+  const std::string commit = "f583b0a0e3822ac44e3ea4c8fa17c7a9b25ad4ab";
+  EXPECT_EQ(default_receipt_name("ag_gemm_cpu", "ag_gemm.cpu_eigen", {"ag_gemm.cpu_blocked"}, commit),
+            "ag_gemm_cpu.ag_gemm.cpu_eigen.vs.ag_gemm.cpu_blocked.f583b0a.json");
+  EXPECT_EQ(default_receipt_name("ssu", "ssu.fast", {"ssu.baseline", "ssu.floor"}, commit + "-dirty"),
+            "ssu.ssu.fast.vs.ssu.baseline+ssu.floor.f583b0a.json");
+  EXPECT_EQ(default_receipt_name("ssu", "ssu.fast", {"ssu.baseline"}, "unknown"), "ssu.ssu.fast.vs.ssu.baseline.nogit.json");
+  EXPECT_EQ(default_receipt_name("ssu", "ssu.fast", {"ssu.baseline"}, ""), "ssu.ssu.fast.vs.ssu.baseline.nogit.json");
+  EXPECT_EQ(default_receipt_name("t", "export:/x/lib y.so:fast", {"b"}, commit), "t.export__x_lib_y.so_fast.vs.b.f583b0a.json");
 }
 
 TEST(FileIo, WriteFileAtomicRefusesNonRegularTargets) {
