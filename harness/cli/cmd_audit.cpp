@@ -18,7 +18,7 @@ void add_audit(CLI::App& app, Action& action) {
   auto* sc = app.add_subcommand("audit", "Recompute every digest, statistic, verdict and summary figure of receipts "
                                          "from their recorded numbers and sidecars; exit 1 on any mismatch.");
   sc->add_option("receipts", o->files, "receipt files")->required();
-  sc->add_option("--pubkey", o->pub, "require a valid Ed25519 signature by this public key (PEM)");
+  sc->add_option("--pubkey", o->pub, "require a valid DSSE Ed25519 signature by this public key (PEM, kgate keygen's .pub; must equal the receipt's public_key_pem)");
   sc->add_flag("--json", o->json, "one JSON document on stdout: {\"ok\", \"receipts\": [{\"path\", \"ok\", ...}]}");
   sc->footer(help_footer("0 every receipt audits, 1 a receipt does not (tampered, unreadable, a bad signature), "
                          "2 usage error.",
@@ -50,7 +50,7 @@ void add_audit(CLI::App& app, Action& action) {
           if (!o->json)
             std::printf("%s: OK (%lld rows, body sha256 %s%s)\n", f.c_str(), static_cast<long long>(s["rows"].get<int64_t>()),
                         a.receipt["seal"]["body_sha256"].get<std::string>().c_str(),
-                        signed_ ? ", Ed25519 signature valid" : "");
+                        signed_ ? ", DSSE Ed25519 signature valid" : "");
         } else {
           rc = kExitFail;
           results.push_back({{"path", f}, {"kind", "receipt"}, {"ok", false}, {"problems", a.problems}});

@@ -43,6 +43,11 @@ void add_report(CLI::App& app, Action& action) {
                  "numbers; wide: one line per row, one column per arm, every arm over --anchor (tuning runs)")
       ->capture_default_str();
   sc->add_option("--anchor", o->anchor, "wide: the arm every time is divided by (default: the first baseline)");
+  sc->footer(help_footer("0 printed, 1 the receipt fails its audit, 2 usage or input error.",
+                         "  kgate report R.json                       (markdown on stdout: paste into a pull request)\n"
+                         "  kgate report R.json --format html --out R.report.html\n"
+                         "  kgate report R.json --format csv | column -s, -t\n"
+                         "  kgate report R.json --format wide --anchor ssu.floor\n"));
   sc->add_option("--out", o->out, "write here instead of stdout");
   sc->callback([o, &action] {
     action = [o]() -> int {
@@ -94,6 +99,10 @@ void add_compare(CLI::App& app, Action& action) {
   sc->add_option("--threshold", o->threshold, "T: the smallest change that counts as FASTER or SLOWER (a fraction)")
       ->capture_default_str();
   sc->add_flag("--json", o->json, "print JSON (schema kgate.compare/1) instead of markdown");
+  sc->footer(help_footer("0 no pair SLOWER, 1 a pair SLOWER or a receipt fails its audit, 2 usage or input error or no "
+                         "rows match.",
+                         "  kgate compare main.json branch.json\n"
+                         "  kgate compare main.json branch.json --threshold 0.05 --json | jq '.pairs[] | select(.class == \"SLOWER\")'\n"));
   sc->add_option("--out", o->out, "write here instead of stdout");
   sc->callback([o, &action] {
     action = [o]() -> int {

@@ -18,7 +18,7 @@ namespace {
 struct RunOpts {
   std::string cases, rows, candidate, baselines, out, out_dir = "out", policy = "correct", sign;
   std::string backend = "auto", timer = "cupti", suite;
-  bool resume = false, force = false, warm = false, quiet = false, isolate = false, json = false;
+  bool resume = false, force = false, warm = false, quiet = false, isolate = false, json = false, no_peaks = false;
   int groups = 3, blocks = 6, m = 2;
   uint64_t seed = 20261129;
   double warmup_us = 1000;
@@ -59,7 +59,6 @@ RunConfig make_config(const RunOpts& o, const std::string& cases, const std::str
   c.out_path = out;
   c.resume = o.resume;
   if (!o.sign.empty()) c.sign_key = o.sign;
-  check_policy_gate_names(policy, "--policy");
   c.policy = Policy::parse(policy);
   for (const auto& [name, g] : c.policy.by_baseline)
     if (std::find(c.baselines.begin(), c.baselines.end(), name) == c.baselines.end())
@@ -155,7 +154,7 @@ void add_run(CLI::App& app, Action& action) {
   sc->add_flag("--force", o->force, "overwrite an existing receipt (without it an existing receipt is an error, exit 2)");
   sc->add_option("--policy", o->policy, "required gates: correct,strict,strict_median,limit(L),drift(D),parity,fallback or a JSON file")->capture_default_str();
   sc->add_flag("--resume", o->resume, "continue a killed run from its journal (<out>.journal); not an overwrite");
-  sc->add_option("--sign", o->sign, "Ed25519 private key (PEM) to sign the body digest (kgate keygen)");
+  sc->add_option("--sign", o->sign, "Ed25519 private key (PEM, from kgate keygen): seal.signature becomes a DSSE envelope (payloadType application/vnd.in-toto+json, payload = the body's canonical bytes) with the public key");
   sc->add_option("--backend", o->backend, "auto | cpu | cuda")->capture_default_str()->check(CLI::IsMember(kBackends));
   sc->add_option("--timer", o->timer, "GPU timer: cupti | events")->capture_default_str()->check(CLI::IsMember({"cupti", "events"}));
   sc->add_flag("--warm", o->warm, "GPU: do not flush L2 before samples (labelled in the receipt)");
@@ -169,6 +168,8 @@ void add_run(CLI::App& app, Action& action) {
   sc->add_flag("--quiet", o->quiet, "no progress line");
   sc->add_flag("--json", o->json, "the result as one JSON document on stdout (receipt, rows, pass/fail, per-baseline "
                                   "geomean and min); a suite: {\"suite\", \"passed\", \"runs\": [...]}. Progress stays on stderr");
+  sc->add_flag("--no-peaks", o->no_peaks, "do not measure the device's copy bandwidth and GEMM rate for environment.peaks "
+                                          "(recorded as null, 'not measured'; e.g. under compute-sanitizer)");
   sc->add_flag("--isolate", o->isolate, "run each row's units in a child process: a kernel that faults (illegal address, "
                                         "trap) fails its row with the error recorded, and the campaign goes on");
   sc->footer(help_footer(
@@ -215,6 +216,7 @@ void add_run(CLI::App& app, Action& action) {
         suite_path = o->suite.empty() ? source_root() + "/cases/suites.json" : o->suite;
         configs = suite_configs(*o, suite_path, backend_name);
       }
+      g_measure_peaks = !o->no_peaks;
       BackendFactory factory = [o, backend_name] { return select_backend(backend_name, o->timer, o->warm, false); };
       std::unique_ptr<Backend> shared;
       if (!o->isolate) shared = select_backend(o->backend, o->timer, o->warm, true);

@@ -37,25 +37,6 @@ std::string help_footer(const std::string& exit_codes, const std::string& exampl
 
 void print_json(const json& j) { std::printf("%s\n", j.dump(2).c_str()); }
 
-void check_policy_gate_names(const std::string& spec, const std::string& what) {
-  std::error_code ec;
-  if (spec.size() > kMaxPolicySpecBytes || std::filesystem::is_regular_file(spec, ec)) return;
-  size_t a = 0;
-  while (a < spec.size()) {
-    size_t b = std::min(spec.find(',', a), spec.size());
-    const std::string name = spec.substr(a, std::min(spec.find('(', a), b) - a);
-    a = b + 1;
-    if (name.empty()) continue;
-    try {
-      check_gate_name(name, what);
-    } catch (const InputError&) {
-      const std::string hint = did_you_mean(name, all_gate_names());
-      if (hint.empty()) throw;
-      throw InputError(what + ": unknown gate " + quoted(name) + hint);
-    }
-  }
-}
-
 bool gpu_available(std::string* why) {
 #ifdef KGATE_HAVE_CUDA
   return gpu::device_present(why);

@@ -42,8 +42,5 @@ std::string cases_dir();
 std::string help_footer(const std::string& exit_codes, const std::string& examples);
 // A --json result: one document on stdout.
 void print_json(const json& j);
-// A comma-separated --policy spec (not a policy file) naming an unknown gate: InputError with
-// the nearest gate names. Policy::parse stays the judge of everything else.
-void check_policy_gate_names(const std::string& spec, const std::string& what);
 
 }  // namespace kgate::cli

@@ -7,6 +7,7 @@
 #include "harness/core/errors.hpp"
 #include "harness/core/fileio.hpp"
 #include "harness/core/json_io.hpp"
+#include "harness/core/suggest.hpp"
 #include "harness/core/text.hpp"
 
 namespace kgate {
@@ -38,7 +39,9 @@ json Policy::to_json() const {
 void check_gate_name(const std::string& g, const std::string& where) {
   for (const auto& n : all_gate_names())
     if (n == g) return;
-  throw InputError(where + ": unknown gate " + quoted(g) + " (known: correct, strict, strict_median, limit(L), drift(D), parity, fallback)");
+  const std::string hint = did_you_mean(g, all_gate_names());
+  throw InputError(where + ": unknown gate " + quoted(g) +
+                   (hint.empty() ? " (known: correct, strict, strict_median, limit(L), drift(D), parity, fallback)" : hint));
 }
 
 // A gate value: a finite number >= 0 (NaN would make every comparison false, inf every limit true).
@@ -122,7 +125,10 @@ Policy Policy::parse(const std::string& spec) {
       } catch (const std::exception&) {
         throw InputError("--policy: " + quoted(tok) + ": value is not a number");
       }
-      if (name != "limit" && name != "drift") throw InputError("--policy: " + quoted(tok) + ": only limit(L) and drift(D) take a value");
+      if (name != "limit" && name != "drift") {
+        check_gate_name(name, "--policy");  // an unknown gate, with the nearest names
+        throw InputError("--policy: " + quoted(tok) + ": only limit(L) and drift(D) take a value");
+      }
       if (!std::isfinite(v) || v < 0) throw InputError("--policy: " + quoted(tok) + ": value must be a finite number >= 0");
       j[name] = v;
       j["gates"].push_back(name);

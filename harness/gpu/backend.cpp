@@ -193,7 +193,7 @@ json GpuBackend::environment() const {
       break;
     }
   e["cpu"] = model;
-  e["peaks"] = device_peaks(device_);
+  e["peaks"] = g_measure_peaks ? device_peaks(device_) : unmeasured_peaks();
   return e;
 }
 

@@ -36,6 +36,17 @@ class Backend {
 
 std::unique_ptr<Backend> make_cpu_backend();
 
+// Whether a backend measures the device's peaks for environment.peaks (process-wide; `kgate run
+// --no-peaks` turns it off, e.g. under compute-sanitizer, whose racecheck cannot run cuBLAS's
+// GEMM). Off, the record keeps its shape: both rates null, the methods say why.
+inline bool g_measure_peaks = true;
+inline json unmeasured_peaks() {
+  return {{"copy_bytes_per_s", nullptr},
+          {"copy_method", "not measured (--no-peaks)"},
+          {"gemm_bf16_flops_per_s", nullptr},
+          {"gemm_method", "not measured (--no-peaks)"}};
+}
+
 // Compares out against ref element-wise; `unwritten` marks elements never written.
 Correctness compare_outputs(const std::vector<double>& out, const std::vector<double>& ref,
                             const std::vector<bool>& unwritten, const Tolerance& tol,

@@ -96,7 +96,7 @@ class CpuBackend final : public Backend {
     e["os"] = std::string(u.sysname) + " " + u.release + " " + u.machine;
     e["compiler"] = __VERSION__;
     e["gpus"] = json::array();
-    e["peaks"] = cpu_peaks();
+    e["peaks"] = g_measure_peaks ? cpu_peaks() : unmeasured_peaks();
     return e;
   }
   json protocol() const override {

@@ -24,6 +24,16 @@ assert j["passed"] is True
 b = j["by_baseline"]["ag_gemm.cpu_blocked"]
 assert b["geomean_ratio"] > 0 and b["min_ratio"] > 0 and b["min_ratio_row"].startswith("ag-cpu"), b'
 expect_grep "run: progress stays on stderr" "^\[kgate\] " run.err
+py "run: the environment records the measured peaks" r.json '
+p = j["body"]["predicate"]["environment"]["peaks"]
+assert p["copy_bytes_per_s"] > 0 and p["gemm_bf16_flops_per_s"] is None, p'
+"$KGATE" run "${tiny[@]}" "${ag[@]}" --candidate ag_gemm.cpu_eigen --baseline ag_gemm.cpu_blocked --out np.json \
+  --no-peaks >/dev/null 2>&1
+check "run --no-peaks" 0 $?
+py "run --no-peaks: peaks recorded as not measured, the receipt audits" np.json '
+p = j["body"]["predicate"]["environment"]["peaks"]
+assert p["copy_bytes_per_s"] is None and p["gemm_bf16_flops_per_s"] is None and "--no-peaks" in p["copy_method"], p'
+"$KGATE" audit np.json >/dev/null; check "audit a --no-peaks receipt" 0 $?
 "$KGATE" run "${tiny[@]}" "${ag[@]}" --candidate ag_gemm.cpu_blocked --baseline ag_gemm.cpu_eigen --out slow.json \
   --policy strict --json >slow_run.json 2>/dev/null
 check "run --json, failing policy: exit 1" 1 $?
