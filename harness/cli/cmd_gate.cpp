@@ -21,7 +21,10 @@ struct GateFailure {
   json detail;
 };
 
-std::string num(double x, const char* fmt = "%.4f") {
+std::string num(double x, const char* fmt = "%.4f");
+// Microseconds: 4 significant digits below 1000, whole microseconds above (never an exponent).
+std::string us(double x) { return num(x, x >= 1000 ? "%.0f" : "%.4g"); }
+std::string num(double x, const char* fmt) {
   char b[64];
   std::snprintf(b, sizeof b, fmt, x);
   return b;
@@ -62,8 +65,8 @@ std::optional<GateFailure> pair_failure(const RowRecord& row, const PairRecord& 
     if (!raw.contains("limit_value") || !raw["limit_value"].is_number()) return fail("no limit value", nullptr, nullptr);
     const double L = raw["limit_value"].get<double>(), b = p.baseline_stats->median_us, c = p.candidate_stats->median_us;
     if (c <= (1 + L) * b) return std::nullopt;
-    return fail("candidate " + num(c, "%.4g") + " us > (1 + " + num(L, "%g") + ") x baseline " + num(b, "%.4g") + " us = " +
-                    num((1 + L) * b, "%.4g") + " us (ratio " + num(r) + ", needs >= " + num(1 / (1 + L)) + ")",
+    return fail("candidate " + us(c) + " us > (1 + " + num(L, "%g") + ") x baseline " + us(b) + " us = " +
+                    us((1 + L) * b) + " us (ratio " + num(r) + ", needs >= " + num(1 / (1 + L)) + ")",
                 c / b, 1 + L);
   }
   if (gate == "drift") {
