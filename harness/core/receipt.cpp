@@ -263,7 +263,7 @@ AuditResult audit_receipt(const std::string& path, const std::optional<std::stri
     bool sc_ok = false;
     try {
       std::string sb = read_file(sc_path);
-      if (sha256_hex(sb) != sc.at("sha256")) bad("samples sidecar " + printable(sc_path) + ": digest mismatch");
+      if (json(sha256_hex(sb)) != sc.at("sha256")) bad("samples sidecar " + printable(sc_path) + ": digest mismatch");
       else if (std::optional<json> sj = parse_json_checked(sb, why); !sj) {
         bad("samples sidecar " + printable(sc_path) + ": not valid JSON: " + why);
       } else {
