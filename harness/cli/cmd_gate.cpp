@@ -30,11 +30,6 @@ std::string num(double x, const char* fmt) {
   return b;
 }
 
-const GateSet& gates_for(const Policy& pol, const std::string& baseline) {
-  auto it = pol.by_baseline.find(baseline);
-  return it == pol.by_baseline.end() ? pol : it->second;
-}
-
 // Why pair gate `gate` failed on pair `p`, or nothing when this pair passed it. `label` is the
 // gate as the policy names it ("strict", "limit@ssu.floor").
 std::optional<GateFailure> pair_failure(const RowRecord& row, const PairRecord& p, const std::string& gate,
@@ -129,9 +124,8 @@ std::vector<GateFailure> explain(const RowRecord& row, const Policy& pol, double
     const json& raw = baseline.empty() ? row.verdicts.raw : row.verdicts.raw["by_baseline"][baseline];
     const size_t before = out.size();
     for (const auto& p : row.pairs) {
-      const bool mine = baseline.empty() ? !pol.by_baseline.count(p.baseline) : p.baseline == baseline;
-      if (!mine) continue;
-      if (auto f = pair_failure(row, p, gate, label, raw, gates_for(pol, p.baseline), level)) out.push_back(*f);
+      if (!pol.judges(baseline, p.baseline)) continue;
+      if (auto f = pair_failure(row, p, gate, label, raw, pol.gates_for(p.baseline), level)) out.push_back(*f);
     }
     if (out.size() == before) {  // failed, yet no pair explains it: say what the verdict was
       const std::string why = label + ": not applicable to this row (raw verdict " +

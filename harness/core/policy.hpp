@@ -25,6 +25,17 @@ struct Policy : GateSet {
   // hold the candidate to "strict" against a baseline and to "limit" against a floor. Only
   // from a JSON policy file; absent from a policy's JSON when empty.
   std::map<std::string, GateSet> by_baseline;
+  // The gate set that judges the pair against `baseline`: its by_baseline entry, else the
+  // top-level gates.
+  const GateSet& gates_for(const std::string& baseline) const {
+    auto it = by_baseline.find(baseline);
+    return it == by_baseline.end() ? *this : it->second;
+  }
+  // Whether a failure label's baseline part (after '@'; empty for a top-level gate) names the
+  // gate set that judges the pair against `baseline`.
+  bool judges(const std::string& label_baseline, const std::string& baseline) const {
+    return label_baseline.empty() ? !by_baseline.count(baseline) : label_baseline == baseline;
+  }
   json to_json() const;
   // Throws InputError naming `where` and the field for anything but a valid policy.
   static Policy from_json(const json& j, const std::string& where);

@@ -174,12 +174,10 @@ std::vector<Failure> failures_of(const RowView& rv, const Policy& policy) {
     } else if (f.gate == "correct") {
       f.reason = correctness_text(row);
     } else {
-      auto named = policy.by_baseline.find(f.baseline);
-      const GateSet& gates = named != policy.by_baseline.end() ? named->second : static_cast<const GateSet&>(policy);
+      const GateSet& gates = policy.gates_for(f.baseline);
       for (size_t i = 0; i < row.pairs.size(); ++i) {
         const PairRecord& p = row.pairs[i];
-        const bool judged = f.baseline.empty() ? !policy.by_baseline.count(p.baseline) : p.baseline == f.baseline;
-        if (!judged) continue;
+        if (!policy.judges(f.baseline, p.baseline)) continue;
         f.reason += (f.reason.empty() ? "" : "; ") + pair_gate_text(f.gate, row, p, rv.figures[i], gates);
       }
       if (f.reason.empty()) f.reason = "no pair of this row is judged by it";

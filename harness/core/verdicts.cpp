@@ -201,7 +201,7 @@ void derive_row(RowRecord& row, const RowSamples* samples, const Policy& policy,
   // The top-level pair gates judge the pairs by_baseline does not name.
   std::vector<const PairRecord*> top;
   for (const auto& p : row.pairs)
-    if (!policy.by_baseline.count(p.baseline)) top.push_back(&p);
+    if (policy.judges("", p.baseline)) top.push_back(&p);
   raw.update(pair_gates(row, top, policy, measured));
   if (!policy.by_baseline.empty()) {
     raw["by_baseline"] = json::object();
