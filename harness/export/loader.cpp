@@ -71,10 +71,13 @@ const Family& check_family(const Registry& r, const std::string& path, const std
   return *f;
 }
 
-const kgate_export_table_t* open_table(const std::string& path) {
+void check_file(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) fail(path, "no such file");
   if (!std::filesystem::is_regular_file(path, ec)) fail(path, "not a regular file");
+}
+
+const kgate_export_table_t* open_table(const std::string& path) {
   // A path without a slash would make dlopen search the library path: name the file itself.
   const std::string open_as = path.find('/') == std::string::npos ? "./" + path : path;
   void* h = ::dlopen(open_as.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -109,6 +112,7 @@ std::vector<std::string> load_export_library(Registry& r, const std::string& pat
     return it->second.arms;
   }
   // Hashed before it is opened: the digest names the bytes this process maps.
+  check_file(path);
   const std::string sha = sha256_file_hex(path);
   const kgate_export_table_t* t = open_table(path);
   const std::string family = table_string(path, t->family, "family");
