@@ -27,8 +27,8 @@ one_line_naming "missing symbol" "export_no_symbol.so" "missing symbol kgate_exp
 echo "not an ELF file" >garbage.so
 run_with "export:garbage.so:fails"; check "not loadable" 2 $?
 one_line_naming "not loadable" "'garbage.so'" "cannot load: "
-run_with "export:$GOOD:fial"; check "no such arm" 2 $?
-one_line_naming "no such arm" "$GOOD" "no arm 'fial' in it (arms: fails, picky); did you mean 'fails'?"
+run_with "export:$GOOD:fail"; check "no such arm" 2 $?
+one_line_naming "no such arm" "$GOOD" "no arm 'fail' in it (arms: fails, picky); did you mean 'fails'?"
 [ ! -e out.json ] && [ ! -e out.json.journal ] && echo "ok: nothing written" || { echo "FAIL: a refused run wrote"; fails=$((fails + 1)); }
 # A good library loads; its arms are cuda arms, so the CPU backend refuses them by name.
 run_with "export:$GOOD:fails"; check "a cuda export on the CPU backend" 2 $?
