@@ -8,6 +8,7 @@
 #include "harness/core/cases.hpp"
 #include "harness/core/crypto.hpp"
 #include "harness/core/errors.hpp"
+#include "harness/export/loader.hpp"
 #ifdef KGATE_HAVE_CUDA
 #include "harness/gpu/gpu.hpp"
 #endif
@@ -17,17 +18,22 @@ namespace kgate::cli {
 void add_list(CLI::App& app, Action& action) {
   struct Opts {
     std::string dir;
+    std::vector<std::string> exports;
     bool json = false;
   };
   auto o = std::make_shared<Opts>();
   auto* sc = app.add_subcommand("list", "Families, implementations (with backend, role, kernel names), case tables, "
                                         "and this machine's architecture.");
   sc->add_option("--cases-dir", o->dir, "where to look for case tables (default: <source>/cases)");
+  sc->add_option("--export", o->exports, "also list the arms of this export library (export:PATH:NAME; repeatable)");
   sc->add_flag("--json", o->json, "one JSON document on stdout");
-  sc->footer(help_footer("0 listed, 2 usage error.", "  kgate list\n  kgate list --json | jq '.implementations[].name'\n"));
+  sc->footer(help_footer("0 listed, 2 usage error or an export library that does not load.",
+                         "  kgate list\n  kgate list --json | jq '.implementations[].name'\n"
+                         "  kgate list --export build/libmy_ssu.so\n"));
   sc->callback([o, &action] {
     action = [o]() -> int {
       Registry& reg = Registry::instance();
+      for (const auto& path : o->exports) load_export_library(reg, path);
       json families = json::array(), impls = json::array(), tables = json::array();
       for (const auto& f : reg.families()) {
         json params = json::array();
@@ -36,9 +42,12 @@ void add_list(CLI::App& app, Action& action) {
                             {"default", p.required ? json(nullptr) : p.fallback}});
         families.push_back({{"name", f.name}, {"summary", f.summary}, {"params", params}});
       }
-      for (const auto& i : reg.impls())
-        impls.push_back({{"name", i.name}, {"family", i.family}, {"backend", i.backend}, {"role", i.role},
-                         {"archs", i.archs}, {"kernel_names", i.kernel_names}, {"description", i.description}});
+      for (const auto& i : reg.impls()) {
+        json j = {{"name", i.name},   {"family", i.family},           {"backend", i.backend},        {"role", i.role},
+                  {"archs", i.archs}, {"kernel_names", i.kernel_names}, {"description", i.description}};
+        if (i.library) j["library"] = {{"path", i.library->path}, {"sha256", i.library->sha256}, {"size", i.library->size}};
+        impls.push_back(std::move(j));
+      }
       const std::string dir = o->dir.empty() ? cases_dir() : o->dir;
       for (const auto& f : find_case_tables(dir)) {
         try {

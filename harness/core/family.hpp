@@ -55,6 +55,11 @@ struct Family {
   std::function<std::unique_ptr<RowContext>(const CaseRow&, uint64_t seed)> make_cpu_context;
   // GPU backend (set by the GPU library when built with CUDA).
   std::function<std::unique_ptr<RowContext>(const CaseRow&, uint64_t seed, void* gpu)> make_gpu_context;
+  // Export arms (harness/export/loader.hpp): the tree files every arm's result depends on
+  // besides its own code (oracle, abi.h, contract, GPU context), recorded as an export arm's
+  // sources beside its library. Empty: the family's GPU context does not call export arms yet,
+  // and the loader refuses a library of this family.
+  std::vector<std::string> export_sources;
 };
 
 // Validates and fills defaults: returns the normalized params or "field: message".

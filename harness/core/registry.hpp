@@ -1,12 +1,25 @@
 #pragma once
 // The registry: families and their implementations. Plain data plus function pointers, so an
 // external export (a kernel built outside kgate behind a C ABI) can be registered the same way.
+#include <cstdint>
+#include <deque>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "harness/core/family.hpp"
 
+struct kgate_export_arm;  // harness/export/kgate_export.h
+
 namespace kgate {
+
+// The file an export arm was loaded from, hashed when it was loaded (a receipt subject).
+struct ExportLibrary {
+  std::string path;  // as given in export:PATH:NAME
+  std::string sha256;
+  uint64_t size = 0;
+  std::string arm;  // NAME
+};
 
 struct Implementation {
   std::string name;    // stable, "<family>.<variant>"
@@ -20,6 +33,10 @@ struct Implementation {
   // nullptr-equivalent empty string when supported; else why not, as text.
   std::string (*supports)(const json& params) = nullptr;
   void* launch = nullptr;  // family-specific signature, cast by the family's context
+  // Set for an export arm (harness/export/loader.hpp), launch and supports then unused: the
+  // family's context calls export_supports / export_launch with its C args struct instead.
+  const kgate_export_arm* exported = nullptr;
+  std::optional<ExportLibrary> library = std::nullopt;
 };
 
 class Registry {
@@ -35,11 +52,13 @@ class Registry {
   const Implementation* find_impl(const std::string& name) const;
   std::vector<std::string> impl_names() const;
   const std::vector<Family>& families() const { return families_; }
-  const std::vector<Implementation>& impls() const { return impls_; }
+  // A deque: an Implementation's address is stable while arms are added (plans hold pointers;
+  // export arms are registered as runs name them).
+  const std::deque<Implementation>& impls() const { return impls_; }
 
  private:
   std::vector<Family> families_;
-  std::vector<Implementation> impls_;
+  std::deque<Implementation> impls_;
 };
 
 // Registers every family built into this binary (schema, arms, CPU and GPU contexts), by

@@ -64,14 +64,20 @@ std::vector<StaleItem> stale_against_tree(const json& body, const std::string& d
     const std::string name = s["name"].get<std::string>();
     if (name == "kgate" || name == kPolicySubject || (!sidecar.empty() && name == sidecar)) continue;  // not tree files
     const std::string shown = one_line(name);
-    if (!inside_tree(name)) {
+    // An export library is a built artifact, not a tree file: it may live anywhere, so an
+    // absolute path is checked where it is (a relative one, like every subject, under DIR).
+    const bool library = s.contains("annotations") && s["annotations"].is_object() &&
+                         s["annotations"].value("kgate.kind", json()) == "export_library";
+    if (!library && !inside_tree(name)) {
       source(shown, "recorded outside the tree (absolute or '..' path): a receipt about the tree names tree files");
       continue;
     }
     const json digest = s.contains("digest") && s["digest"].is_object() && s["digest"].contains("sha256")
                             ? s["digest"]["sha256"]
                             : json(nullptr);
-    const std::filesystem::path p = std::filesystem::path(dir) / name;
+    const std::filesystem::path p = library && std::filesystem::path(name).is_absolute()
+                                        ? std::filesystem::path(name)
+                                        : std::filesystem::path(dir) / name;
     std::error_code ec;
     std::string have;
     if (!std::filesystem::exists(p, ec)) have = "missing";

@@ -3,7 +3,8 @@
 // tree's kgate follows? Every subject but the kgate binary, the policy and the samples sidecar must name a
 // tree file by a relative path and match its SHA-256 (kernel sources, export libraries, the
 // case table, oracle and protocol sources), and the recorded protocol schema version must be
-// the tree's (kProtocolSchemaVersion).
+// the tree's (kProtocolSchemaVersion). An export library (a subject annotated kgate.kind
+// "export_library") may be recorded by an absolute path: it is checked at that path.
 #include <string>
 #include <vector>
 

@@ -16,6 +16,8 @@
 #include "harness/core/json_io.hpp"
 #include "harness/core/receipt.hpp"
 #include "harness/core/verdicts.hpp"
+#include "harness/export/kgate_export.h"
+#include "harness/export/loader.hpp"
 #include "harness/run/journal.hpp"
 #include "harness/run/preflight.hpp"
 
@@ -37,13 +39,23 @@ uint64_t row_seed(uint64_t run_seed, const std::string& id) {
   return splitmix64(s);
 }
 
+}  // namespace
+
 json arm_json(const PlanArm& a) {
   json src = json::array();
   for (const auto& p : a.impl->sources) src.push_back({{"path", p}, {"sha256", built_source_sha256(p)}});
-  return json{{"name", a.name},         {"role", a.role}, {"registered_role", a.impl->role},
-              {"backend", a.impl->backend}, {"archs", a.impl->archs},
-              {"kernel_names", a.impl->kernel_names}, {"sources", src}};
+  json j = {{"name", a.name},         {"role", a.role}, {"registered_role", a.impl->role},
+            {"backend", a.impl->backend}, {"archs", a.impl->archs},
+            {"kernel_names", a.impl->kernel_names}, {"sources", src}};
+  if (const auto& lib = a.impl->library) {
+    // Hashed when it was loaded, by this process: the bytes this run mapped, not a build's.
+    j["sources"].push_back({{"path", lib->path}, {"sha256", lib->sha256}, {"size", lib->size}, {"kind", kExportLibraryKind}});
+    j["export"] = {{"library", lib->path}, {"arm", lib->arm}, {"abi_version", KGATE_EXPORT_ABI_VERSION}};
+  }
+  return j;
 }
+
+namespace {
 
 // The measuring code a receipt's numbers depend on, besides the arms' own sources: the pairing
 // schedule everywhere, and on the GPU the timer and the device code (flush, clocks).
@@ -145,6 +157,7 @@ Plan make_plan(const RunConfig& cfg, const std::string& backend_name) {
   filter_rows(plan.table, cfg.rows_filter);
   plan.family = &reg.family(plan.table.family);
   if (cfg.baselines.empty()) throw InputError("--baseline: at least one baseline is required");
+  register_export_arms(cfg, plan.table.family);  // before any arm's address is taken
   auto add_arm = [&](const std::string& name, const std::string& role, const char* flag) {
     const Implementation& im = reg.impl(name);
     if (im.family != plan.table.family)
@@ -339,7 +352,11 @@ RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend
   std::set<std::string> seen_src;
   for (const auto& a : arms)
     for (const auto& s : a["sources"])
-      if (seen_src.insert(s["path"]).second) subject.push_back({{"name", s["path"]}, {"digest", {{"sha256", s["sha256"]}}}});
+      if (seen_src.insert(s["path"]).second) {
+        json subj = {{"name", s["path"]}, {"digest", {{"sha256", s["sha256"]}}}};
+        if (s.contains("kind")) subj["annotations"] = {{"kgate.kind", s["kind"]}, {"kgate.size", s["size"]}};
+        subject.push_back(std::move(subj));
+      }
   for (const auto& p : protocol_sources(bid.name))
     if (seen_src.insert(p).second) subject.push_back({{"name", p}, {"digest", {{"sha256", built_source_sha256(p)}}}});
   subject.push_back({{"name", kPolicySubject}, {"digest", {{"sha256", sha256_hex(canonicalize(pred["policy"]))}}}});

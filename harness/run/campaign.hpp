@@ -56,4 +56,10 @@ RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend
 // every unit in schedule order. Throws InputError naming the flag on any mismatch.
 Plan make_plan(const RunConfig& cfg, const std::string& backend_name);
 
+// An arm as the receipt records it (predicate.arms[]): name, roles, backend, archs, kernel
+// names, sources with their digests; an export arm adds its library to the sources (path,
+// sha256, size, kind "export_library": a subject with those annotations) and `export`.
+json arm_json(const PlanArm& a);
+inline constexpr const char* kExportLibraryKind = "export_library";
+
 }  // namespace kgate

@@ -15,6 +15,7 @@
 #include "harness/core/registry.hpp"
 #include "harness/core/suggest.hpp"
 #include "harness/core/text.hpp"
+#include "harness/export/loader.hpp"
 
 namespace kgate {
 namespace fs = std::filesystem;
@@ -100,6 +101,19 @@ void check_output_path(const std::string& path, const std::string& what) {
     throw InputError(what + " " + printable(path) + ": directory " + printable(dir.string()) + " is not writable");
 }
 
+void register_export_arms(const RunConfig& cfg, const std::string& family) {
+  auto load = [&](const std::string& name, const char* flag) {
+    if (!is_export_name(name)) return;
+    try {
+      load_export_arm(Registry::instance(), name, family);
+    } catch (const InputError& e) {
+      throw InputError(std::string(flag) + ": " + e.what());
+    }
+  };
+  load(cfg.candidate, "--candidate");
+  for (const auto& b : cfg.baselines) load(b, "--baseline");
+}
+
 static void check_int(const char* flag, int64_t v, int64_t lo, int64_t hi) {
   if (v < lo || v > hi)
     throw InputError(std::string(flag) + ": " + std::to_string(v) + " out of range [" + std::to_string(lo) + ", " +
@@ -121,6 +135,7 @@ void preflight_run(const RunConfig& cfg, const std::string& backend_name) {
   if (cfg.candidate.empty()) throw InputError("--candidate: empty");
   if (cfg.baselines.empty()) throw InputError("--baseline: at least one baseline is required");
   auto registered = [](const std::string& name, const char* flag) {
+    if (is_export_name(name)) return;  // loaded once the table's family is known (below)
     try {
       Registry::instance().impl(name);
     } catch (const InputError& e) {
@@ -141,6 +156,7 @@ void preflight_run(const RunConfig& cfg, const std::string& backend_name) {
   // The table itself (read only) and the size of the schedule it implies.
   CaseTable t = load_case_table(cfg.cases_path);
   filter_rows(t, cfg.rows_filter);
+  register_export_arms(cfg, t.family);
   double samples = double(s.groups) * s.blocks * s.m * double(t.rows.size()) * double(cfg.baselines.size());
   if (samples > kMaxScheduledSamples)
     throw InputError("--groups x --blocks x --m x rows x baselines = " + std::to_string(static_cast<long long>(samples)) +

@@ -24,6 +24,10 @@ inline constexpr double kMaxScheduledSamples = 1e8;
 // caller can preflight before it opens the backend.
 void preflight_run(const RunConfig& cfg, const std::string& backend_name = "");
 
+// Loads the export arms (export:PATH:NAME) the run names, checking each library against the
+// case table's family; throws InputError prefixed by the flag (--candidate, --baseline).
+void register_export_arms(const RunConfig& cfg, const std::string& family);
+
 // A path kgate will read: at most kMaxPathBytes, a readable regular file.
 void check_input_file(const std::string& path, const std::string& what);
 // check_input_file for a case table; a missing one names the nearest tables in the directory

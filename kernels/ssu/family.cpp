@@ -117,6 +117,9 @@ void register_family_ssu(Registry& r) {
 #ifdef KGATE_HAVE_CUDA
   f.make_gpu_context = &ssu::make_gpu_context;
 #endif
+  // An export arm is checked by the same oracle and run by the same GPU context (which calls
+  // the library through harness/export/loader.hpp), against the ABI it was built for.
+  f.export_sources = ssu::sources({"kernels/ssu/gpu_context.cpp", "harness/export/kgate_export.h"});
   r.add_family(std::move(f));
   ssu::add_arms(r);
 }

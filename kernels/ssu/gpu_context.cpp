@@ -7,6 +7,7 @@
 
 #include "harness/core/numeric.hpp"
 #include "harness/core/parallel.hpp"
+#include "harness/export/loader.hpp"
 #include "harness/gpu/backend.hpp"
 #include "kernels/ssu/family.hpp"
 #include "kernels/ssu/launch.hpp"
@@ -81,6 +82,7 @@ class Context final : public kgate::gpu::GpuRowContext {
   }
 
   Correctness check(const Implementation& impl) override {
+    if (impl.exported) export_supports(impl, &args_);  // InputError: the row is not_supported
     const Params& p = hp_.p;
     KGATE_CUDA(cudaMemcpy(state_.get(), pristine_.get(), state_.bytes(), cudaMemcpyDeviceToDevice));
     std::vector<float> poison(static_cast<size_t>(p.batch * p.nheads * kP), poison_f32());
@@ -99,11 +101,15 @@ class Context final : public kgate::gpu::GpuRowContext {
     return check_arm(impl, hp_, ref, state, out, tol_);
   }
 
-  json config(const Implementation& impl) const override { return arm(impl).config(args_).to_json(); }
+  // An export arm's launch configuration is its own: none recorded.
+  json config(const Implementation& impl) const override {
+    return impl.exported ? json(nullptr) : arm(impl).config(args_).to_json();
+  }
 
  protected:
   void launch(const Implementation& impl, cudaStream_t s) override {
-    arm(impl).launch(args_, s);
+    if (impl.exported) export_launch(impl, &args_, s);
+    else arm(impl).launch(args_, s);
     KGATE_CUDA_LAUNCHED();
   }
 

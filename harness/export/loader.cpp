@@ -1,0 +1,186 @@
+#include "harness/export/loader.hpp"
+
+#include <dlfcn.h>
+
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <set>
+
+#include "harness/core/crypto.hpp"
+#include "harness/core/errors.hpp"
+#include "harness/core/suggest.hpp"
+#include "harness/core/text.hpp"
+#include "harness/export/kgate_export.h"
+
+namespace kgate {
+namespace {
+
+// Bounds on what a table may declare: a corrupt table fails with a message, not a huge loop.
+constexpr size_t kMaxArms = 1024, kMaxListed = 256, kMaxNameBytes = 256;
+constexpr size_t kMessageBytes = 512;
+
+struct Loaded {
+  std::vector<std::string> arms;  // registered names, table order
+  std::string family;
+};
+
+// Libraries loaded by this process, by path as given; never unloaded (the registry points into them).
+std::map<std::string, Loaded>& loaded() {
+  static std::map<std::string, Loaded> m;
+  return m;
+}
+std::mutex& loader_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  throw InputError("export library " + quoted(path) + ": " + what);
+}
+
+// A string the table gives: non-null, bounded, printable.
+std::string table_string(const std::string& path, const char* s, const std::string& what) {
+  if (!s) fail(path, what + " is NULL");
+  const size_t n = strnlen(s, kMaxNameBytes + 1);
+  if (n == 0) fail(path, what + " is empty");
+  if (n > kMaxNameBytes) fail(path, what + " is longer than " + std::to_string(kMaxNameBytes) + " bytes");
+  return std::string(s, n);
+}
+
+std::vector<std::string> table_list(const std::string& path, const char* const* v, size_t n, const std::string& what) {
+  if (n > kMaxListed) fail(path, what + ": " + std::to_string(n) + " entries (at most " + std::to_string(kMaxListed) + ")");
+  if (n && !v) fail(path, what + " is NULL with a count of " + std::to_string(n));
+  std::vector<std::string> out;
+  for (size_t i = 0; i < n; ++i) out.push_back(table_string(path, v[i], what + "[" + std::to_string(i) + "]"));
+  return out;
+}
+
+// The family must be registered and take export arms; `expected`, when given, must be it.
+const Family& check_family(const Registry& r, const std::string& path, const std::string& family,
+                           const std::string& expected) {
+  if (!expected.empty() && family != expected) fail(path, "family " + quoted(family) + ", expected " + quoted(expected));
+  const Family* f = r.find_family(family);
+  if (!f) {
+    std::vector<std::string> names;
+    for (const auto& x : r.families()) names.push_back(x.name);
+    fail(path, "family " + quoted(family) + " is not a family of this kgate" + did_you_mean(family, names));
+  }
+  if (f->export_sources.empty()) fail(path, "family " + quoted(family) + " takes no export arms yet");
+  return *f;
+}
+
+void check_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) fail(path, "no such file");
+  if (!std::filesystem::is_regular_file(path, ec)) fail(path, "not a regular file");
+}
+
+const kgate_export_table_t* open_table(const std::string& path) {
+  // A path without a slash would make dlopen search the library path: name the file itself.
+  const std::string open_as = path.find('/') == std::string::npos ? "./" + path : path;
+  void* h = ::dlopen(open_as.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const char* e = ::dlerror();
+    fail(path, std::string("cannot load: ") + (e ? printable(e) : "dlopen failed"));
+  }
+  ::dlerror();
+  void* sym = ::dlsym(h, KGATE_EXPORT_ENTRY);
+  if (!sym) fail(path, "missing symbol " KGATE_EXPORT_ENTRY " (not a kgate export library)");
+  auto entry = reinterpret_cast<kgate_export_table_fn>(sym);
+  const kgate_export_table_t* t = entry();
+  if (!t) fail(path, KGATE_EXPORT_ENTRY "() returned NULL");
+  if (t->abi_version != KGATE_EXPORT_ABI_VERSION)
+    fail(path, "ABI version " + std::to_string(t->abi_version) + ", expected " + std::to_string(KGATE_EXPORT_ABI_VERSION));
+  return t;
+}
+
+std::string message(const char* buf, const char* fallback) {
+  const size_t n = strnlen(buf, kMessageBytes);
+  return n ? printable(std::string_view(buf, n)) : fallback;
+}
+
+}  // namespace
+
+bool is_export_name(const std::string& arm) { return arm.rfind(kExportPrefix, 0) == 0; }
+
+std::vector<std::string> load_export_library(Registry& r, const std::string& path, const std::string& expected_family) {
+  std::lock_guard<std::mutex> lock(loader_mutex());
+  if (auto it = loaded().find(path); it != loaded().end()) {
+    check_family(r, path, it->second.family, expected_family);
+    return it->second.arms;
+  }
+  // Hashed before it is opened: the digest names the bytes this process maps.
+  check_file(path);
+  const std::string sha = sha256_file_hex(path);
+  const kgate_export_table_t* t = open_table(path);
+  const std::string family = table_string(path, t->family, "family");
+  const Family& fam = check_family(r, path, family, expected_family);
+  if (t->arm_count == 0 || !t->arms) fail(path, "declares no arms");
+  if (t->arm_count > kMaxArms) fail(path, std::to_string(t->arm_count) + " arms (at most " + std::to_string(kMaxArms) + ")");
+  std::error_code ec;
+  const auto size = static_cast<uint64_t>(std::filesystem::file_size(path, ec));
+  Loaded l{{}, family};
+  std::set<std::string> seen;
+  std::vector<Implementation> arms;
+  for (size_t i = 0; i < t->arm_count; ++i) {
+    const kgate_export_arm_t& a = t->arms[i];
+    const std::string at = "arm " + std::to_string(i);
+    const std::string name = table_string(path, a.name, at + " name");
+    if (name.find(':') != std::string::npos) fail(path, at + " name " + quoted(name) + " contains ':'");
+    if (!seen.insert(name).second) fail(path, "arm " + quoted(name) + " declared twice");
+    if (!a.launch) fail(path, "arm " + quoted(name) + ": launch is NULL");
+    Implementation im;
+    im.name = kExportPrefix + path + ":" + name;
+    im.family = family;
+    im.backend = "cuda";
+    im.role = "export";
+    im.kernel_names = table_list(path, a.kernel_names, a.kernel_count, "arm " + quoted(name) + " kernel_names");
+    im.archs = table_list(path, a.archs, a.arch_count, "arm " + quoted(name) + " archs");
+    if (im.archs.empty()) fail(path, "arm " + quoted(name) + " declares no archs");
+    im.sources = fam.export_sources;
+    im.description = (a.description ? printable(std::string_view(a.description, strnlen(a.description, kMaxNameBytes)))
+                                    : std::string("export arm")) +
+                     " (" + path + ", sha256 " + sha.substr(0, 12) + ")";
+    im.exported = &a;
+    im.library = ExportLibrary{path, sha, size, name};
+    arms.push_back(std::move(im));
+  }
+  for (auto& im : arms) {
+    l.arms.push_back(im.name);
+    if (!r.find_impl(im.name)) r.add(std::move(im));
+  }
+  return loaded().emplace(path, std::move(l)).first->second.arms;
+}
+
+const Implementation& load_export_arm(Registry& r, const std::string& arm, const std::string& expected_family) {
+  const std::string rest = arm.substr(std::string(kExportPrefix).size());
+  const size_t colon = rest.rfind(':');
+  if (!is_export_name(arm) || colon == std::string::npos || colon == 0 || colon + 1 == rest.size())
+    throw InputError("export arm " + quoted(arm) + ": expected export:PATH:NAME");
+  const std::string path = rest.substr(0, colon), name = rest.substr(colon + 1);
+  load_export_library(r, path, expected_family);
+  if (const Implementation* im = r.find_impl(arm)) return *im;
+  std::vector<std::string> names;
+  for (const auto& n : loaded().at(path).arms) names.push_back(n.substr(n.rfind(':') + 1));
+  std::string listed;
+  for (const auto& n : names) listed += (listed.empty() ? "" : ", ") + n;
+  fail(path, "no arm " + quoted(name) + " in it (arms: " + listed + ")" + did_you_mean(name, names));
+}
+
+void export_supports(const Implementation& impl, const void* args) {
+  if (!impl.exported || !impl.exported->supports) return;
+  char why[kMessageBytes] = {};
+  if (impl.exported->supports(args, why, sizeof why) != 0)
+    throw InputError(impl.name + ": " + message(why, "not supported (the library gave no reason)"));
+}
+
+void export_launch(const Implementation& impl, const void* args, void* stream) {
+  char err[kMessageBytes] = {};
+  const int rc = impl.exported->launch(args, stream, err, sizeof err);
+  if (rc != 0)
+    throw DeviceError(impl.name + ": launch returned " + std::to_string(rc) + ": " + message(err, "no message"));
+}
+
+}  // namespace kgate
