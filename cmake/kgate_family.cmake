@@ -1,4 +1,5 @@
-# kgate_add_family(NAME <f> SOURCES <files> [CUDA_SOURCES <files>] [REFERENCE_SOURCES <files>])
+# kgate_add_family(NAME <f> SOURCES <files> [CUDA_SOURCES <files>] [REFERENCE_SOURCES <files>]
+#                  [EXPORT_SOURCES <files>])
 #
 # Builds kernels/<f>/ as the static library kgate_family_<f>. Paths are relative to
 # kernels/<f>/ (SOURCES, CUDA_SOURCES) and to references/<f>/ (REFERENCE_SOURCES, the oracle).
@@ -6,8 +7,16 @@
 # under either folder must be listed: an unlisted one stops the configure step, so a correctly
 # named new file can never be silently left out of the build.
 # The family is recorded (global property KGATE_FAMILIES) for kgate_write_family_registry().
+#
+# EXPORT_SOURCES (relative to kernels/<f>/, GPU backend only) build the shared library
+# kgate_export_<f> (libkgate_export_<f>.so, not built by default): the family's arms behind
+# harness/export/kgate_export.h, which `kgate export` builds in a build tree of its own. It
+# compiles its own objects (position-independent, symbols hidden but the entry) with the same
+# flags as the family, plus harness/gpu/check.cpp, and links only the shared CUDA runtime (the
+# one kgate loads, so both share the process's primary context). KGATE_EXPORT_ARMS (cache,
+# comma-separated arm names; empty = all) picks the arms its table carries.
 function(kgate_add_family)
-  cmake_parse_arguments(PARSE_ARGV 0 F "" "NAME" "SOURCES;CUDA_SOURCES;REFERENCE_SOURCES")
+  cmake_parse_arguments(PARSE_ARGV 0 F "" "NAME" "SOURCES;CUDA_SOURCES;REFERENCE_SOURCES;EXPORT_SOURCES")
   if(NOT F_NAME)
     message(FATAL_ERROR "kgate_add_family: NAME is required")
   endif()
@@ -16,7 +25,7 @@ function(kgate_add_family)
   endif()
   set(kdir ${PROJECT_SOURCE_DIR}/kernels/${F_NAME})
   set(rdir ${PROJECT_SOURCE_DIR}/references/${F_NAME})
-  _kgate_require_listed(${F_NAME} ${kdir} "${F_SOURCES};${F_CUDA_SOURCES}")
+  _kgate_require_listed(${F_NAME} ${kdir} "${F_SOURCES};${F_CUDA_SOURCES};${F_EXPORT_SOURCES}")
   _kgate_require_listed(${F_NAME} ${rdir} "${F_REFERENCE_SOURCES}")
 
   set(srcs "")
@@ -43,6 +52,27 @@ function(kgate_add_family)
     set_target_properties(${lib} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
   endif()
   set_property(GLOBAL APPEND PROPERTY KGATE_FAMILIES ${F_NAME})
+  if(KGATE_HAVE_CUDA AND F_EXPORT_SOURCES)
+    _kgate_add_export(${F_NAME} ${kdir} "${F_EXPORT_SOURCES}")
+  endif()
+endfunction()
+
+set(KGATE_EXPORT_ARMS "" CACHE STRING "arms (comma-separated) the kgate_export_<family> libraries carry; empty = all")
+
+function(_kgate_add_export family kdir sources)
+  set(srcs ${PROJECT_SOURCE_DIR}/harness/gpu/check.cpp)
+  foreach(s IN LISTS sources)
+    list(APPEND srcs ${kdir}/${s})
+  endforeach()
+  set(lib kgate_export_${family})
+  add_library(${lib} SHARED EXCLUDE_FROM_ALL ${srcs})
+  target_include_directories(${lib} PRIVATE ${PROJECT_SOURCE_DIR} ${NCCL_INCLUDE_DIR})
+  target_compile_definitions(${lib} PRIVATE KGATE_HAVE_CUDA=1 KGATE_EXPORT_ARMS="${KGATE_EXPORT_ARMS}")
+  target_compile_options(${lib} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra>
+    $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo --expt-relaxed-constexpr -Xptxas=-warn-spills>)
+  target_link_libraries(${lib} PRIVATE nlohmann_json::nlohmann_json CUDA::cudart)
+  set_target_properties(${lib} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF CUDA_RUNTIME_LIBRARY Shared
+                        CXX_VISIBILITY_PRESET hidden CUDA_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
 endfunction()
 
 # FATAL_ERROR when a *.cpp or *.cu file under `dir` is not in `listed` (paths relative to dir).

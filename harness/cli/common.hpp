@@ -20,6 +20,7 @@ void add_gate(CLI::App& app, Action& action);
 void add_compare(CLI::App& app, Action& action);
 void add_report(CLI::App& app, Action& action);
 void add_keygen(CLI::App& app, Action& action);
+void add_export(CLI::App& app, Action& action);
 
 // --backend's values.
 inline const std::vector<std::string> kBackends = {"auto", "cpu", "cuda"};

@@ -99,6 +99,7 @@ int main(int argc, char** argv) {
   cli::add_compare(app, action);
   cli::add_report(app, action);
   cli::add_keygen(app, action);
+  cli::add_export(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {  // --help, --help-all, --version

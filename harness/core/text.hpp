@@ -3,6 +3,7 @@
 // control characters and invalid UTF-8 escaped, length bounded.
 #include <cstddef>
 #include <string>
+#include <vector>
 #include <string_view>
 
 namespace kgate {
@@ -61,5 +62,15 @@ struct Quoted {
   std::string operator()(std::string_view s, size_t max = 120) const { return "'" + printable(s, max, true) + "'"; }
 };
 inline constexpr Quoted quoted{};
+
+// The strings of v separated by sep: join({"a", "b"}, ", ") == "a, b".
+inline std::string join(const std::vector<std::string>& v, std::string_view sep) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) out += sep;
+    out += v[i];
+  }
+  return out;
+}
 
 }  // namespace kgate

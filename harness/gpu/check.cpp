@@ -1,3 +1,5 @@
+// The error path of every check macro. No library behind it but the CUDA runtime: an export
+// library (kgate export) compiles it too. The CUPTI names, which need libcupti: check_cupti.cpp.
 #include "harness/gpu/check.hpp"
 
 #include <cstdio>
@@ -22,18 +24,6 @@ void report_device_error(const char* subsystem, const char* file, int line, cons
   } catch (...) {
     std::fprintf(stderr, "kgate: %s error at %s:%d (out of memory describing it)\n", subsystem, file, line);
   }
-}
-
-std::string cupti_result_name(CUptiResult r) {
-  const char* s = nullptr;
-  if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s) return "CUptiResult " + std::to_string(static_cast<int>(r));
-  return s;
-}
-
-std::string cupti_result_text(CUptiResult r) {
-  const char* s = nullptr;
-  if (cuptiGetErrorMessage(r, &s) != CUPTI_SUCCESS || !s) return "no description";
-  return s;
 }
 
 std::string nccl_result_name(ncclResult_t r) {

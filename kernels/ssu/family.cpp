@@ -7,7 +7,7 @@
 #include "harness/core/registry.hpp"
 #include "kernels/ssu/config.hpp"
 #ifdef KGATE_HAVE_CUDA
-#include "kernels/ssu/launch.hpp"
+#include "kernels/ssu/gpu_arms.hpp"
 #endif
 
 namespace kgate::ssu {
@@ -40,25 +40,15 @@ void add_arms(Registry& r) {
 #ifdef KGATE_HAVE_CUDA
   using namespace gpu;
   // launch.cu is one translation unit; an arm's digest names the kernel headers it launches.
-  const auto dev = [](std::initializer_list<const char*> kernels) {
-    auto s = sources({"kernels/ssu/config.hpp", "kernels/ssu/device.cuh", "kernels/ssu/launch.hpp",
-                      "kernels/ssu/launch.cu", "kernels/ssu/gpu_context.cpp"});
-    s.insert(s.end(), kernels.begin(), kernels.end());
-    return s;
-  };
-  auto arm = [](const GpuArm& a) { return const_cast<void*>(static_cast<const void*>(&a)); };
-  r.add({"ssu.baseline", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_baseline_kernel"}, dev({"kernels/ssu/baseline.cuh"}),
-         "Triton selective_state_update structure, BLOCK_SIZE_M=8, 4 warps, grid (dim tiles, batch, heads)", nullptr,
-         arm(kBaselineArm)});
-  r.add({"ssu.fast", "ssu", "cuda", "candidate", {"sm_90a"}, {"ssu_fast_kernel"}, dev({"kernels/ssu/fast.cuh"}),
-         "row owner: 2-warp CTAs over row slices of a (batch, head), state through cp.async, side rows prefetched to L2 (BF16 state)",
-         nullptr, arm(kFastArm)});
-  const auto floors = dev({"kernels/ssu/fast.cuh", "kernels/ssu/floor.cuh"});  // floor.cuh uses fast.cuh's Geo
-  r.add({"ssu.floor", "ssu", "cuda", "floor", {"sm_90a"}, {"ssu_floor_kernel"}, floors,
-         "copies the state bytes the update reads and writes (bandwidth anchor)", nullptr, arm(kFloorArm)});
-  r.add({"ssu.floor_stream", "ssu", "cuda", "floor", {"sm_90a"}, {"ssu_floor_stream_kernel"}, floors,
-         "the same bytes by persistent warps, round-robin 4 KiB tiles, cp.async pipeline (second anchor)", nullptr,
-         arm(kFloorStreamArm)});
+  const auto dev = sources({"kernels/ssu/config.hpp", "kernels/ssu/device.cuh", "kernels/ssu/launch.hpp",
+                            "kernels/ssu/launch.cu", "kernels/ssu/gpu_context.cpp", "kernels/ssu/gpu_arms.hpp"});
+  for (const ArmInfo& a : kGpuArms) {
+    auto src = dev;
+    for (const char* h : a.headers)
+      if (h) src.push_back(h);
+    r.add({a.name, "ssu", "cuda", a.role, {"sm_90a"}, {a.kernel}, src, a.description, nullptr,
+           const_cast<void*>(static_cast<const void*>(a.arm))});
+  }
 #endif
 }
 

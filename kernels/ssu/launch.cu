@@ -124,6 +124,8 @@ LaunchConfig floor_config_of(const Args& a) { return floor_config(Problem::of(a)
 
 }  // namespace
 
+void validate(const Args& a, const char* arm) { checked(a, arm); }
+
 void launch_baseline(const Args& a, cudaStream_t s) {
   const LaunchConfig c = baseline_config(checked(a, "ssu.baseline"));
   const dim3 grid(c.grid[0], c.grid[1], c.grid[2]);

@@ -15,6 +15,10 @@ struct GpuArm {
   LaunchConfig (*config)(const ssu_args& a);  // queries the device where the heuristic needs it
 };
 
+// What every launcher checks before it launches (shape, the 16-byte aligned pool, sm_90a):
+// throws InputError naming `arm`. An export's supports() asks it up front.
+void validate(const ssu_args& a, const char* arm);
+
 void launch_baseline(const ssu_args& a, cudaStream_t s);
 void launch_fast(const ssu_args& a, cudaStream_t s);
 void launch_floor(const ssu_args& a, cudaStream_t s);

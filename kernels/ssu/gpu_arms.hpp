@@ -1,0 +1,33 @@
+#pragma once
+// The ssu GPU arms in one table: family.cpp registers them as bundled arms, export.cpp puts
+// them in an export library (`kgate export --family ssu`), so both routes name the same
+// launcher, kernel and description.
+#include "kernels/ssu/launch.hpp"
+
+namespace kgate::ssu::gpu {
+
+struct ArmInfo {
+  const char* name;
+  const char* role;
+  const char* kernel;       // the one kernel its launch issues
+  const char* headers[2];   // the kernel headers its digest names (nullptr = none)
+  const char* description;
+  const GpuArm* arm;
+};
+
+inline const ArmInfo kGpuArms[] = {
+    {"ssu.baseline", "baseline", "ssu_baseline_kernel", {"kernels/ssu/baseline.cuh", nullptr},
+     "Triton selective_state_update structure, BLOCK_SIZE_M=8, 4 warps, grid (dim tiles, batch, heads)", &kBaselineArm},
+    {"ssu.fast", "candidate", "ssu_fast_kernel", {"kernels/ssu/fast.cuh", nullptr},
+     "row owner: 2-warp CTAs over row slices of a (batch, head), state through cp.async, side rows prefetched to L2 "
+     "(BF16 state)",
+     &kFastArm},
+    // floor.cuh uses fast.cuh's Geo.
+    {"ssu.floor", "floor", "ssu_floor_kernel", {"kernels/ssu/fast.cuh", "kernels/ssu/floor.cuh"},
+     "copies the state bytes the update reads and writes (bandwidth anchor)", &kFloorArm},
+    {"ssu.floor_stream", "floor", "ssu_floor_stream_kernel", {"kernels/ssu/fast.cuh", "kernels/ssu/floor.cuh"},
+     "the same bytes by persistent warps, round-robin 4 KiB tiles, cp.async pipeline (second anchor)",
+     &kFloorStreamArm},
+};
+
+}  // namespace kgate::ssu::gpu
