@@ -128,7 +128,8 @@ cccl_version="$(sed -n 's/^#define CCCL_VERSION \([0-9]*\)$/\1/p' "$data/cccl/li
 # jit/cpp_ext.py build_cuda_cflags, jit/mamba gen_selective_state_update_sm90_module), with
 # -isystem for the vendored CCCL (nvcc puts the toolkit's CCCL on -isystem after ours; the
 # adapter static_asserts the version) and for FlashInfer's headers (nvcc 13.0 stops on a
-# narrowing conversion in them otherwise).
+# narrowing conversion in them otherwise). The file-prefix maps keep the checkouts' paths out of
+# FlashInfer's error messages (__FILE__; the last matching map wins, the headers' is last).
 # cudart: shared, as FlashInfer's JIT links it. kgate links CUDA::cudart, the shared library
 # (`ldd build/kgate` lists libcudart.so.13; its cudart symbols stay undefined, so the
 # cudart_static CMake appends contributes nothing): the library's libcudart.so.13 is then the
@@ -141,6 +142,7 @@ cmd=("$nvcc" -std=c++17 -O3 -DNDEBUG -use_fast_math --expt-relaxed-constexpr -st
      -gencode arch=compute_90a,code=sm_90a
      -isystem "$data/cccl/cub" -isystem "$data/cccl/libcudacxx/include" -isystem "$data/cccl/thrust"
      -isystem "$data/include" -I "$root"
+     -Xcompiler "-ffile-prefix-map=$root=kgate" -Xcompiler "-ffile-prefix-map=$data=flashinfer/data"
      -shared -Xcompiler -fPIC -Xcompiler -fvisibility=hidden -cudart shared
      -L "$stubs" -lcuda
      "$root/peers/$PEER/adapter.cu" -o "$lib.tmp")
