@@ -191,7 +191,7 @@ int check_cache(const CacheView& c, const char* name, int page_block, char* why,
 int supports_impl(const sparse_mla_args& a, char* why, size_t n) {
   DeviceFacts d;
   if (cudaError_t e = device_facts(d); e != cudaSuccess)
-    return refuse(why, n, "cannot read the device's attributes (cudaDeviceGetAttribute failed)");
+    return fail(why, n, "cannot read the device's attributes: %s", cudaGetErrorString(e));
   // csrc/api/sparse_decode.h: SM90 path when compute capability is 9.0 (built for sm_90a only).
   if (d.major != 9 || d.minor != 0)
     return refuse(why, n, "FlashMLA's SM90 sparse decode needs compute capability 9.0, device is %lld.%lld", d.major,
