@@ -1,5 +1,5 @@
 // FlashInfer 0.7.2.post1's stock selective_state_update (single token) behind kgate's export
-// ABI (harness/export/kgate_export.h), family ssu: one arm, flashinfer_stock. Built by
+// ABI (harness/export/kgate_export.h), family ssu: one arm, ssu.flashinfer_stock. Built by
 // scripts/peers/flashinfer_ssu.sh against the pinned wheel's headers; no FlashInfer code lives
 // in this tree. The mapping mirrors the wheel's own binding, flashinfer/data/csrc/
 // selective_state_update.cu (run_selective_state_update_stp), for the tensors its python API
@@ -200,7 +200,7 @@ const char* const kKernels[] = {"selective_state_update_kernel_simple",
                                 "selective_state_update_kernel_producer_consumer_vertical"};
 const char* const kArchs[] = {"sm_90a"};
 const kgate_export_arm_t kArms[] = {
-    {"flashinfer_stock",
+    {"ssu.flashinfer_stock",
      "FlashInfer 0.7.2.post1 stock selective_state_update, sm_90 auto dispatch (simple below 2 x SMs blocks, "
      "else TMA vertical)",
      kKernels, 2, kArchs, 1, supports, launch},
