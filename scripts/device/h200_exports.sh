@@ -11,6 +11,7 @@ FI=build-peers/flashinfer_ssu/libkgate_flashinfer_ssu.so
 EX=build-peers/kgate_ssu_fast/libkgate_ssu_fast.so
 sha256sum "$FI" "$EX" "$K" | tee "$OUT/sha256.txt"
 KGATE_TEST_EXPORTS_DIR="$B/exports" bash tests/gpu/export_fault.sh "$K" "$PWD" 2>&1 | tee "$OUT/export_fault.log"
+KGATE_TEST_EXPORTS_DIR="$B/exports" bash tests/gpu/export_example.sh "$K" "$PWD" 2>&1 | tee "$OUT/export_example.log"
 "$B/kgate_gpu_tests" >"$OUT/gpu_tests.log" 2>&1; echo "kgate_gpu_tests rc=$?"; tail -3 "$OUT/gpu_tests.log"
 "$K" list --export "$FI" --export "$EX" | grep export:
 time "$K" run --quiet --cases cases/ssu.json --candidate ssu.fast --baseline "export:$FI:ssu.flashinfer_stock" \
