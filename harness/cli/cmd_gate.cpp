@@ -157,7 +157,8 @@ void add_gate(CLI::App& app, Action& action) {
   sc->add_flag("--json", o->json, "one JSON document on stdout: failures per row and gate, stale sources");
   sc->footer(help_footer(
       "0 every row passes and nothing is stale, 1 a row fails the policy, a source is stale, or the receipt\n"
-      "does not audit, 2 usage error (a bad --policy).",
+      "does not audit, 2 usage error (a bad --policy). An export library the receipt names is stale when its bytes\n"
+      "differ, and reported UNCHECKED (not stale) when it is not where the receipt recorded it.",
       "  kgate gate out/r.json --policy correct,strict\n"
       "  kgate gate out/r.json --policy cases/policies/ssu.json --against-tree .\n"
       "  kgate gate out/r.json --policy 'correct,limit(0.05)' --json | jq '.failures[].details[].text'\n"));
@@ -192,12 +193,17 @@ void add_gate(CLI::App& app, Action& action) {
         std::printf("FAIL %-40s disposition=%s gates=%s\n", row.id.c_str(), to_string(row.disposition).c_str(), why.c_str());
         for (const auto& d : details) std::printf("  %s\n", d["text"].get<std::string>().c_str());
       }
-      size_t stale_sources = 0, stale_protocol = 0;
-      json stale_items = json::array();
+      size_t stale_sources = 0, stale_protocol = 0, unchecked = 0;
+      json stale_items = json::array(), unchecked_items = json::array();
       if (!o->tree.empty()) {
         for (const StaleItem& item : stale_against_tree(r["body"], o->tree)) {
-          const bool protocol = item.kind == StaleItem::Kind::protocol;
           if (!o->json) std::printf("%s\n", item.line.c_str());
+          if (item.kind == StaleItem::Kind::unchecked) {
+            unchecked_items.push_back({{"kind", "export_library"}, {"line", item.line}});
+            ++unchecked;
+            continue;
+          }
+          const bool protocol = item.kind == StaleItem::Kind::protocol;
           stale_items.push_back({{"kind", protocol ? "protocol" : "source"}, {"line", item.line}});
           ++(protocol ? stale_protocol : stale_sources);
         }
@@ -207,13 +213,15 @@ void add_gate(CLI::App& app, Action& action) {
       if (o->json) {
         print_json({{"receipt", o->receipt}, {"policy", o->policy}, {"rows", rows.size()}, {"failed_rows", failed},
                     {"passed", rc == kExitOk}, {"failures", failures},
-                    {"against_tree", o->tree.empty() ? json(nullptr) : json(o->tree)}, {"stale", stale_items}});
+                    {"against_tree", o->tree.empty() ? json(nullptr) : json(o->tree)}, {"stale", stale_items},
+                    {"unchecked", unchecked_items}});
         return rc;
       }
       std::string tree_summary;
       if (!o->tree.empty())
         tree_summary = ", " + std::to_string(stale) + " stale vs " + one_line(o->tree) + " (" +
-                       std::to_string(stale_sources) + " sources, " + std::to_string(stale_protocol) + " protocol)";
+                       std::to_string(stale_sources) + " sources, " + std::to_string(stale_protocol) + " protocol)" +
+                       (unchecked ? ", " + std::to_string(unchecked) + " export libraries not present (unchecked)" : "");
       std::printf("%s: %zu rows, %d fail policy '%s'%s\n", o->receipt.c_str(), rows.size(), failed, o->policy.c_str(),
                   tree_summary.c_str());
       return rc;

@@ -82,6 +82,12 @@ std::vector<StaleItem> stale_against_tree(const json& body, const std::string& d
     std::string have;
     if (!std::filesystem::exists(p, ec)) have = "missing";
     else if (!std::filesystem::is_regular_file(p, ec)) have = "not a regular file";
+    if (library && have == "missing") {
+      stale.push_back({StaleItem::Kind::unchecked, "UNCHECKED export library " + shown + ": receipt " +
+                                                       short_digest(digest) + ", not present at " + one_line(p.string()) +
+                                                       " (a built artifact: build it there to check it)"});
+      continue;
+    }
     if (!have.empty()) {
       source(shown, "receipt " + short_digest(digest) + ", tree " + have);
       continue;

@@ -4,7 +4,9 @@
 // tree file by a relative path and match its SHA-256 (kernel sources, export libraries, the
 // case table, oracle and protocol sources), and the recorded protocol schema version must be
 // the tree's (kProtocolSchemaVersion). An export library (a subject annotated kgate.kind
-// "export_library") may be recorded by an absolute path: it is checked at that path.
+// "export_library") may be recorded by an absolute path: it is checked at that path. A library
+// that is not there is not stale but unchecked (a built artifact, absent from a fresh clone):
+// it is reported as such, and a library that is there with other bytes is stale.
 #include <string>
 #include <vector>
 
@@ -13,8 +15,8 @@
 namespace kgate {
 
 struct StaleItem {
-  enum class Kind { source, protocol } kind;
-  std::string line;  // "STALE <what>: <why>", one line: recorded names are escaped
+  enum class Kind { source, protocol, unchecked } kind;
+  std::string line;  // "STALE <what>: <why>" (UNCHECKED for an absent export library), one line: recorded names are escaped
 };
 
 // `body` is a receipt's body (an in-toto Statement); an empty result means current.

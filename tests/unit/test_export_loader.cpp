@@ -181,7 +181,12 @@ TEST(ExportLoader, ARunRecordsTheLibraryAndTheTreeCheckNoticesItChange) {
   EXPECT_EQ(library_stale(), "");  // absolute, but a library is checked where it is
   write_file_atomic(so, read_file(so) + "changed");
   EXPECT_NE(library_stale().find("STALE " + so + ": receipt " + sha.substr(0, 12) + ", tree "), std::string::npos);
-  fs::remove(so);
-  EXPECT_NE(library_stale().find("tree missing"), std::string::npos);
+  for (const auto& s : stale_against_tree(body, dir.string()))  // changed bytes: stale, not unchecked
+    if (s.line.find(so) != std::string::npos) EXPECT_EQ(s.kind, StaleItem::Kind::source) << s.line;
+  fs::remove(so);  // absent (a fresh clone): reported, as unchecked, not as stale
+  EXPECT_NE(library_stale().find("UNCHECKED export library " + so + ": receipt " + sha.substr(0, 12) + ", not present at"),
+            std::string::npos);
+  for (const auto& s : stale_against_tree(body, dir.string()))
+    if (s.line.find(so) != std::string::npos) EXPECT_EQ(s.kind, StaleItem::Kind::unchecked) << s.line;
   fs::remove_all(dir);
 }
