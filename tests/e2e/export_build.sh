@@ -15,11 +15,10 @@ export_err() {  # export_err "what" PATTERN ARGS...: exit 2, one line, PATTERN i
   [ ! -e "$WORK/x.so.build" ] && echo "ok: $what: nothing built" || { echo "FAIL: $what: a build tree was made"; fails=$((fails + 1)); }
 }
 export_err "unknown family" "no family 'ssx'; did you mean 'ssu'" --family ssx --arms ssu.fast --out x.so
-export_err "family without export sources" "family 'calib' has no export sources" --family calib --arms calib.spin --out x.so
+export_err "family without export sources" "family 'ag_gemm' has no export sources" --family ag_gemm --arms ag_gemm.x --out x.so
 export_err "CPU arm" "'ssu.cpu_eigen' is a cpu arm" --family ssu --arms ssu.cpu_eigen --out x.so
-export_err "another family's arm" "'calib.spin' is a calib arm, not ssu" --family ssu --arms calib.spin --out x.so
+export_err "another family's arm" "'ag_gemm.cpu_eigen' is a ag_gemm arm, not ssu" --family ssu --arms ag_gemm.cpu_eigen --out x.so
 export_err "not a source tree" "is not a kgate source tree" --family ssu --arms ssu.fast --out x.so --source "$WORK"
-export_err "no directory for --out" "no directory" --family ssu --arms ssu.fast --out "$WORK/none/x.so"
 export_err "no arms" "name at least one arm" --family ssu --arms , --out x.so
 
 if ! "$KGATE" --version | grep -q "^CUDA: on"; then
@@ -28,6 +27,7 @@ if ! "$KGATE" --version | grep -q "^CUDA: on"; then
   finish
 fi
 export_err "unknown arm" "no ssu arm 'ssu.fsat'; did you mean 'ssu.fast'" --family ssu --arms ssu.fsat --out x.so
+export_err "no directory for --out" "no directory" --family ssu --arms ssu.fast --out "$WORK/none/x.so"
 touch exists.so
 export_err "existing --out" "exists (--force replaces it)" --family ssu --arms ssu.fast --out exists.so
 
