@@ -30,19 +30,6 @@ struct Opts {
   bool force = false, json = false;
 };
 
-std::vector<std::string> split_commas(const std::vector<std::string>& words) {
-  std::vector<std::string> out;
-  for (const auto& w : words) {
-    size_t at = 0;
-    while (at <= w.size()) {
-      const size_t c = std::min(w.find(',', at), w.size());
-      if (c > at) out.push_back(w.substr(at, c - at));
-      at = c + 1;
-    }
-  }
-  return out;
-}
-
 // The arms this binary can export from its own source: bundled GPU arms of `family`.
 void check_arms(const Opts& o, const Registry& reg) {
   std::vector<std::string> exportable;
@@ -107,7 +94,9 @@ std::string log_tail(const std::string& log, size_t lines) {
 
 int run_export(const Opts& o0) {
   Opts o = o0;
-  o.arms = split_commas(o.arms);
+  o.arms.clear();
+  for (const auto& w : o0.arms)
+    for (auto& a : split_commas(w)) o.arms.push_back(std::move(a));
   if (o.arms.empty()) throw InputError("export: --arms: name at least one arm");
   Registry& reg = Registry::instance();
   std::vector<std::string> families;
@@ -168,7 +157,7 @@ int run_export(const Opts& o0) {
   // Load it back: the family, the ABI version and exactly the arms asked for.
   const std::vector<std::string> names = load_export_library(reg, out.string(), o.family);
   std::vector<std::string> got;
-  for (const auto& n : names) got.push_back(n.substr(n.rfind(':') + 1));
+  for (const auto& n : names) got.push_back(reg.impl(n).library->arm);
   if (got != o.arms)
     throw std::runtime_error("export: " + out.string() + " carries arms " + join(got, ",") + ", asked for " + arms_csv);
   const Implementation& first = reg.impl(names.front());

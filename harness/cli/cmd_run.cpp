@@ -25,18 +25,6 @@ struct RunOpts {
   int warmup_calls = 3;
 };
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> v;
-  size_t a = 0;
-  while (a <= s.size()) {
-    size_t b = s.find(',', a);
-    if (b == std::string::npos) b = s.size();
-    if (b > a) v.push_back(s.substr(a, b - a));
-    a = b + 1;
-  }
-  return v;
-}
-
 // The run's configuration, preflighted against the backend it will use: every flag and file is
 // checked here, before any work and before the backend is opened. An empty `out` is the
 // default name under --out-dir.
@@ -45,7 +33,7 @@ RunConfig make_config(const RunOpts& o, const std::string& cases, const std::str
   if (!out.empty()) check_output_path(out, "--out");  // before anything echoes or opens it
   check_cases_file(cases, cases_dir(), "--cases");
   RunConfig c;
-  c.baselines = split(bases);
+  c.baselines = split_commas(bases);
   if (out.empty()) {
     out = o.out_dir + "/" + default_receipt_name(load_case_table(cases).name, cand, c.baselines, built_git_commit());
     check_output_path(out, "--out");

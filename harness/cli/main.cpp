@@ -60,11 +60,7 @@ std::string usage_error(const CLI::App& app, const CLI::ParseError& e, int argc,
   if (std::string flag = unknown_flag(app, before); !flag.empty())
     return "unknown flag " + quoted(flag) + did_you_mean(flag, option_names(app)) + " (kgate --help)";
   if (i == words.size())
-    return "a subcommand is required: " + [&] {
-      std::string all;
-      for (const auto& s : subcommands) all += (all.empty() ? "" : ", ") + s;
-      return all;
-    }() + " (kgate --help)";
+    return "a subcommand is required: " + join(subcommands, ", ") + " (kgate --help)";
   const std::string& word = words[i];
   if (std::find(subcommands.begin(), subcommands.end(), word) == subcommands.end())
     return "unknown subcommand " + quoted(word) + did_you_mean(word, subcommands) + " (kgate --help lists them)";

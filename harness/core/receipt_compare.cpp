@@ -7,6 +7,7 @@
 #include "harness/core/errors.hpp"
 #include "harness/core/report_doc.hpp"
 #include "harness/core/report_text.hpp"
+#include "harness/core/text.hpp"
 
 namespace kgate {
 namespace {
@@ -167,11 +168,6 @@ std::string compare_markdown(const CompareResult& c) {
   d.push_back(doc::para({B("Result: " + counts + " (of " + std::to_string(c.pairs.size()) + " matched pairs)"),
                          T("; " + std::to_string(c.only_old.size()) + " only in old, " +
                            std::to_string(c.only_new.size()) + " only in new.")}));
-  auto baselines = [](const std::vector<std::string>& v) {
-    std::string s;
-    for (const auto& b : v) s += (s.empty() ? "" : ", ") + b;
-    return s;
-  };
   doc::Table sides{{"", "old", "new"}, "lll", {}};
   sides.rows.push_back({{{T("receipt")}, {C(o.source)}, {C(n.source)}}, ""});
   sides.rows.push_back({{{T("commit")}, {C(o.git_commit)}, {C(n.git_commit)}}, ""});
@@ -181,7 +177,7 @@ std::string compare_markdown(const CompareResult& c) {
                         ""});
   sides.rows.push_back({{{T("device")}, {T(o.device)}, {T(n.device)}}, ""});
   sides.rows.push_back({{{T("candidate")}, {C(o.candidate)}, {C(n.candidate)}}, ""});
-  sides.rows.push_back({{{T("baselines")}, {T(baselines(o.baselines))}, {T(baselines(n.baselines))}}, ""});
+  sides.rows.push_back({{{T("baselines")}, {T(join(o.baselines, ", "))}, {T(join(n.baselines, ", "))}}, ""});
   d.push_back(doc::table(std::move(sides)));
 
   doc::Table geo{{"vs baseline", "pairs with a change", "geomean change"}, "lrr", {}};

@@ -1,6 +1,7 @@
 #pragma once
 // User-supplied text (ids, keys, field and arm names, paths) in one-line error messages:
 // control characters and invalid UTF-8 escaped, length bounded.
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -62,6 +63,18 @@ struct Quoted {
   std::string operator()(std::string_view s, size_t max = 120) const { return "'" + printable(s, max, true) + "'"; }
 };
 inline constexpr Quoted quoted{};
+
+// The non-empty pieces of s between commas: split_commas("a,,b,") == {"a", "b"}.
+inline std::vector<std::string> split_commas(std::string_view s) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  while (at <= s.size()) {
+    const size_t c = std::min(s.find(',', at), s.size());
+    if (c > at) out.emplace_back(s.substr(at, c - at));
+    at = c + 1;
+  }
+  return out;
+}
 
 // The strings of v separated by sep: join({"a", "b"}, ", ") == "a, b".
 inline std::string join(const std::vector<std::string>& v, std::string_view sep) {

@@ -5,6 +5,7 @@
 
 #include "harness/core/errors.hpp"
 #include "harness/core/stats.hpp"
+#include "harness/core/text.hpp"
 
 namespace kgate {
 
@@ -237,9 +238,7 @@ WideTable wide_table(const std::vector<RowRecord>& rows, const std::string& anch
   if (t.arms.size() < 2) return t;
   t.anchor = anchor.empty() ? t.arms[1] : anchor;
   if (std::find(t.arms.begin(), t.arms.end(), t.anchor) == t.arms.end()) {
-    std::string names;
-    for (const auto& a : t.arms) names += (names.empty() ? "" : ", ") + a;
-    throw InputError("--anchor: '" + t.anchor + "' is not an arm of this receipt (" + names + ")");
+    throw InputError("--anchor: '" + t.anchor + "' is not an arm of this receipt (" + join(t.arms, ", ") + ")");
   }
   std::vector<double> logs(t.arms.size(), 0.0);
   for (const auto& row : rows) {

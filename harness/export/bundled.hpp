@@ -1,10 +1,11 @@
 #pragma once
 // What a bundled family needs to be built as an export library (`kgate export`): the C entry
 // points of harness/export/kgate_export.h wrapped around its C++ launchers. Header-only, and
-// the only kgate header an export library compiles besides the family's own: no kgate_core.
+// with harness/core/text.hpp's inline helpers, what an export library compiles besides the
+// family's own headers: it links no kgate_core.
 //
-// A family's export source (kernels/<family>/export.cpp) lists every arm it can export and ends
-// with kgate_export_table returning table_of(family, arms, n); the build selects which of them the library's table
+// A family's export source (kernels/<family>/export.cpp) lists every arm it can export, and its
+// kgate_export_table returns table_of(family, arms, n); the build picks which of them the table
 // carries with KGATE_EXPORT_ARMS ("ssu.fast,ssu.baseline": the cmake cache variable of the same
 // name, set by `kgate export --arms`).
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/core/text.hpp"  // split_commas (inline: no kgate_core)
 #include "harness/export/kgate_export.h"
 
 #ifndef KGATE_EXPORT_ARMS
@@ -39,21 +41,15 @@ int guarded(char* msg, size_t msg_len, F&& f) noexcept {
 // The arms of `all` named in `selected` (comma-separated, in that order; empty = all). A name
 // not in `all` leaves the table empty, which kgate's loader refuses by the library's name.
 inline std::vector<kgate_export_arm_t> select(const kgate_export_arm_t* all, size_t n, const std::string& selected) {
-  std::vector<kgate_export_arm_t> out;
   if (selected.empty()) return std::vector<kgate_export_arm_t>(all, all + n);
-  size_t at = 0;
-  while (at <= selected.size()) {
-    const size_t comma = std::min(selected.find(',', at), selected.size());
-    const std::string name = selected.substr(at, comma - at);
-    bool found = false;
-    for (size_t i = 0; i < n && !found; ++i)
-      if (name == all[i].name) out.push_back(all[i]), found = true;
-    if (!found) return {};
-    at = comma + 1;
+  std::vector<kgate_export_arm_t> out;
+  for (const std::string& name : split_commas(selected)) {
+    const kgate_export_arm_t* a = std::find_if(all, all + n, [&](const kgate_export_arm_t& x) { return name == x.name; });
+    if (a == all + n) return {};
+    out.push_back(*a);
   }
   return out;
 }
-
 
 // The library's table: the arms of `all` that KGATE_EXPORT_ARMS names, for `family`. Its
 // kgate_export_table returns this.

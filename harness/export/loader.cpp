@@ -164,9 +164,7 @@ const Implementation& load_export_arm(Registry& r, const std::string& arm, const
   if (const Implementation* im = r.find_impl(arm)) return *im;
   std::vector<std::string> names;
   for (const auto& n : loaded().at(path).arms) names.push_back(n.substr(n.rfind(':') + 1));
-  std::string listed;
-  for (const auto& n : names) listed += (listed.empty() ? "" : ", ") + n;
-  fail(path, "no arm " + quoted(name) + " in it (arms: " + listed + ")" + did_you_mean(name, names));
+  fail(path, "no arm " + quoted(name) + " in it (arms: " + join(names, ", ") + ")" + did_you_mean(name, names));
 }
 
 void export_supports(const Implementation& impl, const void* args) {
