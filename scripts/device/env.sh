@@ -1,7 +1,11 @@
 # Sourced by the device scripts: $1 = folder with kgate (default build). Sets B, K, OUT, R.
+# Receipts are written to R, a scratch folder outside OUT, and leave as one file,
+# $OUT/receipts.tar, when the script exits: the device returns only a few files per call, so
+# the receipts and their sidecars must not also lie under OUT one by one.
 B=$(cd "${1:-build}" && pwd)
 K="$B/kgate"
 OUT=${OUT:-out/device}
-R=$OUT/r
-mkdir -p "$R"
+mkdir -p "$OUT"
+R=$(mktemp -d)
+trap 'tar -C "$R" -cf "$OUT/receipts.tar" . && rm -rf "$R"' EXIT
 export KGATE_SOURCE_DIR=$PWD

@@ -33,4 +33,3 @@ for tool in memcheck racecheck; do
   echo "compute-sanitizer $tool: exit $? ; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|falling back' "$OUT/sanitizer_$tool.log" | tr '\n' ' ')"
 done
 rm -f "$OUT"/san_*
-tar -C "$R" -cf "$OUT/receipts.tar" .

@@ -23,4 +23,3 @@ time "$K" run --quiet --cases cases/ssu.json --candidate ssu.fast --baseline "ex
 "$K" gate "$R/ssu_fast_source_vs_export.json" --policy 'correct,parity,fallback,limit(0.045)' --against-tree .
 "$K" report "$R/ssu_fast_vs_flashinfer_stock.json" --format wide
 "$K" report "$R/ssu_fast_source_vs_export.json" --format wide
-tar -C "$R" -cf "$OUT/receipts.tar" .

@@ -5,5 +5,4 @@ source "$(dirname "$0")/env.sh"
 "$K" run --quiet --cases cases/calib.json --candidate calib.spin --baseline calib.spin_twin \
   --policy 'correct,drift(0.02)' --out "$R/calib_aa.json"
 python3 scripts/calib_table.py "$R/calib_aa.json" | tail -15
-tar -C "$R" -cf "$OUT/receipts.tar" .
 bash scripts/device/h200_ssu.sh "$1"

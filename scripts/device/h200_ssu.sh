@@ -14,4 +14,3 @@ source "$(dirname "$0")/env.sh"
 "$K" gate "$R/ssu_fast_vs_floor.json" --policy cases/policies/ssu_floor_anchors.json --against-tree .
 "$K" report "$R/ssu_fast_vs_floor.json" --format wide --anchor ssu.floor
 python3 scripts/ssu_pairs.py "$R/ssu_fast_vs_baseline.json" "$R/ssu_fast_vs_floor.json"
-tar -C "$R" -cf "$OUT/receipts.tar" .
