@@ -30,19 +30,27 @@ inline constexpr int kStreamSmemBytes = kStreamWarps * kStreamStages * kFloorChu
 //           no load waits behind dt's softplus. Without kEarly only.
 //   kFastGate: the z gate's division as __fdividef (2 ulp) instead of the IEEE division, whose
 //           slow-path call sits in every CTA's epilogue.
-enum FastMode : int { kEarly = 1, kVecBC = 2, kPrefetch = 4, kAllLoads = 8, kFastGate = 16 };
+//   kLoadLast: the state copy reads at L2 evict_last priority, so a line stays in L2 between
+//           its read and its in-place write (3-7 % on the H200, kernels/ssu/NOTES.md).
+//   kStoreNormal: the updated state is stored at L2 evict_normal priority (explicit cache
+//           hint): the lines the copy read at evict_last go back to normal priority. Without
+//           it, plain stores.
+enum FastMode : int { kEarly = 1, kVecBC = 2, kPrefetch = 4, kAllLoads = 8, kFastGate = 16, kLoadLast = 32, kStoreNormal = 64 };
 
 // The mode of each NL range; small_waves is the NL = 2 mode once the grid is more than one
 // resident wave (while it fits one wave the launch is latency bound: state copy first).
 // BF16 state: vector B/C and the side-row prefetch on the mid and large ranges, early side
 // inputs and the fast z gate on the mid range. FP32 state: its side inputs weigh half as much
-// next to its state, and vector B/C with the prefetch did not help it. Measured on the H200:
-// kernels/ssu/NOTES.md.
+// next to its state, and vector B/C with the prefetch did not help it. Every range reads the
+// state at evict_last; the BF16 large range stores at evict_normal (measured faster there;
+// plain stores measured faster elsewhere). Measured on the H200: kernels/ssu/NOTES.md.
 struct FastModes {
   int small, small_waves, mid, large;
 };
-inline constexpr FastModes kFastModesBf16{0, kAllLoads, kEarly | kVecBC | kPrefetch | kFastGate, kVecBC | kPrefetch};
-inline constexpr FastModes kFastModesFp32{0, kAllLoads, kEarly, 0};
+inline constexpr FastModes kFastModesBf16{kLoadLast, kAllLoads | kLoadLast,
+                                          kEarly | kVecBC | kPrefetch | kFastGate | kLoadLast,
+                                          kVecBC | kPrefetch | kLoadLast | kStoreNormal};
+inline constexpr FastModes kFastModesFp32{kLoadLast, kAllLoads | kLoadLast, kEarly | kLoadLast, kLoadLast};
 
 // Geometry: a 16-byte chunk holds 8 BF16 or 4 FP32 state values; a warp-wide chunk covers
 // 32 / (chunks per row) rows, so a lane carrying NL chunks gives a warp NL times that.
@@ -101,7 +109,8 @@ struct LaunchConfig {
   json to_json() const {
     json modes = json::array();
     for (auto [bit, name] : {std::pair{kEarly, "early"}, {kVecBC, "vec_bc"}, {kPrefetch, "prefetch"},
-                             {kAllLoads, "all_loads"}, {kFastGate, "fast_gate"}})
+                             {kAllLoads, "all_loads"}, {kFastGate, "fast_gate"}, {kLoadLast, "load_evict_last"},
+                             {kStoreNormal, "store_evict_normal"}})
       if (mode & bit) modes.push_back(name);
     return {{"kernel", kernel}, {"grid", {grid[0], grid[1], grid[2]}}, {"threads", threads},
             {"smem_bytes", smem_bytes}, {"chunks_per_lane", chunks_per_lane}, {"mode", modes},
@@ -143,7 +152,17 @@ inline LaunchConfig fast_config(const Problem& p, int resident_ctas) {
 
 inline LaunchConfig floor_config(const Problem& p) {
   const unsigned grid = static_cast<unsigned>(p.batch) * p.nheads * ctas_per_head(p.state_bf16, kFloorChunks);
-  return {"ssu_floor_kernel", {grid, 1, 1}, kFastThreads, 0, kFloorChunks, 0, "ssu.fast's NL = 8 geometry", p};
+  return {"ssu_floor_kernel", {grid, 1, 1}, kFastThreads, 0, kFloorChunks, 0,
+          "ssu.fast's NL = 8 geometry, loads at L2 evict_last, plain stores", p};
+}
+
+// ssu.floor_copy: one 16-byte chunk per thread, 256-thread CTAs, a grid over every owned tile.
+inline constexpr int kCopyThreads = 256;
+inline LaunchConfig floor_copy_config(const Problem& p) {
+  const int rows_per_cta = kCopyThreads / (kN / chunk_values(p.state_bf16));
+  const unsigned grid = static_cast<unsigned>(p.batch) * p.nheads * (kP / rows_per_cta);
+  return {"ssu_floor_copy_kernel", {grid, 1, 1}, kCopyThreads, 0, 1, 0,
+          "out of place: one 16-byte chunk per thread, plain loads and stores", p};
 }
 
 // Warp tiles the streaming floor walks: NL = 8 rows per warp over every (batch, head).

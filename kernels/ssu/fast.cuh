@@ -1,8 +1,8 @@
 #pragma once
 // ssu.fast: row owner. A 2-warp CTA owns 2 * NL * 32 / (chunks per row) rows of one head;
 // every lane copies its NL 16-byte state chunks global -> shared with cp.async before any
-// arithmetic (NL = 2, 4 or 8 by problem size, config.hpp), B and C stay in registers, the
-// updated state is streamed back with evict-first stores. Side inputs take any alignment
+// arithmetic (NL = 2, 4 or 8 by problem size, config.hpp), at L2 evict_last priority, B and C
+// stay in registers, the updated state is stored back in place. Side inputs take any alignment
 // (vector B/C loads when aligned). For BF16 state above 384 (batch, head) tiles, the first CTA
 // of each batch row bulk-prefetches the side rows (x, z, B, C, dt) of a later batch row into L2,
 // so side loads hit L2 instead of opening DRAM rows next to the state stream.
@@ -117,9 +117,15 @@ __global__ void __launch_bounds__(64, sizeof(ST) == 4 ? (NL == 8 ? 20 : 24) : 16
   auto bc_index = [&] { return static_cast<long long>(b) * a.bc_stride + (h / (a.nheads / a.ngroups)) * kN + cc * V; };
   auto x_index = [&] { return static_cast<long long>(b) * a.x_stride + h * kP + row0 + rsub; };
   auto copy_state = [&] {
-    if (slot >= 0)
+    if (slot < 0) return;
+    if constexpr ((kMode & kLoadLast) != 0) {
+      const uint64_t last = l2_evict_last();
+#pragma unroll
+      for (int i = 0; i < NL; ++i) cp_async16_hint(mine + i * G::kThreads, tile + i * 32 + lane, last);
+    } else {
 #pragma unroll
       for (int i = 0; i < NL; ++i) cp_async16(mine + i * G::kThreads, tile + i * 32 + lane);
+    }
   };
   constexpr bool all_loads = kMode & kAllLoads;
   static_assert(!(early && all_loads), "kAllLoads is a form of the copy-first order");
@@ -153,6 +159,8 @@ __global__ void __launch_bounds__(64, sizeof(ST) == 4 ? (NL == 8 ? 20 : 24) : 16
   }
   cp_async_wait_all();
   float acc[NL];
+  uint64_t normal = 0;
+  if constexpr ((kMode & kStoreNormal) != 0) normal = l2_evict_normal();
 #pragma unroll
   for (int i = 0; i < NL; ++i) {
     float s[V];
@@ -166,7 +174,10 @@ __global__ void __launch_bounds__(64, sizeof(ST) == 4 ? (NL == 8 ? 20 : 24) : 16
       s[j] = fmaf(s[j], dA, Bv[j] * x[i]);
       acc[i] = fmaf(s[j], Cv[j], acc[i]);
     }
-    if (slot >= 0) __stcs(tile + i * 32 + lane, Chunk<ST>::pack(s));
+    if (slot >= 0) {
+      if constexpr ((kMode & kStoreNormal) != 0) st16_hint(tile + i * 32 + lane, Chunk<ST>::pack(s), normal);
+      else tile[i * 32 + lane] = Chunk<ST>::pack(s);
+    }
   }
   // Row sums over the CPR lanes of each row; independent across i, so the shuffles overlap.
 #pragma unroll
@@ -175,9 +186,10 @@ __global__ void __launch_bounds__(64, sizeof(ST) == 4 ? (NL == 8 ? 20 : 24) : 16
     for (int i = 0; i < NL; ++i) acc[i] += __shfl_xor_sync(0xffffffffu, acc[i], o);
   if (cc == 0) {
     // The output row's index changes the register allocation, not the arithmetic. Measured on
-    // the H200: mode 0 from (b, h) (from bh, its FP32-state NL = 8 instance spilled 4 bytes and
-    // ran 2 % slower), the other modes from bh (from (b, h), the FP32-state NL = 4 rows ran
-    // 1-2 % slower).
+    // the H200 (before the evict_last loads, when the small mode was 0): mode 0 from (b, h)
+    // (from bh, its FP32-state NL = 8 instance spilled 4 bytes and ran 2 % slower), the other
+    // modes from bh (from (b, h), the FP32-state NL = 4 rows ran 1-2 % slower). Every mode
+    // now has a bit set, so every mode takes bh, as the tuning arms that measured them did.
     const long long out_row = kMode == 0 ? static_cast<long long>(b) * a.nheads + h : static_cast<long long>(bh);
     IT* out = static_cast<IT*>(a.out) + out_row * kP + row0 + rsub;
 #pragma unroll

@@ -1,12 +1,13 @@
 #pragma once
-// ssu.floor and ssu.floor_stream: the state bytes ssu.fast must move, moved with nothing else
-// (the bandwidth anchors).
+// ssu.floor, ssu.floor_copy and ssu.floor_stream: the state bytes ssu.fast must move, moved with
+// nothing else (the bandwidth anchors).
 #include "kernels/ssu/fast.cuh"  // Geo, the geometry both floors share with ssu.fast
 
 namespace kgate::ssu::gpu {
 namespace {
 
-// Same geometry and hints as fast: the bytes fast must move, moved with nothing else.
+// In place, ssu.fast's NL = 8 geometry, loads at L2 evict_last and plain stores: the fastest
+// in-place form measured on the H200 (ld/st .cs 7 % slower at batch 256; kernels/ssu/NOTES.md).
 template <class ST>
 __global__ void __launch_bounds__(64, 16) ssu_floor_kernel(Args a) {
   using G = Geo<ST, 8>;
@@ -18,11 +19,31 @@ __global__ void __launch_bounds__(64, 16) ssu_floor_kernel(Args a) {
   uint4* tile = reinterpret_cast<uint4*>(static_cast<ST*>(a.state) +
                                          ((static_cast<long long>(slot) * a.nheads + h) * kP + part * G::kRowsPerCta +
                                           warp * G::RPW) * kN);
+  const uint64_t last = l2_evict_last();
   uint4 raw[G::NL];
 #pragma unroll
-  for (int i = 0; i < G::NL; ++i) raw[i] = __ldcs(tile + i * 32 + lane);
+  for (int i = 0; i < G::NL; ++i) raw[i] = ld16_hint(tile + i * 32 + lane, last);
+  // 0, unknown to the compiler: the in-place stores of the values just read stay. (A plain
+  // load followed by the store of the same value to the same address is dead code to nvcc:
+  // a floor written that way measured the read alone.)
+  raw[0].x ^= static_cast<unsigned>(a.batch) >> 30;
 #pragma unroll
-  for (int i = 0; i < G::NL; ++i) __stcs(tile + i * 32 + lane, raw[i]);
+  for (int i = 0; i < G::NL; ++i) tile[i * 32 + lane] = raw[i];
+}
+
+// ssu.floor_copy: the same state bytes read from the pool and written to a second pool of the
+// same layout: the out-of-place copy, the absolute anchor of the issue. One 16-byte chunk per
+// thread over a grid that covers every owned tile (the form that reaches the copy rate).
+template <class ST>
+__global__ void __launch_bounds__(kCopyThreads) ssu_floor_copy_kernel(Args a, void* dst) {
+  constexpr int kCpr = kN / Chunk<ST>::V, kRows = kCopyThreads / kCpr, kPerHead = kP / kRows;
+  const int part = blockIdx.x % kPerHead, bh = blockIdx.x / kPerHead;
+  const int h = bh % a.nheads, b = bh / a.nheads;
+  const int slot = a.slots[b];
+  if (slot < 0) return;
+  const long long off = ((static_cast<long long>(slot) * a.nheads + h) * kP + part * kRows) * kN;
+  reinterpret_cast<uint4*>(static_cast<ST*>(dst) + off)[threadIdx.x] =
+      reinterpret_cast<const uint4*>(static_cast<const ST*>(a.state) + off)[threadIdx.x];
 }
 
 // ---------------------------------------------------------------- streaming floor (second anchor)

@@ -24,7 +24,10 @@ inline const ArmInfo kGpuArms[] = {
      &kFastArm},
     // floor.cuh uses fast.cuh's Geo.
     {"ssu.floor", "floor", "ssu_floor_kernel", {"kernels/ssu/fast.cuh", "kernels/ssu/floor.cuh"},
-     "copies the state bytes the update reads and writes (bandwidth anchor)", &kFloorArm},
+     "copies the state bytes the update reads and writes, in place (bandwidth anchor)", &kFloorArm},
+    {"ssu.floor_copy", "floor", "ssu_floor_copy_kernel", {"kernels/ssu/fast.cuh", "kernels/ssu/floor.cuh"},
+     "the same state bytes read from the pool and written to a second pool (out-of-place copy: the absolute anchor)",
+     &kFloorCopyArm},
     {"ssu.floor_stream", "floor", "ssu_floor_stream_kernel", {"kernels/ssu/fast.cuh", "kernels/ssu/floor.cuh"},
      "the same bytes by persistent warps, round-robin 4 KiB tiles, cp.async pipeline (second anchor)",
      &kFloorStreamArm},

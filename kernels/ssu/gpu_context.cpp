@@ -88,6 +88,11 @@ class Context final : public kgate::gpu::GpuRowContext {
     std::vector<float> poison(static_cast<size_t>(p.batch * p.nheads * kP), poison_f32());
     auto pb = encode(poison, p.io_bf16);
     out_.upload(pb.data(), pb.size());
+    const bool to_dst = !impl.exported && arm(impl).launch_to;
+    if (to_dst) {
+      DeviceBuffer& d = dst_pool();
+      KGATE_CUDA(cudaMemset(d.get(), 0xff, d.bytes()));
+    }
     launch(impl, be_.stream());
     KGATE_CUDA(cudaStreamSynchronize(be_.stream()));
     std::vector<unsigned char> so(state_.bytes()), oo(out_.bytes());
@@ -98,7 +103,9 @@ class Context final : public kgate::gpu::GpuRowContext {
       if (!ref_) ref_ = std::make_unique<Reference>(reference(hp_));
       return *ref_;
     };
-    return check_arm(impl, hp_, ref, state, out, tol_);
+    Correctness c = check_arm(impl, hp_, ref, state, out, tol_);
+    if (to_dst && c.passed) check_copy(c);
+    return c;
   }
 
   // An export arm's launch configuration is its own: none recorded.
@@ -109,6 +116,7 @@ class Context final : public kgate::gpu::GpuRowContext {
  protected:
   void launch(const Implementation& impl, cudaStream_t s) override {
     if (impl.exported) export_launch(impl, &args_, s);
+    else if (arm(impl).launch_to) arm(impl).launch_to(args_, dst_pool().get(), s);
     else arm(impl).launch(args_, s);
     KGATE_CUDA_LAUNCHED();
   }
@@ -116,10 +124,40 @@ class Context final : public kgate::gpu::GpuRowContext {
  private:
   static const GpuArm& arm(const Implementation& impl) { return *static_cast<const GpuArm*>(impl.launch); }
 
+  // The second pool of an out-of-place arm, allocated on its first check (before any timing).
+  DeviceBuffer& dst_pool() {
+    if (!dst_.get()) dst_ = DeviceBuffer(state_.bytes());
+    return dst_;
+  }
+  // An out-of-place copy: every tile of an owned slot bit-identical to the source pool, every
+  // other byte of the second pool still the 0xff poison written before the launch.
+  void check_copy(Correctness& c) {
+    const Params& p = hp_.p;
+    std::vector<unsigned char> src(pristine_.bytes()), got(dst_.bytes());
+    pristine_.download(src.data(), src.size());
+    dst_.download(got.data(), got.size());
+    const size_t tile = static_cast<size_t>(p.nheads) * kP * kN * (p.state_bf16 ? 2 : 4);
+    std::vector<char> owned(static_cast<size_t>(p.pool_slots), 0);
+    for (int32_t sl : hp_.slots)
+      if (sl >= 0) owned[static_cast<size_t>(sl)] = 1;
+    int64_t bad = 0;
+    for (size_t sl = 0; sl < owned.size(); ++sl) {
+      const unsigned char* g = got.data() + sl * tile;
+      const bool ok = owned[sl] ? std::memcmp(g, src.data() + sl * tile, tile) == 0
+                                : std::all_of(g, g + tile, [](unsigned char v) { return v == 0xff; });
+      if (!ok && bad++ == 0) c.worst = std::string(owned[sl] ? "copied" : "unowned") + " pool slot " + std::to_string(sl);
+    }
+    c.elements += static_cast<int64_t>(owned.size());
+    c.mismatches += bad;
+    c.passed = bad == 0;
+    c.note = "out-of-place floor: owned slots copied bit-identical into a second pool, other slots untouched, "
+             "source pool unchanged";
+  }
+
   HostProblem hp_;
   Tolerance tol_;
   std::unique_ptr<Reference> ref_;
-  DeviceBuffer state_, pristine_, slots_, x_, B_, C_, z_, out_, dt_, A_, D_, dtb_;
+  DeviceBuffer state_, pristine_, dst_, slots_, x_, B_, C_, z_, out_, dt_, A_, D_, dtb_;
   Args args_{};
 };
 

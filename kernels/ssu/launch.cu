@@ -121,6 +121,7 @@ LaunchConfig floor_stream_config_of(const Args& a) {
 
 LaunchConfig baseline_config_of(const Args& a) { return baseline_config(Problem::of(a)); }
 LaunchConfig floor_config_of(const Args& a) { return floor_config(Problem::of(a)); }
+LaunchConfig floor_copy_config_of(const Args& a) { return floor_copy_config(Problem::of(a)); }
 
 }  // namespace
 
@@ -147,6 +148,17 @@ void launch_floor(const Args& a, cudaStream_t s) {
   else ssu_floor_kernel<float><<<c.grid[0], kFastThreads, 0, s>>>(a);
 }
 
+void launch_floor_copy(const Args& a, void* dst, cudaStream_t s) {
+  const LaunchConfig c = floor_copy_config(checked(a, "ssu.floor_copy"));
+  if (a.state_bf16) ssu_floor_copy_kernel<__nv_bfloat16><<<c.grid[0], kCopyThreads, 0, s>>>(a, dst);
+  else ssu_floor_copy_kernel<float><<<c.grid[0], kCopyThreads, 0, s>>>(a, dst);
+}
+void launch_floor_copy_in_place(const Args& a, cudaStream_t) {
+  checked(a, "ssu.floor_copy");
+  throw InputError("unsupported: ssu.floor_copy writes into a second pool, which only kgate's ssu row context provides "
+                   "(the ssu ABI carries one pool)");
+}
+
 void launch_floor_stream(const Args& a, cudaStream_t s) {
   checked(a, "ssu.floor_stream");
   const LaunchConfig c = floor_stream_config_of(a);
@@ -159,5 +171,6 @@ const GpuArm kBaselineArm{&launch_baseline, &baseline_config_of};
 const GpuArm kFastArm{&launch_fast, &fast_config_of};
 const GpuArm kFloorArm{&launch_floor, &floor_config_of};
 const GpuArm kFloorStreamArm{&launch_floor_stream, &floor_stream_config_of};
+const GpuArm kFloorCopyArm{&launch_floor_copy_in_place, &floor_copy_config_of, &launch_floor_copy};
 
 }  // namespace kgate::ssu::gpu
