@@ -1,9 +1,10 @@
 # kgate_add_family(NAME <f> SOURCES <files> [CUDA_SOURCES <files>] [REFERENCE_SOURCES <files>]
-#                  [EXPORT_SOURCES <files>])
+#                  [CUDA_REFERENCE_SOURCES <files>] [EXPORT_SOURCES <files>])
 #
 # Builds kernels/<f>/ as the static library kgate_family_<f>. Paths are relative to
 # kernels/<f>/ (SOURCES, CUDA_SOURCES) and to references/<f>/ (REFERENCE_SOURCES, the oracle).
-# CUDA_SOURCES compile only with the GPU backend (KGATE_HAVE_CUDA). Every *.cpp and *.cu file
+# CUDA_SOURCES and CUDA_REFERENCE_SOURCES (a GPU oracle, under references/<f>/) compile only
+# with the GPU backend (KGATE_HAVE_CUDA). Every *.cpp and *.cu file
 # under either folder must be listed: an unlisted one stops the configure step, so a correctly
 # named new file can never be silently left out of the build.
 # The family is recorded (global property KGATE_FAMILIES) for kgate_write_family_registry().
@@ -16,7 +17,7 @@
 # one kgate loads, so both share the process's primary context). KGATE_EXPORT_ARMS (cache,
 # comma-separated arm names; empty = all) picks the arms its table carries.
 function(kgate_add_family)
-  cmake_parse_arguments(PARSE_ARGV 0 F "" "NAME" "SOURCES;CUDA_SOURCES;REFERENCE_SOURCES;EXPORT_SOURCES")
+  cmake_parse_arguments(PARSE_ARGV 0 F "" "NAME" "SOURCES;CUDA_SOURCES;REFERENCE_SOURCES;CUDA_REFERENCE_SOURCES;EXPORT_SOURCES")
   if(NOT F_NAME)
     message(FATAL_ERROR "kgate_add_family: NAME is required")
   endif()
@@ -26,7 +27,7 @@ function(kgate_add_family)
   set(kdir ${PROJECT_SOURCE_DIR}/kernels/${F_NAME})
   set(rdir ${PROJECT_SOURCE_DIR}/references/${F_NAME})
   _kgate_require_listed(${F_NAME} ${kdir} "${F_SOURCES};${F_CUDA_SOURCES};${F_EXPORT_SOURCES}")
-  _kgate_require_listed(${F_NAME} ${rdir} "${F_REFERENCE_SOURCES}")
+  _kgate_require_listed(${F_NAME} ${rdir} "${F_REFERENCE_SOURCES};${F_CUDA_REFERENCE_SOURCES}")
 
   set(srcs "")
   foreach(s IN LISTS F_SOURCES)
@@ -38,6 +39,9 @@ function(kgate_add_family)
   if(KGATE_HAVE_CUDA)
     foreach(s IN LISTS F_CUDA_SOURCES)
       list(APPEND srcs ${kdir}/${s})
+    endforeach()
+    foreach(s IN LISTS F_CUDA_REFERENCE_SOURCES)
+      list(APPEND srcs ${rdir}/${s})
     endforeach()
   endif()
 

@@ -1,26 +1,34 @@
 #pragma once
-// Host-side number formats and seeded data, shared by references, CPU arms and GPU contexts.
+// Number formats and seeded data, shared by references, CPU arms and GPU contexts. The BF16
+// conversions and the seeded stream are also device functions under nvcc (KGATE_HD), so a GPU
+// generator produces exactly the host's values.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
+#ifdef __CUDACC__
+#define KGATE_HD __host__ __device__
+#else
+#define KGATE_HD
+#endif
+
 namespace kgate {
 
-inline uint16_t f32_to_bf16_bits(float f) {
+KGATE_HD inline uint16_t f32_to_bf16_bits(float f) {
   uint32_t u;
-  std::memcpy(&u, &f, 4);
+  __builtin_memcpy(&u, &f, 4);
   if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40);  // NaN stays NaN
   u += 0x7fffu + ((u >> 16) & 1u);  // round to nearest even
   return static_cast<uint16_t>(u >> 16);
 }
-inline float bf16_bits_to_f32(uint16_t b) {
+KGATE_HD inline float bf16_bits_to_f32(uint16_t b) {
   uint32_t u = static_cast<uint32_t>(b) << 16;
   float f;
-  std::memcpy(&f, &u, 4);
+  __builtin_memcpy(&f, &u, 4);
   return f;
 }
-inline float round_bf16(float f) { return bf16_bits_to_f32(f32_to_bf16_bits(f)); }
+KGATE_HD inline float round_bf16(float f) { return bf16_bits_to_f32(f32_to_bf16_bits(f)); }
 
 // OCP FP8 E4M3 (no infinities; 0x7f/0xff are NaN; max 448).
 inline float fp8_e4m3_to_f32(uint8_t v) {
@@ -61,17 +69,29 @@ inline float poison_f32() {
 }
 
 // Seeded, platform-independent random numbers (splitmix64 stream).
+// splitmix64: the k-th output (k = 1, 2, ...) of a stream seeded with s is splitmix_mix(s + k * kGolden),
+// so any element of a stream can be computed on its own (the GPU pool generator does).
+inline constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;
+KGATE_HD inline uint64_t splitmix_mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+KGATE_HD inline double unit_of(uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }  // [0, 1)
+KGATE_HD inline float uniform_of(uint64_t bits, float lo, float hi) {
+#ifdef __CUDA_ARCH__
+  return __fadd_rn(lo, __fmul_rn(static_cast<float>(unit_of(bits)), hi - lo));  // no contraction: the host's value
+#else
+  return lo + static_cast<float>(unit_of(bits)) * (hi - lo);
+#endif
+}
+
 class Rng {
  public:
   explicit Rng(uint64_t seed) : s_(seed) {}
-  uint64_t next() {
-    uint64_t z = (s_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
-  float uniform(float lo, float hi) { return lo + static_cast<float>(uniform()) * (hi - lo); }
+  uint64_t next() { return splitmix_mix(s_ += kGolden); }
+  double uniform() { return unit_of(next()); }
+  float uniform(float lo, float hi) { return uniform_of(next(), lo, hi); }
   float normal() {
     double u1 = uniform(), u2 = uniform();
     if (u1 < 1e-300) u1 = 1e-300;

@@ -41,7 +41,9 @@ void add_arms(Registry& r) {
   using namespace gpu;
   // launch.cu is one translation unit; an arm's digest names the kernel headers it launches.
   const auto dev = sources({"kernels/ssu/config.hpp", "kernels/ssu/device.cuh", "kernels/ssu/launch.hpp",
-                            "kernels/ssu/launch.cu", "kernels/ssu/gpu_context.cpp", "kernels/ssu/gpu_arms.hpp"});
+                            "kernels/ssu/launch.cu", "kernels/ssu/gpu_context.cpp", "kernels/ssu/gpu_arms.hpp",
+                            "references/ssu/ssu_ref_gpu.hpp", "references/ssu/ssu_ref_gpu.cu",
+                            "harness/gpu/compare_device.hpp", "harness/gpu/compare_device.cu"});
   for (const ArmInfo& a : kGpuArms) {
     auto src = dev;
     for (const char* h : a.headers)
@@ -109,7 +111,9 @@ void register_family_ssu(Registry& r) {
 #endif
   // An export arm is checked by the same oracle and run by the same GPU context (which calls
   // the library through harness/export/loader.hpp), against the ABI it was built for.
-  f.export_sources = ssu::sources({"kernels/ssu/gpu_context.cpp", "harness/export/kgate_export.h"});
+  f.export_sources = ssu::sources({"kernels/ssu/gpu_context.cpp", "harness/export/kgate_export.h",
+                                   "references/ssu/ssu_ref_gpu.hpp", "references/ssu/ssu_ref_gpu.cu",
+                                   "harness/gpu/compare_device.hpp", "harness/gpu/compare_device.cu"});
   r.add_family(std::move(f));
   ssu::add_arms(r);
 }

@@ -1,5 +1,7 @@
-// ssu on the GPU: the row context. Inputs uploaded once per row, the CPU reference as oracle
-// (family.cpp's check_arm), the launch config of each arm for the row.
+// ssu on the GPU: the row context. Inputs uploaded once per row; the oracle is the CPU reference
+// (family.cpp's check_arm) on rows whose pool it scans well under a second, the GPU reference
+// (references/ssu/ssu_ref_gpu.cu) compared on the device above that; the launch config of each
+// arm for the row.
 #include <cuda_bf16.h>
 
 #include <algorithm>
@@ -9,13 +11,21 @@
 #include "harness/core/parallel.hpp"
 #include "harness/export/loader.hpp"
 #include "harness/gpu/backend.hpp"
+#include "harness/gpu/compare_device.hpp"
+#include "harness/run/cpu_backend.hpp"  // merge_check
 #include "kernels/ssu/family.hpp"
 #include "kernels/ssu/launch.hpp"
+#include "references/ssu/ssu_ref_gpu.hpp"
 
 namespace kgate::ssu::gpu {
 namespace {
 
 using kgate::gpu::DeviceBuffer;
+
+// Pools above this many values are checked on the device: the CPU reference of a 2^24-value
+// pool (a 32 MiB BF16 pool, e.g. Nemotron-H batch 16) takes ~0.1 s on 16 cores; the largest
+// rows (5 * 10^8 values) take seconds per row and as long again per arm to download and scan.
+constexpr int64_t kCpuOracleMaxValues = int64_t{1} << 24;
 
 // Host floats (already exact in their dtype) to the device dtype's bytes.
 std::vector<unsigned char> encode(const std::vector<float>& v, bool bf16) {
@@ -59,9 +69,18 @@ DeviceBuffer upload(const std::vector<float>& v, bool bf16) {
 class Context final : public kgate::gpu::GpuRowContext {
  public:
   Context(const CaseRow& row, uint64_t seed, kgate::gpu::GpuBackend& be)
-      : GpuRowContext(be), hp_(make_problem(Params::from_json(row.params), seed)), tol_(row.tolerance) {
+      : GpuRowContext(be),
+        device_oracle_(pool_values(Params::from_json(row.params)) > kCpuOracleMaxValues),
+        hp_(make_problem(Params::from_json(row.params), seed, !device_oracle_)),
+        tol_(row.tolerance) {
     const Params& p = hp_.p;
-    state_ = upload(hp_.state, p.state_bf16);
+    if (device_oracle_) {
+      state_ = DeviceBuffer(static_cast<size_t>(pool_values(p)) * (p.state_bf16 ? 2 : 4));
+      fill_pool_device(p, seed, state_.get(), be_.stream());
+      KGATE_CUDA(cudaStreamSynchronize(be_.stream()));
+    } else {
+      state_ = upload(hp_.state, p.state_bf16);
+    }
     pristine_ = DeviceBuffer(state_.bytes());
     KGATE_CUDA(cudaMemcpy(pristine_.get(), state_.get(), state_.bytes(), cudaMemcpyDeviceToDevice));
     slots_ = DeviceBuffer(hp_.slots.size() * 4);
@@ -95,6 +114,7 @@ class Context final : public kgate::gpu::GpuRowContext {
     }
     launch(impl, be_.stream());
     KGATE_CUDA(cudaStreamSynchronize(be_.stream()));
+    if (device_oracle()) return check_on_device(impl, to_dst);
     std::vector<unsigned char> so(state_.bytes()), oo(out_.bytes());
     state_.download(so.data(), so.size());
     out_.download(oo.data(), oo.size());
@@ -129,35 +149,97 @@ class Context final : public kgate::gpu::GpuRowContext {
     if (!dst_.get()) dst_ = DeviceBuffer(state_.bytes());
     return dst_;
   }
-  // An out-of-place copy: every tile of an owned slot bit-identical to the source pool, every
-  // other byte of the second pool still the 0xff poison written before the launch.
-  void check_copy(Correctness& c) {
-    const Params& p = hp_.p;
-    std::vector<unsigned char> src(pristine_.bytes()), got(dst_.bytes());
-    pristine_.download(src.data(), src.size());
-    dst_.download(got.data(), got.size());
-    const size_t tile = static_cast<size_t>(p.nheads) * kP * kN * (p.state_bf16 ? 2 : 4);
-    std::vector<char> owned(static_cast<size_t>(p.pool_slots), 0);
-    for (int32_t sl : hp_.slots)
-      if (sl >= 0) owned[static_cast<size_t>(sl)] = 1;
-    int64_t bad = 0;
-    for (size_t sl = 0; sl < owned.size(); ++sl) {
-      const unsigned char* g = got.data() + sl * tile;
-      const bool ok = owned[sl] ? std::memcmp(g, src.data() + sl * tile, tile) == 0
-                                : std::all_of(g, g + tile, [](unsigned char v) { return v == 0xff; });
-      if (!ok && bad++ == 0) c.worst = std::string(owned[sl] ? "copied" : "unowned") + " pool slot " + std::to_string(sl);
+  bool device_oracle() const { return device_oracle_; }
+  int64_t tile_bytes() const { return hp_.p.nheads * kP * kN * (hp_.p.state_bf16 ? 2 : 4); }
+
+  // Per pool slot: 1 where a real (non-pad) batch row owns it, and its complement, on the device.
+  const unsigned char* slot_mask(bool owned_mask) {
+    if (!owned_.get()) {
+      const Params& p = hp_.p;
+      std::vector<unsigned char> own(static_cast<size_t>(p.pool_slots), 0), other;
+      for (int32_t sl : hp_.slots)
+        if (sl >= 0) own[static_cast<size_t>(sl)] = 1;
+      for (unsigned char o : own) other.push_back(o ? 0 : 1);
+      owned_ = DeviceBuffer(own.size());
+      owned_.upload(own.data(), own.size());
+      unowned_ = DeviceBuffer(other.size());
+      unowned_.upload(other.data(), other.size());
     }
-    c.elements += static_cast<int64_t>(owned.size());
+    return (owned_mask ? owned_ : unowned_).as<unsigned char>();
+  }
+  // Pool slots (selected by mask; null = all) of `a` that differ from pristine (or from `fill`
+  // bytes when `against_pristine` is false); the first one named into `first`.
+  int64_t changed_slots(const DeviceBuffer& a, bool against_pristine, unsigned char fill, const unsigned char* mask,
+                        int64_t* first) {
+    return kgate::gpu::differing_tiles(a.get(), against_pristine ? pristine_.get() : nullptr, fill, hp_.p.pool_slots,
+                                       tile_bytes(), mask, first, be_.stream());
+  }
+  static void add_slot_check(Correctness& c, int64_t tiles, int64_t bad, int64_t first, const std::string& what) {
+    c.elements += tiles;
     c.mismatches += bad;
-    c.passed = bad == 0;
+    c.passed = c.passed && bad == 0;
+    if (bad && c.worst.empty()) c.worst = what + " pool slot " + std::to_string(first);
+  }
+
+  // The GPU oracle: the arm's pool and out compared on the device with check_outputs' rules
+  // (state-dtype tolerance on owned tiles, unowned slots bit-identical); floors by bytes.
+  Correctness check_on_device(const Implementation& impl, bool to_dst) {
+    const Params& p = hp_.p;
+    Correctness c;
+    c.passed = true;
+    int64_t first = -1, bad = 0;
+    if (impl.role == "floor") {
+      bad = changed_slots(state_, true, 0, nullptr, &first);
+      add_slot_check(c, p.pool_slots, bad, first, "changed");
+      c.note = "floor arm: state bytes read and written back bit-identical; computes no output";
+      if (to_dst) check_copy(c);
+      c.note += "; checked on the device";
+      return c;
+    }
+    if (!ref_state_.get()) {
+      ref_state_ = DeviceBuffer(static_cast<size_t>(p.batch * p.nheads * kP * kN) * 8);
+      ref_out_ = DeviceBuffer(static_cast<size_t>(p.batch * p.nheads * kP) * 8);
+      const DeviceInputs in{pristine_.get(), slots_.as<int32_t>(), x_.get(), B_.get(), C_.get(),
+                            p.has_z ? z_.get() : nullptr, dt_.get(), A_.get(), D_.get(), dtb_.get()};
+      reference_device(p, in, ref_state_.as<double>(), ref_out_.as<double>(), be_.stream());
+    }
+    const int64_t per_row = p.nheads * kP * kN;
+    c = kgate::gpu::compare_device({out_.get(), p.io_bf16, nullptr, 1, true}, ref_out_.as<double>(),
+                                   p.batch * p.nheads * kP, tol_, [&](int64_t i) {
+      return "out[b=" + std::to_string(i / (p.nheads * kP)) + ",h=" + std::to_string(i / kP % p.nheads) +
+             ",d=" + std::to_string(i % kP) + "]";
+    }, be_.stream());
+    const Tolerance st = p.state_bf16 ? Tolerance{1e-2, 1e-2} : Tolerance{1e-4, 1e-4};
+    Correctness cs = kgate::gpu::compare_device({state_.get(), p.state_bf16, slots_.as<int32_t>(), per_row, false},
+                                                ref_state_.as<double>(), p.batch * per_row, st, [&](int64_t i) {
+      return "state[b=" + std::to_string(i / per_row) + ",h=" + std::to_string(i / (kP * kN) % p.nheads) +
+             ",d=" + std::to_string(i / kN % kP) + ",n=" + std::to_string(i % kN) + "]";
+    }, be_.stream());
+    bad = changed_slots(state_, true, 0, slot_mask(false), &first);
+    cs.mismatches += bad;
+    cs.passed = cs.passed && bad == 0;
+    cs.note = "unowned slots bit-identical: " + std::string(bad ? "NO (" + std::to_string(bad) + " changed)" : "yes") +
+              ", pad slots " + std::to_string(p.pad_slots);
+    merge_check(c, cs, "state");
+    c.note += "; oracle: the GPU fp64 reference (references/ssu/ssu_ref_gpu.cu), compared on the device";
+    return c;
+  }
+
+  // An out-of-place copy: every tile of an owned slot bit-identical to the source pool, every
+  // other slot of the second pool still the 0xff poison written before the launch.
+  void check_copy(Correctness& c) {
+    int64_t first = -1;
+    add_slot_check(c, hp_.p.pool_slots, changed_slots(dst_, true, 0, slot_mask(true), &first), first, "copied");
+    add_slot_check(c, 0, changed_slots(dst_, false, 0xff, slot_mask(false), &first), first, "unowned");
     c.note = "out-of-place floor: owned slots copied bit-identical into a second pool, other slots untouched, "
              "source pool unchanged";
   }
 
+  bool device_oracle_;  // pool above kCpuOracleMaxValues: generated, referenced and compared on the device
   HostProblem hp_;
   Tolerance tol_;
   std::unique_ptr<Reference> ref_;
-  DeviceBuffer state_, pristine_, dst_, slots_, x_, B_, C_, z_, out_, dt_, A_, D_, dtb_;
+  DeviceBuffer state_, pristine_, dst_, owned_, unowned_, ref_state_, ref_out_, slots_, x_, B_, C_, z_, out_, dt_, A_, D_, dtb_;
   Args args_{};
 };
 

@@ -22,6 +22,7 @@
 
 #include "harness/core/family.hpp"
 #include "harness/core/jcs.hpp"
+#include "harness/core/numeric.hpp"
 #include "harness/core/records.hpp"
 
 namespace kgate::ssu {
@@ -48,7 +49,20 @@ struct HostProblem {
   std::vector<float> A, D, dt_bias;  // [nheads]
 };
 
-HostProblem make_problem(const Params& p, uint64_t seed);
+// The pool's value i: the pool is filled in 2^20-value chunks, chunk c from its own stream
+// (seeded seed ^ (0xA24BAED4963EE407 * (c + 1))), uniform in [-2, 2), rounded to the state dtype.
+// A function of (seed, i) alone, on the host and (under nvcc) on the device: fill_pool_device
+// (ssu_ref_gpu.hpp) writes the same bits.
+inline constexpr uint64_t kPoolChunk = uint64_t{1} << 20;
+KGATE_HD inline float pool_value(uint64_t seed, uint64_t i, bool state_bf16) {
+  const uint64_t stream = seed ^ (0xA24BAED4963EE407ull * ((i / kPoolChunk) + 1));
+  const float v = uniform_of(splitmix_mix(stream + (i % kPoolChunk + 1) * kGolden), -2.0f, 2.0f);
+  return state_bf16 ? round_bf16(v) : v;
+}
+inline int64_t pool_values(const Params& p) { return p.pool_slots * p.nheads * kP * kN; }
+
+// host_pool = false leaves state empty (the GPU context then fills the pool on the device).
+HostProblem make_problem(const Params& p, uint64_t seed, bool host_pool = true);
 
 struct Reference {
   std::vector<double> out;    // [batch, nheads, P], rounded to io dtype

@@ -23,26 +23,20 @@ Params Params::from_json(const json& j) {
   return p;
 }
 
-HostProblem make_problem(const Params& p, uint64_t seed) {
+HostProblem make_problem(const Params& p, uint64_t seed, bool host_pool) {
   Rng rng(seed);
   HostProblem hp;
   hp.p = p;
   auto io = [&](float v) { return p.io_bf16 ? round_bf16(v) : v; };
   auto wt = [&](float v) { return p.weight_bf16 ? round_bf16(v) : v; };
-  auto st = [&](float v) { return p.state_bf16 ? round_bf16(v) : v; };
-  // The pool can hold 10^8+ values: fill it in fixed 1 Mi-element chunks, each with its own
-  // stream, on every core. The values depend only on the seed, not on the thread count.
-  hp.state.resize(static_cast<size_t>(p.pool_slots * p.nheads * kP * kN));
-  {
-    constexpr size_t kChunk = 1 << 20;
-    size_t chunks = (hp.state.size() + kChunk - 1) / kChunk;
+  // The pool can hold 10^8+ values: pool_value(seed, i) on every core.
+  if (host_pool) {
+    hp.state.resize(static_cast<size_t>(pool_values(p)));
     const unsigned nt = hardware_threads();
+    const size_t n = hp.state.size(), step = (n + nt - 1) / nt;
     on_threads(nt, [&](unsigned t) {
-      for (size_t c = t; c < chunks; c += nt) {
-        Rng r(seed ^ (0xA24BAED4963EE407ull * (c + 1)));
-        for (size_t i = c * kChunk; i < std::min(hp.state.size(), (c + 1) * kChunk); ++i)
-          hp.state[i] = st(r.uniform(-2.0f, 2.0f));
-      }
+      for (size_t i = std::min(n, t * step); i < std::min(n, (t + 1) * step); ++i)
+        hp.state[i] = pool_value(seed, i, p.state_bf16);
     });
   }
   // Distinct random slots; pad_slots of them replaced by -1 at random positions.

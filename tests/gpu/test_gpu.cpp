@@ -2,6 +2,8 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "harness/core/cases.hpp"
@@ -11,6 +13,7 @@
 #include "harness/gpu/timer.hpp"
 #include "kernels/ssu/launch.hpp"
 #include "references/ssu/ssu.hpp"
+#include "references/ssu/ssu_ref_gpu.hpp"
 #include "tests/gpu/l2_probe.hpp"
 
 using namespace kgate;
@@ -204,4 +207,91 @@ TEST(Gpu, PeaksInTheEnvironmentAreH200Class) {
   EXPECT_LT(p["copy_bytes_per_s"].get<double>(), 5e12) << p.dump();
   EXPECT_GT(p["gemm_bf16_flops_per_s"].get<double>(), 4e14) << p.dump();
   EXPECT_LT(p["gemm_bf16_flops_per_s"].get<double>(), 1e15) << p.dump();
+}
+
+// ---------------------------------------------------------------- ssu GPU oracle
+namespace {
+
+gpu::DeviceBuffer upload_as(const std::vector<float>& v, bool bf16) {
+  gpu::DeviceBuffer d(std::max<size_t>(v.size() * (bf16 ? 2 : 4), 16));
+  if (bf16) {
+    std::vector<uint16_t> b(v.size());
+    for (size_t i = 0; i < v.size(); ++i) b[i] = f32_to_bf16_bits(v[i]);
+    if (!b.empty()) d.upload(b.data(), b.size() * 2);
+  } else if (!v.empty()) {
+    d.upload(v.data(), v.size() * 4);
+  }
+  return d;
+}
+
+}  // namespace
+
+// The GPU reference against the CPU reference (the oracle of record) on small rows of every
+// dtype combination, z, pad slots and a fused view: out and every owned state entry agree to
+// fp64 rounding, except where the two libms' last-bit differences in exp/log1p move a value
+// across a BF16/FP32 rounding boundary (at most one unit of the rounded dtype, on a handful).
+TEST(GpuRef, SsuMatchesTheCpuReference) {
+  REQUIRE_GPU();
+  const char* rows[] = {
+      R"({"batch": 4, "nheads": 8, "ngroups": 2, "pool_slots": 8, "state_dtype": "bf16", "io_dtype": "bf16", "weight_dtype": "fp32", "softplus": true, "has_z": false, "pad_slots": 0, "fused_extra": 0})",
+      R"({"batch": 5, "nheads": 8, "ngroups": 1, "pool_slots": 9, "state_dtype": "fp32", "io_dtype": "fp32", "weight_dtype": "bf16", "softplus": true, "has_z": true, "pad_slots": 2, "fused_extra": 0})",
+      R"({"batch": 3, "nheads": 4, "ngroups": 4, "pool_slots": 3, "state_dtype": "bf16", "io_dtype": "fp32", "weight_dtype": "fp32", "softplus": false, "has_z": true, "pad_slots": 1, "fused_extra": 7})",
+      R"({"batch": 6, "nheads": 6, "ngroups": 3, "pool_slots": 12, "state_dtype": "fp32", "io_dtype": "bf16", "weight_dtype": "bf16", "softplus": true, "has_z": false, "pad_slots": 0, "fused_extra": 3})"};
+  gpu::Stream s;
+  for (const char* r : rows) {
+    const ssu::Params p = ssu::Params::from_json(json::parse(r));
+    const ssu::HostProblem hp = ssu::make_problem(p, 11);
+    const ssu::Reference cpu = ssu::reference(hp);
+    gpu::DeviceBuffer pool = upload_as(hp.state, p.state_bf16), slots(hp.slots.size() * 4), x = upload_as(hp.x, p.io_bf16),
+                      B = upload_as(hp.B, p.io_bf16), C = upload_as(hp.C, p.io_bf16), z = upload_as(hp.z, p.io_bf16),
+                      dt = upload_as(hp.dt, p.weight_bf16), A = upload_as(hp.A, p.weight_bf16),
+                      D = upload_as(hp.D, p.weight_bf16), db = upload_as(hp.dt_bias, p.weight_bf16);
+    slots.upload(hp.slots.data(), slots.bytes());
+    const size_t rows_n = static_cast<size_t>(p.batch * p.nheads * ssu::kP), per = static_cast<size_t>(p.nheads) * ssu::kP * ssu::kN;
+    gpu::DeviceBuffer rs(rows_n * ssu::kN * 8), ro(rows_n * 8);
+    ssu::reference_device(p, {pool.get(), slots.as<int32_t>(), x.get(), B.get(), C.get(), p.has_z ? z.get() : nullptr,
+                              dt.get(), A.get(), D.get(), db.get()},
+                          rs.as<double>(), ro.as<double>(), s.get());
+    KGATE_CUDA(cudaStreamSynchronize(s.get()));
+    std::vector<double> gs(rows_n * ssu::kN), go(rows_n);
+    rs.download(gs.data(), gs.size() * 8);
+    ro.download(go.data(), go.size() * 8);
+    const double unit = p.state_bf16 ? 0x1p-7 : 0x1p-23, out_unit = p.io_bf16 ? 0x1p-7 : 1e-12;
+    int64_t off_last_bit = 0, compared = 0;
+    auto agree = [&](double g, double c, double u, const std::string& where) {
+      ++compared;
+      const double d = std::fabs(g - c), scale = std::max(std::fabs(c), 1e-3);
+      if (d > 1e-12 * scale) ++off_last_bit;
+      EXPECT_LE(d, u * scale) << r << " " << where << ": gpu " << g << " cpu " << c;
+    };
+    for (size_t i = 0; i < rows_n; ++i) agree(go[i], cpu.out[i], out_unit, "out[" + std::to_string(i) + "]");
+    for (int64_t b = 0; b < p.batch; ++b) {
+      if (hp.slots[b] < 0) continue;
+      for (size_t e = 0; e < per; ++e)
+        agree(gs[b * per + e], cpu.state[hp.slots[b] * per + e], unit, "state[b=" + std::to_string(b) + "]");
+    }
+    EXPECT_LE(off_last_bit, compared / 1000) << r << ": " << off_last_bit << " of " << compared << " differ beyond fp64 rounding";
+  }
+}
+
+// Above the CPU oracle's size (a pool of more than 2^24 values) the row context checks on the
+// device: ssu.fast and the floors pass, and an arm that computes nothing fails.
+TEST(GpuRef, SsuLargeRowsAreCheckedOnTheDevice) {
+  REQUIRE_GPU();
+  Registry& reg = Registry::instance();
+  CaseTable t = parse_case_table("inline.json", R"({"table": "big", "family": "ssu", "rows": [
+    {"id": "big", "params": {"batch": 40, "nheads": 64, "ngroups": 4, "pool_slots": 48, "state_dtype": "bf16", "has_z": true, "pad_slots": 3}}]})");
+  auto be = gpu::make_backend("events", true);
+  auto ctx = be->prepare(reg.family("ssu"), t.rows[0], 5);
+  for (const char* arm : {"ssu.fast", "ssu.baseline", "ssu.floor", "ssu.floor_copy"}) {
+    const Correctness c = ctx->check(reg.impl(arm));
+    EXPECT_TRUE(c.passed) << arm << ": " << c.worst << " " << c.note;
+    EXPECT_NE(c.note.find("device"), std::string::npos) << arm << ": " << c.note;
+  }
+  Implementation fake = reg.impl("ssu.floor");
+  fake.name = "ssu.test_diagnostic";
+  fake.role = "diagnostic";
+  const Correctness c = ctx->check(fake);
+  EXPECT_FALSE(c.passed) << c.note;
+  EXPECT_GT(c.unwritten, 0) << "the floor leaves out poisoned";
 }

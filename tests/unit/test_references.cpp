@@ -1,6 +1,7 @@
 // The oracles themselves: conventions checked against hand-computed values.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "harness/core/numeric.hpp"
@@ -22,6 +23,26 @@ TEST(Numeric, Bf16AndFp8) {
   EXPECT_EQ(f32_to_fp8_e4m3(1000.f), 0x7e);  // saturates
   for (int c = 0; c < 0x7f; ++c) EXPECT_EQ(f32_to_fp8_e4m3(fp8_e4m3_to_f32(static_cast<uint8_t>(c))), c);
   EXPECT_TRUE(is_poison_f32(bf16_bits_to_f32(kPoisonBf16)));
+}
+
+// pool_value(seed, i) is the chunked stream the pool was always filled with (chunk c from
+// Rng(seed ^ 0xA24BAED4963EE407 * (c + 1)), values in order): receipts' problem data is unchanged,
+// and the GPU generator (which calls pool_value) writes the same pool.
+TEST(SsuReference, PoolValuesAreTheChunkedStream) {
+  for (bool bf16 : {false, true}) {
+    ssu::Params p{3, 8, 2, 70, 0, 0, bf16, true, false, true, false};  // 70 * 8 * 8192 values: 5 chunks
+    const ssu::HostProblem hp = ssu::make_problem(p, 41);
+    ASSERT_EQ(hp.state.size(), static_cast<size_t>(70 * 8 * 8192));
+    for (uint64_t c = 0; c * ssu::kPoolChunk < hp.state.size(); ++c) {
+      Rng r(41 ^ (0xA24BAED4963EE407ull * (c + 1)));
+      for (uint64_t i = c * ssu::kPoolChunk; i < std::min<uint64_t>(hp.state.size(), (c + 1) * ssu::kPoolChunk); ++i) {
+        const float v = r.uniform(-2.0f, 2.0f);
+        ASSERT_EQ(hp.state[i], bf16 ? round_bf16(v) : v) << "value " << i;
+      }
+    }
+    EXPECT_TRUE(ssu::make_problem(p, 41, false).state.empty());
+    EXPECT_EQ(ssu::make_problem(p, 41, false).slots, hp.slots);
+  }
 }
 
 TEST(SsuReference, PadSlotIsZeroStateAndPoolUntouched) {
