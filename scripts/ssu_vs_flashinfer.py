@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""ssu table of a receipt of ssu.fast against FlashInfer's stock kernel, ssu.floor_copy and
+ssu.floor (scripts/device/h200_ssu_issue13.sh): per row the medians, FlashInfer / fast (kgate's
+ratio) with its 99 % interval's lower bound, fast / floor_copy and fast / floor with the row's
+limit, and fast's achieved state bandwidth (the work model's state bytes over fast's median);
+then the geomeans of the ratio over all rows and over batch >= 32, and the worst margins.
+Usage: ssu_vs_flashinfer.py RECEIPT"""
+import json, math, sys
+
+if len(sys.argv) != 2:
+    sys.exit(__doc__.strip())
+rows = json.load(open(sys.argv[1]))["body"]["predicate"]["rows"]
+
+
+def pair(r, pred):
+    return next((p for p in r["pairs"] if pred(p["baseline"])), None)
+
+
+def limit(r, name):
+    v = r["verdicts"]["raw"].get("by_baseline", {}).get(name, {}).get("limit_value")
+    return f"{1 + v:.2f}" if v is not None else "-"
+
+
+print(f'{"row":44s} {"fast":>8s} {"flashinf":>8s} {"ratio":>6s} {"lo":>6s} {"copy":>8s} {"f/copy":>6s} {"lim":>5s} '
+      f'{"floor":>8s} {"f/floor":>7s} {"lim":>5s} {"TB/s":>5s}')
+ratios, big, worst = [], [], []
+for r in rows:
+    fi = pair(r, lambda b: "flashinfer" in b)
+    cp, fl = pair(r, lambda b: b == "ssu.floor_copy"), pair(r, lambda b: b == "ssu.floor")
+    if fi is None or fi["ratio"] is None:
+        print(f'{r["id"]:44s} {r["disposition"]}')
+        continue
+    f = fi["candidate_stats"]["median_us"]
+    c, fm = cp["baseline_stats"]["median_us"], fl["baseline_stats"]["median_us"]
+    p = r["params"]
+    owned = p["batch"] - p.get("pad_slots", 0)
+    state = 2 * owned * p["nheads"] * 64 * 128 * (2 if p["state_dtype"] == "bf16" else 4)
+    print(f'{r["id"]:44s} {f:8.2f} {fi["baseline_stats"]["median_us"]:8.2f} {fi["ratio"]:6.3f} {fi["ratio_ci"]["lo"]:6.3f} '
+          f'{c:8.2f} {f / c:6.3f} {limit(r, "ssu.floor_copy"):>5s} {fm:8.2f} {f / fm:7.3f} {limit(r, "ssu.floor"):>5s} '
+          f'{state / f / 1e6:5.2f}')
+    ratios.append(fi["ratio"])
+    worst.append((fi["ratio_ci"]["lo"], r["id"]))
+    if p["batch"] >= 32:
+        big.append(fi["ratio"])
+g = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
+print(f"geomean FlashInfer / fast: {g(ratios):.4f} over {len(ratios)} rows; batch >= 32: {g(big):.4f} over {len(big)} rows")
+print("lowest interval bounds: " + ", ".join(f"{i} {lo:.4f}" for lo, i in sorted(worst)[:5]))
