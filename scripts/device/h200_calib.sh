@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # calib receipts on the H200: timer accuracy + A/A (calib), A/A vs a known 2 % (calib_longer), cold vs warm copy, 94-row cost,
-# GPU tests, compute-sanitizer on ssu correctness rows. Receipts go to $OUT/receipts.tar.
+# GPU tests, compute-sanitizer on ssu correctness rows. Receipts go to $OUT/receipts_<script>.tar.
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 "$B/kgate_gpu_tests" 2>&1 | tail -3

@@ -4,7 +4,7 @@
 # export, correct,strict, whatever it shows) and ssu.fast vs its own export (the same kernel
 # through both routes: correct,parity,fallback,limit(0.045)). $1 = folder with kgate,
 # kgate_gpu_tests and exports/ (the test export libraries); the peer and kgate exports are
-# under build-peers/ (carried). Receipts go to $OUT/receipts.tar, logs to $OUT.
+# under build-peers/ (carried). Receipts go to $OUT/receipts_<script>.tar, logs to $OUT.
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 FI=build-peers/flashinfer_ssu/libkgate_flashinfer_ssu.so

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 4 receipts on the H200: ssu.fast vs ssu.baseline (correct,strict) and vs ssu.floor
-# (floor targets), all rows, default protocol. Receipts go to $OUT/receipts.tar.
+# (floor targets), all rows, default protocol. Receipts go to $OUT/receipts_<script>.tar.
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 "$K" run --quiet --cases cases/ssu.json --candidate ssu.fast --baseline ssu.baseline --policy correct,strict \

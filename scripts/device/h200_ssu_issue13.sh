@@ -4,7 +4,7 @@
 #    ssu.floor (limits by target_band): cases/policies/ssu_vs_flashinfer.json; its wall time;
 # 2. ssu.fast vs ssu.baseline (correct,strict);
 # 3. ssu.fast bundled vs its export (correct,parity,fallback,limit(0.045)).
-# Then audit, gate --against-tree, the summary table. Receipts: $OUT/receipts.tar.
+# Then audit, gate --against-tree, the summary table. Receipts: $OUT/receipts_<script>.tar.
 # Usage: h200_ssu_issue13.sh BIN [STEPS] (STEPS: a subset of "1 2 3", default all)
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
