@@ -15,7 +15,8 @@ inline constexpr int kP = 64, kN = 128;  // headdim, dstate
 
 inline constexpr int kBaseRows = 8;       // ssu.baseline: BLOCK_SIZE_M
 inline constexpr int kBaseThreads = 128;  // ssu.baseline: num_warps = 4
-inline constexpr int kFastThreads = 64;   // ssu.fast and ssu.floor: 2-warp CTAs
+inline constexpr int kFastThreads = 64;   // ssu.fast (NL = 4, 8) and ssu.floor: 2-warp CTAs
+inline constexpr int kSmallWarps = 4;     // ssu.fast on the NL = 2 range: 4-warp CTAs
 inline constexpr int kFloorChunks = 8;    // ssu.floor(_stream): 16-byte chunks per lane
 inline constexpr int kStreamWarps = 4, kStreamStages = 3;  // ssu.floor_stream
 inline constexpr int kStreamSmemBytes = kStreamWarps * kStreamStages * kFloorChunks * 32 * 16;
@@ -56,7 +57,10 @@ inline constexpr FastModes kFastModesFp32{kLoadLast, kAllLoads | kLoadLast, kEar
 // 32 / (chunks per row) rows, so a lane carrying NL chunks gives a warp NL times that.
 constexpr int chunk_values(bool state_bf16) { return state_bf16 ? 8 : 4; }
 constexpr int rows_per_warp(bool state_bf16, int nl) { return nl * (32 / (kN / chunk_values(state_bf16))); }
-constexpr int ctas_per_head(bool state_bf16, int nl) { return kP / (kFastThreads / 32 * rows_per_warp(state_bf16, nl)); }
+constexpr int fast_warps(int nl) { return nl == 2 ? kSmallWarps : kFastThreads / 32; }
+constexpr int ctas_per_head(bool state_bf16, int nl, int warps = kFastThreads / 32) {
+  return kP / (warps * rows_per_warp(state_bf16, nl));
+}
 
 // What the heuristics read of a launch. Validates itself (empty string when valid).
 struct Problem {
@@ -132,8 +136,8 @@ inline bool fast_needs_resident_ctas(const Problem& p) { return fast_chunks_per_
 inline LaunchConfig fast_config(const Problem& p, int resident_ctas) {
   const FastModes& m = p.state_bf16 ? kFastModesBf16 : kFastModesFp32;
   const int nl = fast_chunks_per_lane(p);
-  const unsigned grid = static_cast<unsigned>(p.batch) * p.nheads * ctas_per_head(p.state_bf16, nl);
-  LaunchConfig c{"ssu_fast_kernel", {grid, 1, 1}, kFastThreads, 0, nl, 0, "", p};
+  const unsigned grid = static_cast<unsigned>(p.batch) * p.nheads * ctas_per_head(p.state_bf16, nl, fast_warps(nl));
+  LaunchConfig c{"ssu_fast_kernel", {grid, 1, 1}, 32 * fast_warps(nl), 0, nl, 0, "", p};
   if (nl == 2 && m.small_waves != m.small && static_cast<long long>(grid) > resident_ctas) {
     c.mode = m.small_waves;
     c.rule = "<= 384 tiles: NL = 2; grid beyond one resident wave (" + std::to_string(resident_ctas) + " CTAs)";

@@ -15,15 +15,16 @@ namespace kgate::ssu::gpu {
 namespace {
 
 // Geometry: every lane moves NL 16-byte chunks of state, so a warp owns RPW = NL * (32 / CPR)
-// rows and a 2-warp CTA owns 2 * RPW rows. Small CTAs keep the last wave's tail short.
-template <class ST, int NL_>
+// rows and a W-warp CTA owns W * RPW rows. Small CTAs keep the last wave's tail short; on the
+// NL = 2 range (one or two waves of short CTAs) 4 warps per CTA measured 3 % faster.
+template <class ST, int NL_, int W = 2>
 struct Geo {
   static constexpr int V = Chunk<ST>::V;
   static constexpr int CPR = kN / V;          // 16-byte chunks per row: 16 (bf16) or 32 (fp32)
   static constexpr int RPL = 32 / CPR;        // rows one warp-wide chunk covers: 2 or 1
   static constexpr int NL = NL_;              // chunks in flight per lane
   static constexpr int RPW = NL * RPL;        // rows per warp
-  static constexpr int kWarps = 2;
+  static constexpr int kWarps = W;  // 2, or kSmallWarps on the NL = 2 range (config.hpp)
   static constexpr int kThreads = 32 * kWarps;
   static constexpr int kRowsPerCta = kWarps * RPW;
   static constexpr int kCtasPerHead = kP / kRowsPerCta;
@@ -96,10 +97,10 @@ __device__ __forceinline__ void load_bc(const Args& a, long long bci, float dt, 
 // memory, not registers: occupancy is set by the small register footprint of the arithmetic.
 // Each lane reads back only the chunks it copied itself, so no barrier is needed.
 // kMode (FastMode bits, config.hpp) picks the load order and the optional paths.
-template <class ST, class IT, int NL, int kMode>
-__global__ void __launch_bounds__(64, sizeof(ST) == 4 ? (NL == 8 ? 20 : 24) : 16)
+template <class ST, class IT, int NL, int kMode, int W = 2>
+__global__ void __launch_bounds__(32 * W, (sizeof(ST) == 4 ? (NL == 8 ? 20 : 24) : 16) * 2 / W)
     ssu_fast_kernel(Args a) {
-  using G = Geo<ST, NL>;
+  using G = Geo<ST, NL, W>;
   constexpr int V = G::V, CPR = G::CPR, RPL = G::RPL;
   constexpr bool early = kMode & kEarly;
   __shared__ uint4 stage[G::kThreads * NL];

@@ -17,7 +17,8 @@
 namespace kgate::ssu::gpu {
 namespace {
 
-static_assert(ctas_per_head(true, 2) == Geo<__nv_bfloat16, 2>::kCtasPerHead &&
+static_assert(ctas_per_head(true, 2, fast_warps(2)) == Geo<__nv_bfloat16, 2, kSmallWarps>::kCtasPerHead &&
+                  ctas_per_head(false, 2, fast_warps(2)) == Geo<float, 2, kSmallWarps>::kCtasPerHead &&
                   ctas_per_head(true, 8) == Geo<__nv_bfloat16, 8>::kCtasPerHead &&
                   ctas_per_head(false, 4) == Geo<float, 4>::kCtasPerHead &&
                   ctas_per_head(false, 8) == Geo<float, 8>::kCtasPerHead,
@@ -79,7 +80,7 @@ void dispatch_types(const Args& a, F&& launch) {
 template <class ST>
 int fast_resident_ctas() {
   constexpr int kSmall = (std::is_same_v<ST, float> ? kFastModesFp32 : kFastModesBf16).small;
-  return resident_ctas<ssu_fast_kernel<ST, float, 2, kSmall>>(kFastThreads, 0);
+  return resident_ctas<ssu_fast_kernel<ST, float, 2, kSmall, kSmallWarps>>(32 * kSmallWarps, 0);
 }
 
 LaunchConfig fast_config_of(const Args& a) {
@@ -95,8 +96,9 @@ struct FastCase {
   template <class ST>
   static bool launch(const LaunchConfig& c, const Args& a, cudaStream_t s) {
     if (c.chunks_per_lane != NL || c.mode != kMode) return false;
-    if (a.io_bf16) ssu_fast_kernel<ST, __nv_bfloat16, NL, kMode><<<c.grid[0], kFastThreads, 0, s>>>(a);
-    else ssu_fast_kernel<ST, float, NL, kMode><<<c.grid[0], kFastThreads, 0, s>>>(a);
+    constexpr int W = fast_warps(NL);
+    if (a.io_bf16) ssu_fast_kernel<ST, __nv_bfloat16, NL, kMode, W><<<c.grid[0], 32 * W, 0, s>>>(a);
+    else ssu_fast_kernel<ST, float, NL, kMode, W><<<c.grid[0], 32 * W, 0, s>>>(a);
     return true;
   }
 };
