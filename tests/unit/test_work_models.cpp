@@ -37,7 +37,7 @@ const CaseRow& row_of(const CaseTable& t, const std::string& id) {
 
 }  // namespace
 
-// The byte count scripts/ssu_pairs.py and scripts/device/smoke.sh used to hard-code (the state
+// The byte count scripts/device/smoke.sh (and a since-removed table script) used to hard-code (the state
 // tiles of the owned slots, read + written): the model's state term, on every row of the table.
 TEST(WorkModels, SsuStateBytesMatchTheScriptsOnEveryRow) {
   const CaseTable t = load_case_table(std::string(KGATE_SOURCE_DIR) + "/cases/ssu.json");
