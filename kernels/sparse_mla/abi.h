@@ -21,8 +21,9 @@ typedef struct sparse_mla_args {
   const int32_t* lens;                /* [tokens]: columns c < lens[t] + lens_offset are active */
   int lens_offset;
   const float* sink;                  /* fp32 [heads], or NULL */
-  void* out;                          /* BF16 [tokens, heads, 512] */
-  float* lse;                         /* fp32 [tokens, heads], natural log; -inf when no row is active */
+  void* out;                          /* BF16 [q_rows, heads, 512]; rows >= tokens left untouched */
+  float* lse;                         /* fp32 [q_rows, heads], natural log; -inf when no row is active;
+                                         rows >= tokens left untouched */
   int tokens, q_rows, heads, topk;
   long long swa_rows, compressed_rows;
   int kv_fp8;                         /* 0: BF16 rows; 1: FP8 rows in FlashMLA's MODEL1 paged layout */

@@ -65,10 +65,19 @@ void register_family_sparse_mla(Registry& r) {
       {"ragged", PS::Kind::Bool, false, 0, 0, {}, false, "random lens in [1, W]"},
       {"empty_tokens", PS::Kind::Int, false, 0, 1 << 20, {}, 0, "tokens forced to lens = 0"},
       {"sink", PS::Kind::Bool, false, 0, 0, {}, false, "attention sink per head"},
+      {"page_block", PS::Kind::Int, false, 2, 1 << 12, {}, 64, "FP8: rows per MODEL1 page block (tables are whole blocks)"},
+      {"index_layout", PS::Kind::String, false, 0, 0, {"split", "concat"}, "split",
+       "indices as two tables (SWA [T, 128], compressed [T, topk]) or one [T, 128 + topk]"},
+      {"q_pad_rows", PS::Kind::Int, false, 0, 1 << 16, {}, 0, "padding query rows after the real ones (ignored, outputs untouched)"},
+      {"lens_offset", PS::Kind::Int, false, -(1 << 16), 1 << 16, {}, 0, "lens given raw: active columns = lens + offset"},
   };
   f.check = [](const json& p) -> std::string {
     if (p["empty_tokens"].get<int64_t>() > p["batch"].get<int64_t>() * p["q_len"].get<int64_t>())
       return "empty_tokens: more than batch * q_len tokens";
+    if (p["kv_dtype"] == "fp8")
+      for (const char* t : {"swa_rows", "compressed_rows"})
+        if (p[t].get<int64_t>() % p["page_block"].get<int64_t>())
+          return std::string(t) + ": FP8 tables are whole page blocks of page_block rows";
     return "";
   };
   f.tolerance = [](const json& p) {

@@ -20,11 +20,55 @@ Params Params::from_json(const json& j) {
   p.fp8 = j.at("kv_dtype") == "fp8";
   p.ragged = j.at("ragged");
   p.sink = j.at("sink");
+  p.page_block = j.value("page_block", int64_t{64});
+  p.index_concat = j.value("index_layout", std::string("split")) == "concat";
+  p.q_pad_rows = j.value("q_pad_rows", int64_t{0});
+  p.lens_offset = j.value("lens_offset", int64_t{0});
   return p;
 }
 
-void decode_row(const uint8_t* row, bool fp8, float* out) {
-  if (!fp8) {
+namespace {
+
+// Where row r's data and scales sit in an FP8 table (MODEL1 page blocks of page_block rows).
+const uint8_t* fp8_data(const uint8_t* table, int64_t r, int64_t pb) {
+  return table + (r / pb) * pb * kFp8RowBytes + (r % pb) * kFp8DataBytes;
+}
+const uint8_t* fp8_scales(const uint8_t* table, int64_t r, int64_t pb) {
+  return table + (r / pb) * pb * kFp8RowBytes + pb * kFp8DataBytes + (r % pb) * kFp8ScaleBytes;
+}
+
+void fill_rows(std::vector<uint8_t>& dst, const Params& p, int64_t rows, Rng& rng) {
+  dst.assign(static_cast<size_t>(rows * p.row_bytes()), 0);
+  for (int64_t r = 0; r < rows; ++r) {
+    if (!p.fp8) {
+      uint8_t* row = &dst[static_cast<size_t>(r * 2 * kD)];
+      for (int i = 0; i < kD; ++i) {
+        uint16_t b = f32_to_bf16_bits(rng.normal());
+        std::memcpy(row + 2 * i, &b, 2);
+      }
+      continue;
+    }
+    uint8_t* data = const_cast<uint8_t*>(fp8_data(dst.data(), r, p.page_block));
+    uint8_t* scales = const_cast<uint8_t*>(fp8_scales(dst.data(), r, p.page_block));
+    for (int tile = 0; tile < 7; ++tile) {
+      int e = 127 - 6 + static_cast<int>(rng.below(4));  // scales 2^-6 .. 2^-3
+      scales[tile] = static_cast<uint8_t>(e);
+      float scale = std::ldexp(1.0f, e - 127);
+      for (int j = 0; j < 64; ++j) data[tile * 64 + j] = f32_to_fp8_e4m3(rng.normal() / scale);
+    }
+    for (int i = 0; i < 64; ++i) {
+      uint16_t b = f32_to_bf16_bits(rng.normal());
+      std::memcpy(data + 448 + 2 * i, &b, 2);
+    }
+    scales[7] = 0xA5;  // pad byte: never read
+  }
+}
+
+}  // namespace
+
+void decode_row(const uint8_t* table, int64_t r, const Params& p, float* out) {
+  if (!p.fp8) {
+    const uint8_t* row = table + r * 2 * kD;
     for (int i = 0; i < kD; ++i) {
       uint16_t b;
       std::memcpy(&b, row + 2 * i, 2);
@@ -32,40 +76,16 @@ void decode_row(const uint8_t* row, bool fp8, float* out) {
     }
     return;
   }
+  const uint8_t* data = fp8_data(table, r, p.page_block);
+  const uint8_t* scales = fp8_scales(table, r, p.page_block);
   for (int tile = 0; tile < 7; ++tile) {
-    float scale = std::ldexp(1.0f, static_cast<int>(row[448 + 128 + tile]) - 127);
-    for (int j = 0; j < 64; ++j) out[tile * 64 + j] = fp8_e4m3_to_f32(row[tile * 64 + j]) * scale;
+    float scale = std::ldexp(1.0f, static_cast<int>(scales[tile]) - 127);
+    for (int j = 0; j < 64; ++j) out[tile * 64 + j] = fp8_e4m3_to_f32(data[tile * 64 + j]) * scale;
   }
   for (int i = 0; i < 64; ++i) {
     uint16_t b;
-    std::memcpy(&b, row + 448 + 2 * i, 2);
+    std::memcpy(&b, data + 448 + 2 * i, 2);
     out[448 + i] = bf16_bits_to_f32(b);
-  }
-}
-
-static void fill_rows(std::vector<uint8_t>& dst, int64_t rows, bool fp8, Rng& rng) {
-  int64_t rb = fp8 ? kFp8RowBytes : 2 * kD;
-  dst.assign(static_cast<size_t>(rows * rb), 0);
-  for (int64_t r = 0; r < rows; ++r) {
-    uint8_t* row = &dst[r * rb];
-    if (!fp8) {
-      for (int i = 0; i < kD; ++i) {
-        uint16_t b = f32_to_bf16_bits(rng.normal());
-        std::memcpy(row + 2 * i, &b, 2);
-      }
-      continue;
-    }
-    for (int tile = 0; tile < 7; ++tile) {
-      int e = 127 - 6 + static_cast<int>(rng.below(4));  // scales 2^-6 .. 2^-3
-      row[448 + 128 + tile] = static_cast<uint8_t>(e);
-      float scale = std::ldexp(1.0f, e - 127);
-      for (int j = 0; j < 64; ++j) row[tile * 64 + j] = f32_to_fp8_e4m3(rng.normal() / scale);
-    }
-    for (int i = 0; i < 64; ++i) {
-      uint16_t b = f32_to_bf16_bits(rng.normal());
-      std::memcpy(row + 448 + 2 * i, &b, 2);
-    }
-    row[583] = 0xA5;  // pad byte: never read
   }
 }
 
@@ -76,8 +96,8 @@ HostProblem make_problem(const Params& p, uint64_t seed) {
   int64_t T = p.tokens(), W = p.width();
   hp.q.resize(static_cast<size_t>(T * p.heads * kD));
   for (auto& v : hp.q) v = round_bf16(rng.normal());
-  fill_rows(hp.swa, p.swa_rows, p.fp8, rng);
-  fill_rows(hp.compressed, p.compressed_rows, p.fp8, rng);
+  fill_rows(hp.swa, p, p.swa_rows, rng);
+  fill_rows(hp.compressed, p, p.compressed_rows, rng);
   hp.indices.resize(static_cast<size_t>(T * W));
   hp.lens.resize(static_cast<size_t>(T));
   for (int64_t t = 0; t < T; ++t) {
@@ -89,10 +109,15 @@ HostProblem make_problem(const Params& p, uint64_t seed) {
     hp.lens[t] = static_cast<int32_t>(p.ragged ? 1 + rng.below(static_cast<uint64_t>(W)) : W);
   }
   for (int64_t e = 0; e < p.empty_tokens; ++e) hp.lens[rng.below(static_cast<uint64_t>(T))] = 0;
+  // Raw lengths: the active count minus the offset the arm adds back.
+  for (auto& l : hp.lens) l = static_cast<int32_t>(l - p.lens_offset);
   if (p.sink) {
     hp.sink.resize(static_cast<size_t>(p.heads));
     for (auto& v : hp.sink) v = rng.uniform(-2.f, 4.f);
   }
+  // Padding query rows last, so a hardening row's real data is the canonical row's.
+  hp.q.resize(static_cast<size_t>(p.q_rows() * p.heads * kD));
+  for (size_t i = static_cast<size_t>(T * p.heads * kD); i < hp.q.size(); ++i) hp.q[i] = round_bf16(rng.normal());
   return hp;
 }
 
@@ -105,12 +130,12 @@ Reference reference(const HostProblem& hp) {
   std::vector<float> rows;
   for (int64_t t = 0; t < T; ++t) {
     rows.clear();
-    for (int64_t c = 0; c < std::min<int64_t>(hp.lens[t], W); ++c) {
+    for (int64_t c = 0; c < hp.active(t); ++c) {
       int32_t idx = hp.indices[t * W + c];
       if (idx < 0) continue;
       const auto& tab = c < kSwaCols ? hp.swa : hp.compressed;
       rows.resize(rows.size() + kD);
-      decode_row(&tab[idx * p.row_bytes()], p.fp8, &rows[rows.size() - kD]);
+      decode_row(tab.data(), idx, p, &rows[rows.size() - kD]);
     }
     size_t n = rows.size() / kD;
     if (n == 0) continue;

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
+
 #include "harness/core/cases.hpp"
 #include "harness/core/errors.hpp"
 
@@ -127,4 +130,37 @@ TEST(Cases, RowFilterGlobs) {
   EXPECT_THROW(filter_rows(t, "zzz"), InputError);
   EXPECT_TRUE(glob_match("*mla*fp8", "sparse-mla-h8-fp8"));
   EXPECT_FALSE(glob_match("a?c", "abbc"));
+}
+
+// The sparse_mla tables of the sparse MLA issue: the 94 canonical rows in the historical table's
+// composition, and the hardening rows covering every input form.
+TEST(Cases, SparseMlaTablesHaveTheCanonicalComposition) {
+  const CaseTable t = load_case_table(std::string(KGATE_SOURCE_DIR) + "/cases/sparse_mla_94.json");
+  ASSERT_EQ(t.rows.size(), 94u);
+  std::map<std::string, int> count;
+  std::set<int64_t> heads, qlen;
+  for (const CaseRow& r : t.rows) {
+    ++count[r.tags["dtype"].get<std::string>()];
+    ++count[r.tags["phase"].get<std::string>()];
+    ++count[r.tags["sparse_case"].get<std::string>()];
+    heads.insert(r.params["heads"].get<int64_t>());
+    qlen.insert(r.params["q_len"].get<int64_t>());
+    EXPECT_EQ(r.params["index_layout"], "split") << r.id;
+    EXPECT_EQ(r.params["lens_offset"], 0) << r.id;
+    EXPECT_EQ(r.params["q_pad_rows"], 0) << r.id;
+  }
+  EXPECT_EQ(count["bf16"], 48);
+  EXPECT_EQ(count["fp8"], 46);
+  EXPECT_EQ(count["decode"], 86);
+  EXPECT_EQ(count["prefill"], 8);
+  EXPECT_GT(count["swa128"], 0);
+  EXPECT_GT(count["swa128+topk4x"], 0);
+  EXPECT_GT(count["swa128+topk128x"], 0);
+  EXPECT_EQ(heads, (std::set<int64_t>{8, 16, 32, 64, 128}));
+  EXPECT_EQ(qlen, (std::set<int64_t>{5, 128, 257}));
+  const CaseTable h = load_case_table(std::string(KGATE_SOURCE_DIR) + "/cases/sparse_mla_hardening.json");
+  EXPECT_GE(h.rows.size(), 40u);
+  std::set<std::string> kinds;
+  for (const CaseRow& r : h.rows) kinds.insert(r.tags["hardening"].get<std::string>());
+  EXPECT_EQ(kinds, (std::set<std::string>{"padded", "concat", "lens_offset", "combined", "empty"}));
 }

@@ -75,26 +75,59 @@ TEST(SparseMlaReference, EmptyTokenAndSingleRow) {
   EXPECT_TRUE(std::isinf(r.lse[0]) && r.lse[0] < 0);
   EXPECT_EQ(r.out[0], 0.0);
   std::vector<float> row(512);
-  sparse_mla::decode_row(&hp.swa[hp.indices[128] * 1024], false, row.data());
+  sparse_mla::decode_row(hp.swa.data(), hp.indices[128], p, row.data());
   EXPECT_EQ(r.out[(1 * 2 + 0) * 512 + 7], round_bf16(row[7]));
   double s = 0;
   for (int i = 0; i < 512; ++i) s += static_cast<double>(hp.q[(1 * 2) * 512 + i]) * row[i];
   EXPECT_NEAR(r.lse[2], s * hp.sm_scale, 1e-9);
 }
 
-TEST(SparseMlaReference, Fp8RowLayout) {
-  std::vector<uint8_t> row(584, 0);
-  row[0] = 0x38;            // e4m3 1.0 in tile 0
-  row[64] = 0x40;           // e4m3 2.0 in tile 1
-  row[576] = 127 + 2;       // tile 0 scale 4
-  row[577] = 127 - 1;       // tile 1 scale 0.5
+// MODEL1 page blocks: with page_block 2, row 3 is the second row of block 1: its 576 B of data at
+// 2 * 584 + 576, its scales at 2 * 584 + 2 * 576 + 8.
+TEST(SparseMlaReference, Fp8RowLayoutIsModel1Pages) {
+  sparse_mla::Params p{1, 1, 1, 4, 4, 0, 0, 0, true, false, false};
+  p.page_block = 2;
+  std::vector<uint8_t> table(4 * 584, 0);
+  const size_t data = 2 * 584 + 576, scales = 2 * 584 + 2 * 576 + 8;
+  table[data + 0] = 0x38;       // e4m3 1.0 in tile 0
+  table[data + 64] = 0x40;      // e4m3 2.0 in tile 1
+  table[scales + 0] = 127 + 2;  // tile 0 scale 4
+  table[scales + 1] = 127 - 1;  // tile 1 scale 0.5
   uint16_t b = f32_to_bf16_bits(3.5f);
-  std::memcpy(&row[448 + 2 * 5], &b, 2);  // rope value 5
+  std::memcpy(&table[data + 448 + 2 * 5], &b, 2);  // rope value 5
   std::vector<float> out(512);
-  sparse_mla::decode_row(row.data(), true, out.data());
+  sparse_mla::decode_row(table.data(), 3, p, out.data());
   EXPECT_EQ(out[0], 4.0f);
   EXPECT_EQ(out[64], 1.0f);
   EXPECT_EQ(out[448 + 5], 3.5f);
+  sparse_mla::decode_row(table.data(), 2, p, out.data());  // row 2: all zero bytes, scale 2^-127
+  EXPECT_EQ(out[0], 0.0f);
+}
+
+// Hardening inputs: raw lengths plus an offset give the same reference as the canonical lengths;
+// padding query rows are outside the reference and must stay untouched.
+TEST(SparseMlaReference, LensOffsetAndPaddingRows) {
+  sparse_mla::Params p{2, 2, 4, 128, 128, 64, 5, 0, true, true, true};
+  const sparse_mla::HostProblem a = sparse_mla::make_problem(p, 5);
+  p.lens_offset = 7;
+  p.q_pad_rows = 3;
+  const sparse_mla::HostProblem b = sparse_mla::make_problem(p, 5);
+  for (size_t t = 0; t < a.lens.size(); ++t) {
+    EXPECT_EQ(b.lens[t] + 7, a.lens[t]);
+    EXPECT_EQ(b.active(static_cast<int64_t>(t)), a.active(static_cast<int64_t>(t)));
+  }
+  const sparse_mla::Reference ra = sparse_mla::reference(a), rb = sparse_mla::reference(b);
+  EXPECT_EQ(ra.out, rb.out);
+  EXPECT_EQ(ra.lse, rb.lse);
+  // An "arm" that copies the reference into the real rows passes; writing a padding row fails.
+  std::vector<float> out(static_cast<size_t>(p.q_rows() * 4 * 512), poison_f32()), lse(static_cast<size_t>(p.q_rows() * 4), poison_f32());
+  for (size_t i = 0; i < rb.out.size(); ++i) out[i] = static_cast<float>(rb.out[i]);
+  for (size_t i = 0; i < rb.lse.size(); ++i) lse[i] = static_cast<float>(rb.lse[i]);
+  EXPECT_TRUE(sparse_mla::check_outputs(b, rb, out, lse, {0.1, 0.1}).passed);
+  out[rb.out.size() + 3] = 0.f;
+  const Correctness c = sparse_mla::check_outputs(b, rb, out, lse, {0.1, 0.1});
+  EXPECT_FALSE(c.passed);
+  EXPECT_NE(c.worst.find("padding"), std::string::npos) << c.worst;
 }
 
 TEST(AgGemmReference, GatheredRankOrder) {
