@@ -1,4 +1,6 @@
 // The oracle comparison: an arm's out and lse against the CPU reference.
+#include <stdexcept>
+
 #include "harness/core/numeric.hpp"
 #include "harness/run/cpu_backend.hpp"
 #include "references/sparse_mla/sparse_mla.hpp"
@@ -10,6 +12,7 @@ Correctness check_outputs(const HostProblem& hp, const Reference& ref, const std
   int64_t H = hp.p.heads;
   auto run = [&](const std::vector<float>& v, const std::vector<double>& r, int64_t inner, const char* name) {
     // The real rows against the reference; the padding rows after them must still hold the poison.
+    if (v.size() < r.size()) throw std::logic_error(std::string(name) + ": output smaller than the reference");
     std::vector<double> o(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(r.size()));
     std::vector<bool> unw(r.size());
     for (size_t i = 0; i < r.size(); ++i) unw[i] = is_poison_f32(v[i]);
@@ -18,12 +21,16 @@ Correctness check_outputs(const HostProblem& hp, const Reference& ref, const std
              (inner > 1 ? ",i=" + std::to_string(i % inner) : std::string()) + "]";
     });
     int64_t written = 0;
-    for (size_t i = r.size(); i < v.size(); ++i) written += !is_poison_f32(v[i]);
+    size_t first = 0;
+    for (size_t i = r.size(); i < v.size(); ++i)
+      if (!is_poison_f32(v[i]) && written++ == 0) first = i;
     if (written) {
+      // A real-row error keeps its name; otherwise the first written padding element is named.
+      const bool real_errors = c.mismatches || c.nonfinite || c.unwritten;
       c.mismatches += written;
       c.passed = false;
-      if (c.worst.empty() || c.mismatches == written)
-        c.worst = std::string(name) + " padding row t=" + std::to_string(r.size() / static_cast<size_t>(H * inner));
+      if (!real_errors)
+        c.worst = std::string(name) + " padding row t=" + std::to_string(first / static_cast<size_t>(H * inner));
     }
     c.elements += static_cast<int64_t>(v.size() - r.size());
     return c;
