@@ -30,12 +30,10 @@ Params Params::from_json(const json& j) {
 
 namespace {
 
-// Where row r's data and scales sit in an FP8 table (MODEL1 page blocks of page_block rows).
-const uint8_t* fp8_data(const uint8_t* table, int64_t r, int64_t pb) {
-  return table + (r / pb) * pb * kFp8RowBytes + (r % pb) * kFp8DataBytes;
-}
-const uint8_t* fp8_scales(const uint8_t* table, int64_t r, int64_t pb) {
-  return table + (r / pb) * pb * kFp8RowBytes + pb * kFp8DataBytes + (r % pb) * kFp8ScaleBytes;
+// Byte offsets of row r's data and scales in an FP8 table (MODEL1 page blocks of pb rows).
+int64_t fp8_data_at(int64_t r, int64_t pb) { return (r / pb) * pb * kFp8RowBytes + (r % pb) * kFp8DataBytes; }
+int64_t fp8_scales_at(int64_t r, int64_t pb) {
+  return (r / pb) * pb * kFp8RowBytes + pb * kFp8DataBytes + (r % pb) * kFp8ScaleBytes;
 }
 
 void fill_rows(std::vector<uint8_t>& dst, const Params& p, int64_t rows, Rng& rng) {
@@ -51,8 +49,8 @@ void fill_rows(std::vector<uint8_t>& dst, const Params& p, int64_t rows, Rng& rn
       }
       continue;
     }
-    uint8_t* data = const_cast<uint8_t*>(fp8_data(dst.data(), r, p.page_block));
-    uint8_t* scales = const_cast<uint8_t*>(fp8_scales(dst.data(), r, p.page_block));
+    uint8_t* data = dst.data() + fp8_data_at(r, p.page_block);
+    uint8_t* scales = dst.data() + fp8_scales_at(r, p.page_block);
     for (int tile = 0; tile < 7; ++tile) {
       int e = 127 - 6 + static_cast<int>(rng.below(4));  // scales 2^-6 .. 2^-3
       scales[tile] = static_cast<uint8_t>(e);
@@ -79,8 +77,8 @@ void decode_row(const uint8_t* table, int64_t r, const Params& p, float* out) {
     }
     return;
   }
-  const uint8_t* data = fp8_data(table, r, p.page_block);
-  const uint8_t* scales = fp8_scales(table, r, p.page_block);
+  const uint8_t* data = table + fp8_data_at(r, p.page_block);
+  const uint8_t* scales = table + fp8_scales_at(r, p.page_block);
   for (int tile = 0; tile < 7; ++tile) {
     float scale = std::ldexp(1.0f, static_cast<int>(scales[tile]) - 127);
     for (int j = 0; j < 64; ++j) out[tile * 64 + j] = fp8_e4m3_to_f32(data[tile * 64 + j]) * scale;
