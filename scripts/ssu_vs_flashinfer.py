@@ -2,7 +2,9 @@
 """ssu table of a receipt of ssu.fast against FlashInfer's stock kernel, ssu.floor_copy and
 ssu.floor (scripts/device/h200_ssu_issue13.sh): per row the medians, FlashInfer / fast (kgate's
 ratio) with its 99 % interval's lower bound, fast / floor_copy and fast / floor with the row's
-limit, and fast's achieved state bandwidth (the work model's state bytes over fast's median);
+limit, and fast's achieved state bandwidth: the state bytes (the state_bytes term of the work
+model in kernels/ssu/config.hpp, recomputed here from the row's params, since the receipt records
+only the total with the side inputs) over fast's median;
 then the geomeans of the ratio over all rows and over batch >= 32, and the worst margins.
 Usage: ssu_vs_flashinfer.py RECEIPT"""
 import json, math, sys
