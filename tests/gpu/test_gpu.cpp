@@ -295,3 +295,22 @@ TEST(GpuRef, SsuLargeRowsAreCheckedOnTheDevice) {
   EXPECT_FALSE(c.passed) << c.note;
   EXPECT_GT(c.unwritten, 0) << "the floor leaves out poisoned";
 }
+
+// sparse_mla's GPU context (branch issue14-gpu): the floor passes its check on a hardening row
+// (padding query rows, one concatenated index table, raw lengths plus an offset, FP8 MODEL1),
+// and the same kernel named a candidate fails the oracle (it computes no attention).
+TEST(Gpu, SparseMlaFloorAndContext) {
+  REQUIRE_GPU();
+  Registry& reg = Registry::instance();
+  CaseTable t = parse_case_table("inline.json", R"({"table": "m", "family": "sparse_mla", "rows": [
+    {"id": "m", "params": {"batch": 2, "q_len": 3, "heads": 16, "kv_dtype": "fp8", "swa_rows": 256, "compressed_rows": 512,
+     "topk": 64, "ragged": true, "sink": true, "q_pad_rows": 3, "index_layout": "concat", "lens_offset": -4}}]})");
+  auto be = gpu::make_backend("events", true);
+  auto ctx = be->prepare(reg.family("sparse_mla"), t.rows[0], 5);
+  const Correctness f = ctx->check(reg.impl("sparse_mla.floor"));
+  EXPECT_TRUE(f.passed) << f.worst << " " << f.note;
+  Implementation fake = reg.impl("sparse_mla.floor");
+  fake.name = "sparse_mla.test_candidate";
+  fake.role = "candidate";
+  EXPECT_FALSE(ctx->check(fake).passed);
+}
