@@ -24,7 +24,9 @@ void add_arms(Registry& r) {
 #ifdef KGATE_HAVE_CUDA
   auto dev = sources();
   for (const char* f : {"kernels/sparse_mla/launch.hpp", "kernels/sparse_mla/launch.cu", "kernels/sparse_mla/floor.cuh",
-                        "kernels/sparse_mla/gpu_context.cpp"})
+                        "kernels/sparse_mla/gpu_context.cpp", "references/sparse_mla/sparse_mla_ref_gpu.hpp",
+                        "references/sparse_mla/sparse_mla_ref_gpu.cu", "harness/gpu/compare_device.hpp",
+                        "harness/gpu/compare_device.cu"})
     dev.push_back(f);
   r.add({"sparse_mla.floor", "sparse_mla", "cuda", "floor", {"sm_90a"}, {"sparse_mla_floor_kernel"}, dev,
          "reads every active valid gathered row and q, writes out and lse, no math (memory floor)", nullptr,
@@ -104,7 +106,9 @@ void register_family_sparse_mla(Registry& r) {
   // Export arms (the FlashMLA peer) run through the same GPU context and oracle.
   f.export_sources = {"references/sparse_mla/sparse_mla.hpp", "references/sparse_mla/sparse_mla_ref.cpp",
                       "references/sparse_mla/sparse_mla_check.cpp", "kernels/sparse_mla/abi.h",
-                      "kernels/sparse_mla/gpu_context.cpp", "harness/export/kgate_export.h"};
+                      "kernels/sparse_mla/gpu_context.cpp", "harness/export/kgate_export.h",
+                      "references/sparse_mla/sparse_mla_ref_gpu.hpp", "references/sparse_mla/sparse_mla_ref_gpu.cu",
+                      "harness/gpu/compare_device.hpp", "harness/gpu/compare_device.cu"};
   r.add_family(std::move(f));
   sparse_mla::add_arms(r);
 }
