@@ -28,6 +28,13 @@ void add_arms(Registry& r) {
                         "references/sparse_mla/sparse_mla_ref_gpu.cu", "harness/gpu/compare_device.hpp",
                         "harness/gpu/compare_device.cu"})
     dev.push_back(f);
+  auto base = dev;
+  base.push_back("kernels/sparse_mla/baseline.cuh");
+  r.add({"sparse_mla.baseline", "sparse_mla", "cuda", "baseline", {"sm_90a"},
+         {"sparse_mla_baseline_kernel", "sparse_mla_combine_kernel"}, base,
+         "split-KV: 64-column blocks gathered to shared memory (FP8 dequantized to BF16), mma.sync QK^T and PV, online "
+         "softmax, combine kernel",
+         nullptr, const_cast<void*>(static_cast<const void*>(&gpu::kBaselineArm))});
   r.add({"sparse_mla.floor", "sparse_mla", "cuda", "floor", {"sm_90a"}, {"sparse_mla_floor_kernel"}, dev,
          "reads every active valid gathered row and q, writes out and lse, no math (memory floor)", nullptr,
          const_cast<void*>(static_cast<const void*>(&gpu::kFloorArm))});

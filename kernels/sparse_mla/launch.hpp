@@ -16,6 +16,7 @@ struct GpuArm {
 void validate(const sparse_mla_args& a, const char* arm);
 
 void launch_floor(const sparse_mla_args& a, cudaStream_t s);
-extern const GpuArm kFloorArm;
+void launch_baseline(const sparse_mla_args& a, cudaStream_t s);
+extern const GpuArm kFloorArm, kBaselineArm;
 
 }  // namespace kgate::sparse_mla::gpu

@@ -314,6 +314,26 @@ TEST(Gpu, SparseMlaFloorAndContext) {
   fake.name = "sparse_mla.test_candidate";
   fake.role = "candidate";
   EXPECT_FALSE(ctx->check(fake).passed);
+  const Correctness b = ctx->check(reg.impl("sparse_mla.baseline"));
+  EXPECT_TRUE(b.passed) << b.worst << " " << b.note;
+}
+
+// sparse_mla.baseline against the oracle: BF16 with 8 heads (a partial head group), an empty
+// token and many splits; FP8 with 128 heads above the CPU oracle's size (the GPU reference).
+TEST(Gpu, SparseMlaBaselineIsCorrect) {
+  REQUIRE_GPU();
+  Registry& reg = Registry::instance();
+  CaseTable t = parse_case_table("inline.json", R"({"table": "b", "family": "sparse_mla", "rows": [
+    {"id": "bf16-h8", "params": {"batch": 3, "q_len": 2, "heads": 8, "kv_dtype": "bf16", "swa_rows": 256, "compressed_rows": 1024,
+     "topk": 1024, "ragged": true, "empty_tokens": 1, "sink": true}},
+    {"id": "fp8-h128", "params": {"batch": 4, "q_len": 5, "heads": 128, "kv_dtype": "fp8", "swa_rows": 512, "compressed_rows": 16384,
+     "topk": 512}}]})");
+  auto be = gpu::make_backend("events", true);
+  for (const CaseRow& row : t.rows) {
+    auto ctx = be->prepare(reg.family("sparse_mla"), row, 5);
+    const Correctness c = ctx->check(reg.impl("sparse_mla.baseline"));
+    EXPECT_TRUE(c.passed) << row.id << ": " << c.worst << " " << c.note << " max_abs " << c.max_abs_err;
+  }
 }
 
 // The sparse_mla GPU reference against the CPU reference on small rows of both dtypes, sinks,
