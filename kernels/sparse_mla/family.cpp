@@ -2,6 +2,10 @@
 // Conventions: references/sparse_mla/sparse_mla.hpp.
 #include "kernels/sparse_mla/family.hpp"
 
+#ifdef KGATE_HAVE_CUDA
+#include "kernels/sparse_mla/launch.hpp"
+#endif
+
 namespace kgate::sparse_mla {
 namespace {
 
@@ -17,6 +21,24 @@ void add_arms(Registry& r) {
   r.add({"sparse_mla.cpu_eigen", "sparse_mla", "cpu", "candidate", {"host"}, {}, sources(),
          "gather once per token, Eigen matrix products over all heads", nullptr,
          reinterpret_cast<void*>(&cpu_eigen_batched)});
+#ifdef KGATE_HAVE_CUDA
+  auto dev = sources();
+  for (const char* f : {"kernels/sparse_mla/launch.hpp", "kernels/sparse_mla/launch.cu", "kernels/sparse_mla/floor.cuh",
+                        "kernels/sparse_mla/gpu_context.cpp", "references/sparse_mla/sparse_mla_ref_gpu.hpp",
+                        "references/sparse_mla/sparse_mla_ref_gpu.cu", "harness/gpu/compare_device.hpp",
+                        "harness/gpu/compare_device.cu"})
+    dev.push_back(f);
+  auto base = dev;
+  base.push_back("kernels/sparse_mla/baseline.cuh");
+  r.add({"sparse_mla.baseline", "sparse_mla", "cuda", "baseline", {"sm_90a"},
+         {"sparse_mla_baseline_kernel", "sparse_mla_combine_kernel"}, base,
+         "split-KV: 64-column blocks gathered to shared memory (FP8 dequantized to BF16), mma.sync QK^T and PV, online "
+         "softmax, combine kernel",
+         nullptr, const_cast<void*>(static_cast<const void*>(&gpu::kBaselineArm))});
+  r.add({"sparse_mla.floor", "sparse_mla", "cuda", "floor", {"sm_90a"}, {"sparse_mla_floor_kernel"}, dev,
+         "reads every active valid gathered row and q, writes out and lse, no math (memory floor)", nullptr,
+         const_cast<void*>(static_cast<const void*>(&gpu::kFloorArm))});
+#endif
 }
 
 // The work model. T = batch * q_len query tokens, W = 128 + topk index columns, H = heads.
@@ -85,6 +107,15 @@ void register_family_sparse_mla(Registry& r) {
   };
   f.work = &sparse_mla::work;
   f.make_cpu_context = &sparse_mla::make_cpu_context;
+#ifdef KGATE_HAVE_CUDA
+  f.make_gpu_context = &sparse_mla::make_gpu_context;
+#endif
+  // Export arms (the FlashMLA peer) run through the same GPU context and oracle.
+  f.export_sources = {"references/sparse_mla/sparse_mla.hpp", "references/sparse_mla/sparse_mla_ref.cpp",
+                      "references/sparse_mla/sparse_mla_check.cpp", "kernels/sparse_mla/abi.h",
+                      "kernels/sparse_mla/gpu_context.cpp", "harness/export/kgate_export.h",
+                      "references/sparse_mla/sparse_mla_ref_gpu.hpp", "references/sparse_mla/sparse_mla_ref_gpu.cu",
+                      "harness/gpu/compare_device.hpp", "harness/gpu/compare_device.cu"};
   r.add_family(std::move(f));
   sparse_mla::add_arms(r);
 }

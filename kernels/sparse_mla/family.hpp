@@ -19,5 +19,7 @@ void cpu_scalar(const HostProblem& hp, std::vector<float>& out, std::vector<floa
 void cpu_eigen_batched(const HostProblem& hp, std::vector<float>& out, std::vector<float>& lse);
 
 std::unique_ptr<RowContext> make_cpu_context(const CaseRow& row, uint64_t seed);
+// The GPU row context (gpu_context.cpp; be: the kgate::gpu::GpuBackend).
+std::unique_ptr<RowContext> make_gpu_context(const CaseRow& row, uint64_t seed, void* be);
 
 }  // namespace kgate::sparse_mla

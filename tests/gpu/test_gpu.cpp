@@ -14,6 +14,7 @@
 #include "kernels/ssu/launch.hpp"
 #include "references/ssu/ssu.hpp"
 #include "references/ssu/ssu_ref_gpu.hpp"
+#include "references/sparse_mla/sparse_mla_ref_gpu.hpp"
 #include "tests/gpu/l2_probe.hpp"
 
 using namespace kgate;
@@ -294,4 +295,83 @@ TEST(GpuRef, SsuLargeRowsAreCheckedOnTheDevice) {
   const Correctness c = ctx->check(fake);
   EXPECT_FALSE(c.passed) << c.note;
   EXPECT_GT(c.unwritten, 0) << "the floor leaves out poisoned";
+}
+
+// sparse_mla's GPU context (branch issue14-gpu): the floor passes its check on a hardening row
+// (padding query rows, one concatenated index table, raw lengths plus an offset, FP8 MODEL1),
+// and the same kernel named a candidate fails the oracle (it computes no attention).
+TEST(Gpu, SparseMlaFloorAndContext) {
+  REQUIRE_GPU();
+  Registry& reg = Registry::instance();
+  CaseTable t = parse_case_table("inline.json", R"({"table": "m", "family": "sparse_mla", "rows": [
+    {"id": "m", "params": {"batch": 2, "q_len": 3, "heads": 16, "kv_dtype": "fp8", "swa_rows": 256, "compressed_rows": 512,
+     "topk": 64, "ragged": true, "sink": true, "q_pad_rows": 3, "index_layout": "concat", "lens_offset": -4}}]})");
+  auto be = gpu::make_backend("events", true);
+  auto ctx = be->prepare(reg.family("sparse_mla"), t.rows[0], 5);
+  const Correctness f = ctx->check(reg.impl("sparse_mla.floor"));
+  EXPECT_TRUE(f.passed) << f.worst << " " << f.note;
+  Implementation fake = reg.impl("sparse_mla.floor");
+  fake.name = "sparse_mla.test_candidate";
+  fake.role = "candidate";
+  EXPECT_FALSE(ctx->check(fake).passed);
+  const Correctness b = ctx->check(reg.impl("sparse_mla.baseline"));
+  EXPECT_TRUE(b.passed) << b.worst << " " << b.note;
+}
+
+// sparse_mla.baseline against the oracle: BF16 with 8 heads (a partial head group), an empty
+// token and many splits; FP8 with 128 heads above the CPU oracle's size (the GPU reference).
+TEST(Gpu, SparseMlaBaselineIsCorrect) {
+  REQUIRE_GPU();
+  Registry& reg = Registry::instance();
+  CaseTable t = parse_case_table("inline.json", R"({"table": "b", "family": "sparse_mla", "rows": [
+    {"id": "bf16-h8", "params": {"batch": 3, "q_len": 2, "heads": 8, "kv_dtype": "bf16", "swa_rows": 256, "compressed_rows": 1024,
+     "topk": 1024, "ragged": true, "empty_tokens": 1, "sink": true}},
+    {"id": "fp8-h128", "params": {"batch": 4, "q_len": 5, "heads": 128, "kv_dtype": "fp8", "swa_rows": 512, "compressed_rows": 16384,
+     "topk": 512}}]})");
+  auto be = gpu::make_backend("events", true);
+  for (const CaseRow& row : t.rows) {
+    auto ctx = be->prepare(reg.family("sparse_mla"), row, 5);
+    const Correctness c = ctx->check(reg.impl("sparse_mla.baseline"));
+    EXPECT_TRUE(c.passed) << row.id << ": " << c.worst << " " << c.note << " max_abs " << c.max_abs_err;
+  }
+}
+
+// The sparse_mla GPU reference against the CPU reference on small rows of both dtypes, sinks,
+// ragged and empty tokens, invalid indices and a raw-length offset: lse to 1e-5, out to one BF16
+// unit (the two round an fp32 vs an fp64 sum to BF16).
+TEST(GpuRef, SparseMlaMatchesTheCpuReference) {
+  REQUIRE_GPU();
+  const char* rows[] = {
+      R"({"batch": 2, "q_len": 3, "heads": 16, "kv_dtype": "bf16", "swa_rows": 256, "compressed_rows": 256, "topk": 64, "invalid_pct": 10, "empty_tokens": 1, "ragged": true, "sink": false, "page_block": 64, "index_layout": "split", "q_pad_rows": 0, "lens_offset": 0})",
+      R"({"batch": 1, "q_len": 4, "heads": 8, "kv_dtype": "fp8", "swa_rows": 128, "compressed_rows": 512, "topk": 128, "invalid_pct": 5, "empty_tokens": 0, "ragged": true, "sink": true, "page_block": 64, "index_layout": "concat", "q_pad_rows": 2, "lens_offset": 3})"};
+  gpu::Stream s;
+  for (const char* r : rows) {
+    const sparse_mla::Params p = sparse_mla::Params::from_json(json::parse(r));
+    const sparse_mla::HostProblem hp = sparse_mla::make_problem(p, 13);
+    const sparse_mla::Reference cpu = sparse_mla::reference(hp);
+    std::vector<uint16_t> qb(hp.q.size());
+    for (size_t i = 0; i < qb.size(); ++i) qb[i] = f32_to_bf16_bits(hp.q[i]);
+    gpu::DeviceBuffer q(qb.size() * 2), swa(hp.swa.size()), comp(hp.compressed.size()), idx(hp.indices.size() * 4),
+        lens(hp.lens.size() * 4), sink(std::max<size_t>(16, hp.sink.size() * 4));
+    q.upload(qb.data(), q.bytes());
+    swa.upload(hp.swa.data(), swa.bytes());
+    comp.upload(hp.compressed.data(), comp.bytes());
+    idx.upload(hp.indices.data(), idx.bytes());
+    lens.upload(hp.lens.data(), lens.bytes());
+    if (!hp.sink.empty()) sink.upload(hp.sink.data(), hp.sink.size() * 4);
+    gpu::DeviceBuffer ro(cpu.out.size() * 8), rl(cpu.lse.size() * 8);
+    KGATE_CUDA(cudaDeviceSynchronize());
+    sparse_mla::reference_device(hp, {q.get(), swa.get(), comp.get(), idx.as<int32_t>(), lens.as<int32_t>(),
+                                      hp.sink.empty() ? nullptr : sink.as<float>()},
+                                 ro.as<double>(), rl.as<double>(), s.get());
+    std::vector<double> go(cpu.out.size()), gl(cpu.lse.size());
+    ro.download(go.data(), go.size() * 8);
+    rl.download(gl.data(), gl.size() * 8);
+    for (size_t i = 0; i < gl.size(); ++i) {
+      if (std::isinf(cpu.lse[i])) EXPECT_EQ(gl[i], cpu.lse[i]) << r << " lse " << i;
+      else EXPECT_NEAR(gl[i], cpu.lse[i], 1e-5) << r << " lse " << i;
+    }
+    for (size_t i = 0; i < go.size(); ++i)
+      EXPECT_LE(std::fabs(go[i] - cpu.out[i]), 0x1p-7 * std::fabs(cpu.out[i]) + 1e-6) << r << " out " << i;
+  }
 }

@@ -1,0 +1,102 @@
+// sparse_mla GPU launchers: validation at the boundary and the dispatch of each arm's kernel.
+// Kernels: floor.cuh. Conventions: references/sparse_mla/sparse_mla.hpp.
+#include <algorithm>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+
+#include "harness/core/errors.hpp"
+#include "harness/gpu/check.hpp"
+#include "kernels/sparse_mla/baseline.cuh"
+#include "kernels/sparse_mla/floor.cuh"
+#include "kernels/sparse_mla/launch.hpp"
+
+namespace kgate::sparse_mla::gpu {
+
+void validate(const sparse_mla_args& a, const char* arm) {
+  const std::string who = std::string("sparse_mla: ") + arm + ": ";
+  if (std::string why = Problem::of(a).invalid(); !why.empty()) throw InputError(who + why);
+  if (a.q_rows < a.tokens) throw InputError(who + "q_rows must be >= tokens");
+  if (!a.q || !a.swa_kv || !a.swa_indices || !a.lens || !a.out || !a.lse)
+    throw InputError(who + "q, swa_kv, swa_indices, lens, out and lse are required");
+  if (a.topk > 0 && (!a.compressed_kv || !a.compressed_indices))
+    throw InputError(who + "topk > 0 needs compressed_kv and compressed_indices");
+  if (a.kv_fp8 && (a.page_block < 2 || a.page_block % 2))
+    throw InputError(who + "page_block must be even and >= 2 (8-byte aligned MODEL1 blocks)");
+  for (const void* p : std::initializer_list<const void*>{a.q, a.swa_kv, a.compressed_kv, a.out})
+    if (reinterpret_cast<uintptr_t>(p) % 16) throw InputError(who + "q, KV tables and out must be 16-byte aligned");
+}
+
+void launch_floor(const sparse_mla_args& a, cudaStream_t s) {
+  validate(a, "sparse_mla.floor");
+  const dim3 grid((128 + a.topk + kFloorCols - 1) / kFloorCols, a.tokens);
+  sparse_mla_floor_kernel<<<grid, kFloorThreads, 0, s>>>(a);
+}
+
+namespace {
+
+// Split-KV: as many 64-column blocks per split as keep about two CTAs per SM busy (132 SMs).
+struct Splits {
+  int splits, blocks_per_split, groups;
+};
+Splits baseline_splits(const sparse_mla_args& a) {
+  const int nblocks = (128 + a.topk + kBlk - 1) / kBlk, groups = (a.heads + kHeadsPerCta - 1) / kHeadsPerCta;
+  const long long ctas = static_cast<long long>(a.tokens) * groups;
+  const int want = static_cast<int>(std::max<long long>(1, std::min<long long>(nblocks, (264 + ctas - 1) / ctas)));
+  const int bps = (nblocks + want - 1) / want;
+  return {(nblocks + bps - 1) / bps, bps, groups};
+}
+
+// The split partials' workspace, grown on first need (the first call is the correctness check,
+// before any timing) and kept for the process.
+float* workspace(size_t bytes) {
+  static void* p = nullptr;
+  static size_t have = 0;
+  if (bytes > have) {
+    if (p) KGATE_CUDA(cudaFree(p));
+    KGATE_CUDA(cudaMalloc(&p, bytes));
+    have = bytes;
+  }
+  return static_cast<float*>(p);
+}
+
+json baseline_config(const sparse_mla_args& a) {
+  const Splits sp = baseline_splits(a);
+  return {{"kernel", "sparse_mla_baseline_kernel"},
+          {"grid", {sp.splits, sp.groups, a.tokens}},
+          {"threads", kBaseThreads},
+          {"smem_bytes", kBaseSmem},
+          {"blocks_per_split", sp.blocks_per_split},
+          {"rule", "16 heads x one split of 64-column blocks per CTA; splits for ~2 CTAs per SM; combine kernel"},
+          {"problem", Problem::of(a).to_json()}};
+}
+
+json floor_config(const sparse_mla_args& a) {
+  return {{"kernel", "sparse_mla_floor_kernel"},
+          {"grid", {(128 + a.topk + kFloorCols - 1) / kFloorCols, a.tokens, 1}},
+          {"threads", kFloorThreads},
+          {"rule", "one CTA per (token, 64 index columns); reads the active valid rows, q; writes out and lse"},
+          {"problem", Problem::of(a).to_json()}};
+}
+}  // namespace
+
+void launch_baseline(const sparse_mla_args& a, cudaStream_t s) {
+  validate(a, "sparse_mla.baseline");
+  static const bool attr = [] {
+    KGATE_CUDA(cudaFuncSetAttribute(sparse_mla_baseline_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kBaseSmem));
+    return true;
+  }();
+  (void)attr;
+  const Splits sp = baseline_splits(a);
+  const size_t parts = static_cast<size_t>(a.tokens) * sp.groups * sp.splits * kHeadsPerCta;
+  float* ws = workspace(parts * (512 + 2) * 4);
+  float* ws_ml = ws + parts * 512;
+  sparse_mla_baseline_kernel<<<dim3(sp.splits, sp.groups, a.tokens), kBaseThreads, kBaseSmem, s>>>(a, sp.splits,
+                                                                                                  sp.blocks_per_split, ws, ws_ml);
+  sparse_mla_combine_kernel<<<dim3(a.heads, a.tokens), 128, 0, s>>>(a, sp.splits, ws, ws_ml);
+}
+
+const GpuArm kFloorArm{&launch_floor, &floor_config};
+const GpuArm kBaselineArm{&launch_baseline, &baseline_config};
+
+}  // namespace kgate::sparse_mla::gpu
