@@ -2,6 +2,8 @@
 // Number formats and seeded data, shared by references, CPU arms and GPU contexts. The BF16
 // conversions and the seeded stream are also device functions under nvcc (KGATE_HD), so a GPU
 // generator produces exactly the host's values.
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -39,17 +41,24 @@ inline float fp8_e4m3_to_f32(uint8_t v) {
   else r = std::ldexp(1.0f + static_cast<float>(m) / 8.0f, e - 7);
   return s ? -r : r;
 }
-// Round to nearest even, saturating at +-448.
+// Round to nearest even, saturating at +-448 (NaN -> 0). The finite non-negative codes
+// 0x00..0x7e are ascending in value, so a binary search over their values finds the nearest;
+// ties go to the even code.
 inline uint8_t f32_to_fp8_e4m3(float f) {
-  uint8_t best = 0;
-  float bd = INFINITY;
-  // 126 finite non-negative codes: a direct search is exact and small enough for test data.
-  float a = std::fabs(f);
-  for (int c = 0; c < 0x7f; ++c) {
-    float d = std::fabs(fp8_e4m3_to_f32(static_cast<uint8_t>(c)) - a);
-    if (d < bd || (d == bd && (c & 1) == 0)) { bd = d; best = static_cast<uint8_t>(c); }
-  }
-  return static_cast<uint8_t>(best | (f < 0 ? 0x80 : 0));
+  static const auto values = [] {
+    std::array<float, 0x7f> v{};
+    for (int c = 0; c < 0x7f; ++c) v[c] = fp8_e4m3_to_f32(static_cast<uint8_t>(c));
+    return v;
+  }();
+  const uint8_t sign = f < 0 ? 0x80 : 0;
+  const float a = std::fabs(f);
+  if (std::isnan(a)) return sign;
+  const int hi = static_cast<int>(std::lower_bound(values.begin(), values.end(), a) - values.begin());
+  if (hi == 0) return sign;
+  if (hi == 0x7f) return static_cast<uint8_t>(0x7e | sign);
+  const float dl = a - values[hi - 1], dh = values[hi] - a;
+  const int c = dl < dh ? hi - 1 : dh < dl ? hi : ((hi - 1) % 2 == 0 ? hi - 1 : hi);
+  return static_cast<uint8_t>(c | sign);
 }
 
 // Poison written into every output before a call: a NaN with a payload no arithmetic makes.

@@ -1,9 +1,11 @@
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
 
 #include "harness/core/numeric.hpp"
+#include "harness/core/parallel.hpp"
 #include "references/sparse_mla/sparse_mla.hpp"
 
 namespace kgate::sparse_mla {
@@ -36,33 +38,59 @@ int64_t fp8_scales_at(int64_t r, int64_t pb) {
   return (r / pb) * pb * kFp8RowBytes + pb * kFp8DataBytes + (r % pb) * kFp8ScaleBytes;
 }
 
+// fn(begin, end, rng) over [0, n) in chunks of `chunk` items, each chunk drawn from its own
+// stream seeded by (base, chunk index): the same data on any number of threads. The tables of
+// the large rows hold up to 33 M values, ~0.1 us each through Box-Muller.
+template <class F>
+void chunked(int64_t n, int64_t chunk, uint64_t base, const F& fn) {
+  const int64_t chunks = (n + chunk - 1) / chunk;
+  const unsigned nt = static_cast<unsigned>(std::clamp<int64_t>(chunks, 1, hardware_threads()));
+  on_threads(nt, [&](unsigned t) {
+    for (int64_t c = t; c < chunks; c += nt) {
+      Rng rng(splitmix_mix(base + static_cast<uint64_t>(c) * kGolden));
+      fn(c * chunk, std::min(n, (c + 1) * chunk), rng);
+    }
+  });
+}
+
+void fill_row(uint8_t* dst, const Params& p, int64_t r, Rng& rng) {
+  if (!p.fp8) {
+    uint8_t* row = &dst[static_cast<size_t>(r * 2 * kD)];
+    for (int i = 0; i < kD; ++i) {
+      uint16_t b = f32_to_bf16_bits(rng.normal());
+      std::memcpy(row + 2 * i, &b, 2);
+    }
+    return;
+  }
+  uint8_t* data = dst + fp8_data_at(r, p.page_block);
+  uint8_t* scales = dst + fp8_scales_at(r, p.page_block);
+  for (int tile = 0; tile < 7; ++tile) {
+    int e = 127 - 6 + static_cast<int>(rng.below(4));  // scales 2^-6 .. 2^-3
+    scales[tile] = static_cast<uint8_t>(e);
+    float scale = std::ldexp(1.0f, e - 127);
+    for (int j = 0; j < 64; ++j) data[tile * 64 + j] = f32_to_fp8_e4m3(rng.normal() / scale);
+  }
+  for (int i = 0; i < 64; ++i) {
+    uint16_t b = f32_to_bf16_bits(rng.normal());
+    std::memcpy(data + 448 + 2 * i, &b, 2);
+  }
+  scales[7] = 0xA5;  // pad byte: never read
+}
+
 void fill_rows(std::vector<uint8_t>& dst, const Params& p, int64_t rows, Rng& rng) {
   if (p.fp8 && rows % p.page_block != 0)  // the family's check refuses such a row first
     throw std::invalid_argument("sparse_mla: FP8 tables are whole page blocks of page_block rows");
   dst.assign(static_cast<size_t>(rows * p.row_bytes()), 0);
-  for (int64_t r = 0; r < rows; ++r) {
-    if (!p.fp8) {
-      uint8_t* row = &dst[static_cast<size_t>(r * 2 * kD)];
-      for (int i = 0; i < kD; ++i) {
-        uint16_t b = f32_to_bf16_bits(rng.normal());
-        std::memcpy(row + 2 * i, &b, 2);
-      }
-      continue;
-    }
-    uint8_t* data = dst.data() + fp8_data_at(r, p.page_block);
-    uint8_t* scales = dst.data() + fp8_scales_at(r, p.page_block);
-    for (int tile = 0; tile < 7; ++tile) {
-      int e = 127 - 6 + static_cast<int>(rng.below(4));  // scales 2^-6 .. 2^-3
-      scales[tile] = static_cast<uint8_t>(e);
-      float scale = std::ldexp(1.0f, e - 127);
-      for (int j = 0; j < 64; ++j) data[tile * 64 + j] = f32_to_fp8_e4m3(rng.normal() / scale);
-    }
-    for (int i = 0; i < 64; ++i) {
-      uint16_t b = f32_to_bf16_bits(rng.normal());
-      std::memcpy(data + 448 + 2 * i, &b, 2);
-    }
-    scales[7] = 0xA5;  // pad byte: never read
-  }
+  chunked(rows, 64, rng.next(), [&](int64_t r0, int64_t r1, Rng& rr) {
+    for (int64_t r = r0; r < r1; ++r) fill_row(dst.data(), p, r, rr);
+  });
+}
+
+// q rows [h0, h1) (a row = one (token, head) of 512 BF16-rounded values).
+void fill_q(std::vector<float>& q, int64_t h0, int64_t h1, Rng& rng) {
+  chunked(h1 - h0, 16, rng.next(), [&](int64_t r0, int64_t r1, Rng& rr) {
+    for (int64_t i = (h0 + r0) * kD; i < (h0 + r1) * kD; ++i) q[static_cast<size_t>(i)] = round_bf16(rr.normal());
+  });
 }
 
 }  // namespace
@@ -96,7 +124,7 @@ HostProblem make_problem(const Params& p, uint64_t seed) {
   hp.p = p;
   int64_t T = p.tokens(), W = p.width();
   hp.q.resize(static_cast<size_t>(T * p.heads * kD));
-  for (auto& v : hp.q) v = round_bf16(rng.normal());
+  fill_q(hp.q, 0, T * p.heads, rng);
   fill_rows(hp.swa, p, p.swa_rows, rng);
   fill_rows(hp.compressed, p, p.compressed_rows, rng);
   hp.indices.resize(static_cast<size_t>(T * W));
@@ -118,7 +146,7 @@ HostProblem make_problem(const Params& p, uint64_t seed) {
   }
   // Padding query rows last, so a hardening row's real data is the canonical row's.
   hp.q.resize(static_cast<size_t>(p.q_rows() * p.heads * kD));
-  for (size_t i = static_cast<size_t>(T * p.heads * kD); i < hp.q.size(); ++i) hp.q[i] = round_bf16(rng.normal());
+  if (p.q_rows() > T) fill_q(hp.q, T * p.heads, p.q_rows() * p.heads, rng);
   return hp;
 }
 
