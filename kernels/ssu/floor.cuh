@@ -26,7 +26,7 @@ __global__ void __launch_bounds__(64, 16) ssu_floor_kernel(Args a) {
   // 0, unknown to the compiler: the in-place stores of the values just read stay. (A plain
   // load followed by the store of the same value to the same address is dead code to nvcc:
   // a floor written that way measured the read alone.)
-  raw[0].x ^= static_cast<unsigned>(a.batch) >> 30;
+  raw[0].x ^= static_cast<unsigned>(a.batch) >> 30;  // batch < 2^30: the family's schema caps it at 2^20
 #pragma unroll
   for (int i = 0; i < G::NL; ++i) tile[i * 32 + lane] = raw[i];
 }
