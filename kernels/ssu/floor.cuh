@@ -37,6 +37,7 @@ __global__ void __launch_bounds__(64, 16) ssu_floor_kernel(Args a) {
 template <class ST>
 __global__ void __launch_bounds__(kCopyThreads) ssu_floor_copy_kernel(Args a, void* dst) {
   constexpr int kCpr = kN / Chunk<ST>::V, kRows = kCopyThreads / kCpr, kPerHead = kP / kRows;
+  static_assert(kRows == kCopyThreads / (kN / chunk_values(sizeof(ST) == 2)), "config.hpp's floor_copy_config geometry");
   const int part = blockIdx.x % kPerHead, bh = blockIdx.x / kPerHead;
   const int h = bh % a.nheads, b = bh / a.nheads;
   const int slot = a.slots[b];

@@ -68,10 +68,11 @@ DeviceBuffer upload(const std::vector<float>& v, bool bf16) {
 
 class Context final : public kgate::gpu::GpuRowContext {
  public:
-  Context(const CaseRow& row, uint64_t seed, kgate::gpu::GpuBackend& be)
+  Context(const CaseRow& row, uint64_t seed, kgate::gpu::GpuBackend& be) : Context(Params::from_json(row.params), row, seed, be) {}
+  Context(const Params& params, const CaseRow& row, uint64_t seed, kgate::gpu::GpuBackend& be)
       : GpuRowContext(be),
-        device_oracle_(pool_values(Params::from_json(row.params)) > kCpuOracleMaxValues),
-        hp_(make_problem(Params::from_json(row.params), seed, !device_oracle_)),
+        device_oracle_(pool_values(params) > kCpuOracleMaxValues),
+        hp_(make_problem(params, seed, !device_oracle_)),
         tol_(row.tolerance) {
     const Params& p = hp_.p;
     if (device_oracle_) {
