@@ -6,12 +6,18 @@ limit, and fast's achieved state bandwidth: the state bytes (the state_bytes ter
 model in kernels/ssu/config.hpp, recomputed here from the row's params, since the receipt records
 only the total with the side inputs) over fast's median;
 then the geomeans of the ratio over all rows and over batch >= 32, and the worst margins.
-Usage: ssu_vs_flashinfer.py RECEIPT"""
+With --near: only the rows nearest each line, comma-separated, for a spread run (the five lowest
+interval bounds against FlashInfer, the three rows nearest their floor_copy limit, the four
+batch <= 8 rows nearest the floor's).
+Usage: ssu_vs_flashinfer.py [--near] RECEIPT"""
 import json, math, sys
 
-if len(sys.argv) != 2:
+args = sys.argv[1:]
+near = args[:1] == ["--near"]
+args = args[1:] if near else args
+if len(args) != 1:
     sys.exit(__doc__.strip())
-rows = json.load(open(sys.argv[1]))["body"]["predicate"]["rows"]
+rows = json.load(open(args[0]))["body"]["predicate"]["rows"]
 
 
 def pair(r, pred):
@@ -23,6 +29,27 @@ def limit(r, name):
     return f"{1 + v:.2f}" if v is not None else "-"
 
 
+def near_rows():
+    fi_lo, copy_m, floor_m = [], [], []
+    for r in rows:
+        fi = pair(r, lambda b: "flashinfer" in b)
+        if fi is None or fi["ratio"] is None:
+            continue
+        f = fi["candidate_stats"]["median_us"]
+        fi_lo.append((fi["ratio_ci"]["lo"], r["id"]))
+        cp, fl = pair(r, lambda b: b == "ssu.floor_copy"), pair(r, lambda b: b == "ssu.floor")
+        lim = r["verdicts"]["raw"].get("by_baseline", {}).get("ssu.floor_copy", {}).get("limit_value")
+        if lim is not None and lim < 0.5:
+            copy_m.append((f / cp["baseline_stats"]["median_us"] / (1 + lim), r["id"]))
+        if r["params"]["batch"] <= 8:
+            floor_m.append((f / fl["baseline_stats"]["median_us"], r["id"]))
+    ids = [i for _, i in sorted(fi_lo)[:5]] + [i for _, i in sorted(copy_m)[-3:]] + [i for _, i in sorted(floor_m)[-4:]]
+    return ",".join(dict.fromkeys(ids))
+
+
+if near:
+    print(near_rows())
+    sys.exit(0)
 print(f'{"row":44s} {"fast":>8s} {"flashinf":>8s} {"ratio":>6s} {"lo":>6s} {"copy":>8s} {"f/copy":>6s} {"lim":>5s} '
       f'{"floor":>8s} {"f/floor":>7s} {"lim":>5s} {"TB/s":>5s}')
 ratios, big, worst = [], [], []

@@ -62,13 +62,17 @@ __device__ Elem element(const DeviceOutput& out, const double* ref, long long i,
   }
   e.finite = true;
   e.err = fabs(e.o - e.r);
-  e.bound = atol + rtol * fabs(e.r);
-  e.excess = e.err - e.bound;
+  // Rounded as the host rounds them (no fused multiply-add): an element exactly at the bound
+  // counts the same on both.
+  e.bound = __dadd_rn(atol, __dmul_rn(rtol, fabs(e.r)));
+  e.excess = __dsub_rn(e.err, e.bound);
   return e;
 }
 
 __global__ void stats_kernel(DeviceOutput out, const double* ref, long long n, double atol, double rtol, Stats* st) {
   unsigned long long unw = 0, nf = 0, mis = 0, cmp = 0;
+  // worst: compare_elements' running maximum starts at -1 and takes only a strictly larger
+  // excess, so elements whose excess is <= -1 never become the worst.
   double max_abs = 0, max_rel = 0, worst = -1;
   bool any = false;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
@@ -91,8 +95,10 @@ __global__ void stats_kernel(DeviceOutput out, const double* ref, long long n, d
     max_abs = fmax(max_abs, e.err);
     max_rel = fmax(max_rel, e.err / fmax(fabs(e.r), atol > 0 ? atol : 1e-30));
     mis += e.err > e.bound;
-    if (!any || e.excess > worst) worst = e.excess;
-    any = true;
+    if (e.excess > worst) {
+      worst = e.excess;
+      any = true;
+    }
   }
   // Warp sums and maxima, then one atomic per warp.
   for (int o = 16; o > 0; o >>= 1) {
@@ -123,7 +129,7 @@ __global__ void worst_kernel(DeviceOutput out, const double* ref, long long n, d
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
     const Elem e = element(out, ref, i, atol, rtol);
-    if (e.skip || e.unwritten || (!e.finite && !e.nonfinite_bad)) continue;
+    if (e.skip || e.unwritten || (!e.finite && !e.nonfinite_bad) || !(e.excess > -1.0)) continue;
     if (order_key(e.excess) == key) {
       atomicMin(&st->worst_i, static_cast<unsigned long long>(i));
       return;  // later indices of this thread are larger
@@ -153,7 +159,8 @@ Correctness compare_device(const DeviceOutput& out, const double* ref, int64_t n
   DeviceBuffer buf(sizeof(Stats));
   Stats init{};
   init.worst_i = ~0ull;
-  buf.upload(&init, sizeof init);
+  // On the kernels' stream: an upload on the legacy stream is not ordered before them.
+  KGATE_CUDA(cudaMemcpyAsync(buf.get(), &init, sizeof init, cudaMemcpyHostToDevice, s));
   Stats* st = static_cast<Stats*>(buf.get());
   stats_kernel<<<grid_for(n), 256, 0, s>>>(out, ref, n, tol.atol, tol.rtol, st);
   KGATE_CUDA(cudaGetLastError());
@@ -174,6 +181,8 @@ Correctness compare_device(const DeviceOutput& out, const double* ref, int64_t n
   c.mismatches = static_cast<int64_t>(r.mismatches);
   c.max_abs_err = as_double(r.max_abs);
   c.max_rel_err = as_double(r.max_rel);
+  // No element beat -1 (or none was compared): compare_elements names element 0.
+  if (r.worst_i == ~0ull && n > 0) r.worst_i = 0;
   if (r.worst_i != ~0ull) {
     const int64_t i = static_cast<int64_t>(r.worst_i);
     c.worst = coords(i);

@@ -186,12 +186,9 @@ __global__ void __launch_bounds__(32 * W, (sizeof(ST) == 4 ? (NL == 8 ? 20 : 24)
 #pragma unroll
     for (int i = 0; i < NL; ++i) acc[i] += __shfl_xor_sync(0xffffffffu, acc[i], o);
   if (cc == 0) {
-    // The output row's index changes the register allocation, not the arithmetic. Measured on
-    // the H200 (before the evict_last loads, when the small mode was 0): mode 0 from (b, h)
-    // (from bh, its FP32-state NL = 8 instance spilled 4 bytes and ran 2 % slower), the other
-    // modes from bh (from (b, h), the FP32-state NL = 4 rows ran 1-2 % slower). Every mode
-    // now has a bit set, so every mode takes bh, as the tuning arms that measured them did.
-    const long long out_row = kMode == 0 ? static_cast<long long>(b) * a.nheads + h : static_cast<long long>(bh);
+    // The output row from bh: its index expression moves the register allocation (kernels/ssu/NOTES.md,
+    // "The family refactor").
+    const long long out_row = bh;
     IT* out = static_cast<IT*>(a.out) + out_row * kP + row0 + rsub;
 #pragma unroll
     for (int i = 0; i < NL; ++i) {

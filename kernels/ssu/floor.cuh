@@ -26,7 +26,7 @@ __global__ void __launch_bounds__(64, 16) ssu_floor_kernel(Args a) {
   // 0, unknown to the compiler: the in-place stores of the values just read stay. (A plain
   // load followed by the store of the same value to the same address is dead code to nvcc:
   // a floor written that way measured the read alone.)
-  raw[0].x ^= static_cast<unsigned>(a.batch) >> 30;
+  raw[0].x ^= static_cast<unsigned>(a.batch) >> 30;  // batch < 2^30: the family's schema caps it at 2^20
 #pragma unroll
   for (int i = 0; i < G::NL; ++i) tile[i * 32 + lane] = raw[i];
 }
@@ -37,6 +37,7 @@ __global__ void __launch_bounds__(64, 16) ssu_floor_kernel(Args a) {
 template <class ST>
 __global__ void __launch_bounds__(kCopyThreads) ssu_floor_copy_kernel(Args a, void* dst) {
   constexpr int kCpr = kN / Chunk<ST>::V, kRows = kCopyThreads / kCpr, kPerHead = kP / kRows;
+  static_assert(kRows == kCopyThreads / (kN / chunk_values(sizeof(ST) == 2)), "config.hpp's floor_copy_config geometry");
   const int part = blockIdx.x % kPerHead, bh = blockIdx.x / kPerHead;
   const int h = bh % a.nheads, b = bh / a.nheads;
   const int slot = a.slots[b];

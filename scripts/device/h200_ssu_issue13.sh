@@ -5,12 +5,13 @@
 # 2. ssu.fast vs ssu.baseline (correct,strict);
 # 3. ssu.fast bundled vs its export (correct,parity,fallback,limit(0.045)).
 # Then audit, gate --against-tree, the summary table. Receipts: $OUT/receipts_<script>.tar.
-# Usage: h200_ssu_issue13.sh BIN [STEPS] (STEPS: a subset of "1 2 3", default all)
+# Usage: h200_ssu_issue13.sh BIN [STEPS] (STEPS: a subset of "1 2 3", default all; EX_LIB: the
+# export library of step 3, default build-peers/kgate_ssu_fast/libkgate_ssu_fast.so)
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 STEPS=${2:-1 2 3}
 FI=export:$PWD/build-peers/flashinfer_ssu/libkgate_flashinfer_ssu.so:ssu.flashinfer_stock
-EX=export:$PWD/build-peers/kgate_ssu_fast/libkgate_ssu_fast.so:ssu.fast
+EX=export:${EX_LIB:-$PWD/build-peers/kgate_ssu_fast/libkgate_ssu_fast.so}:ssu.fast
 P13=cases/policies/ssu_vs_flashinfer.json
 for s in $STEPS; do
   case $s in

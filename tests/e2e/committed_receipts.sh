@@ -53,7 +53,8 @@ for row in rows("ssu_fast_vs_baseline.json"):
 assert unresolved in ([], ["ssu-mamba2-2.7b-fp32-b4"]), unresolved
 # ssu.fast vs FlashInfer's stock kernel (cases/policies/ssu_vs_flashinfer.json): resolved faster
 # on every row FlashInfer accepts (it refuses the unaligned fused row), within the out-of-place
-# copy's limits on every row; the in-place floor's 1.25x is missed only on BF16 batch-1 rows.
+# copy's limits on every row; the in-place floor's 1.25x is missed only on BF16-state rows of
+# batch <= 8 (five at 3a01669: kernels/ssu/NOTES.md, "The batch <= 8 gap").
 for row in rows("ssu_fast_vs_flashinfer_stock.json"):
     if row["id"] == "ssu-mamba2-2.7b-bf16-b16-fused-unaligned":
         assert row["disposition"] == "not_supported", row["disposition"]
@@ -61,7 +62,8 @@ for row in rows("ssu_fast_vs_flashinfer_stock.json"):
     raw = row["verdicts"]["raw"]
     assert raw["strict"] is True, (row["id"], [p["ratio_ci"] for p in row["pairs"]])
     assert raw["by_baseline"]["ssu.floor_copy"]["limit"] is True, row["id"]
-    assert raw["by_baseline"]["ssu.floor"]["limit"] is True or row["id"].endswith("bf16-b1"), row["id"]
+    small_bf16 = row["params"]["state_dtype"] == "bf16" and row["params"]["batch"] <= 8
+    assert raw["by_baseline"]["ssu.floor"]["limit"] is True or small_bf16, row["id"]
 print("ok")
 PY
 check "A/A never strict; a 2 % longer spin always strict; A/A drift <= 2 % above the empty kernel; ssu.fast faster than ssu.baseline" 0 $?

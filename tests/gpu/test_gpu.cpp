@@ -7,8 +7,10 @@
 #include <cstring>
 
 #include "harness/core/cases.hpp"
+#include "harness/core/compare.hpp"
 #include "harness/core/numeric.hpp"
 #include "harness/gpu/backend.hpp"
+#include "harness/gpu/compare_device.hpp"
 #include "harness/gpu/gpu.hpp"
 #include "harness/gpu/timer.hpp"
 #include "kernels/ssu/launch.hpp"
@@ -257,7 +259,7 @@ TEST(GpuRef, SsuMatchesTheCpuReference) {
     std::vector<double> gs(rows_n * ssu::kN), go(rows_n);
     rs.download(gs.data(), gs.size() * 8);
     ro.download(go.data(), go.size() * 8);
-    const double unit = p.state_bf16 ? 0x1p-7 : 0x1p-23, out_unit = p.io_bf16 ? 0x1p-7 : 1e-12;
+    const double unit = p.state_bf16 ? 0x1p-7 : 0x1p-23, out_unit = p.io_bf16 ? 0x1p-7 : 1e-9;
     int64_t off_last_bit = 0, compared = 0;
     auto agree = [&](double g, double c, double u, const std::string& where) {
       ++compared;
@@ -374,4 +376,84 @@ TEST(GpuRef, SparseMlaMatchesTheCpuReference) {
     for (size_t i = 0; i < go.size(); ++i)
       EXPECT_LE(std::fabs(go[i] - cpu.out[i]), 0x1p-7 * std::fabs(cpu.out[i]) + 1e-6) << r << " out " << i;
   }
+}
+
+// The device generator writes the host's pool bit for bit (both dtypes, several chunks).
+TEST(GpuRef, SsuDevicePoolIsTheHostPool) {
+  REQUIRE_GPU();
+  for (bool bf16 : {false, true}) {
+    ssu::Params p{3, 8, 2, 70, 0, 0, bf16, true, false, true, false};
+    const ssu::HostProblem hp = ssu::make_problem(p, 77);
+    gpu::DeviceBuffer d(hp.state.size() * (bf16 ? 2 : 4));
+    gpu::Stream s;
+    ssu::fill_pool_device(p, 77, d.get(), s.get());
+    KGATE_CUDA(cudaStreamSynchronize(s.get()));
+    gpu::DeviceBuffer h = upload_as(hp.state, bf16);
+    std::vector<unsigned char> a(d.bytes()), b(d.bytes());
+    d.download(a.data(), a.size());
+    h.download(b.data(), b.size());
+    EXPECT_TRUE(a == b) << (bf16 ? "bf16" : "fp32");
+  }
+}
+
+// compare_device against compare_elements on the same data, with planted errors: a mismatch, a
+// NaN, -inf matched and unmatched, a poisoned element, skipped rows; and differing_tiles finds a
+// changed byte, a tile off its fill, and nothing in identical buffers.
+TEST(GpuRef, DeviceCompareIsTheHostCompare) {
+  REQUIRE_GPU();
+  const int64_t rows = 6, per = 1000, n = rows * per;
+  std::vector<double> ref(static_cast<size_t>(n));
+  std::vector<float> got(static_cast<size_t>(n));
+  Rng rng(3);
+  for (int64_t i = 0; i < n; ++i) {
+    ref[i] = rng.normal();
+    got[i] = static_cast<float>(ref[i] + 1e-3 * rng.normal());
+  }
+  got[1234] += 0.5f;                                  // mismatch
+  got[2345] = NAN;                                    // non-finite against a finite reference
+  ref[3456] = -INFINITY, got[3456] = -INFINITY;       // matched -inf
+  ref[4567] = -INFINITY, got[4567] = 1.f;             // unmatched -inf
+  got[5678] = poison_f32();                           // unwritten
+  const std::vector<int32_t> row_of = {0, 1, -1, 3, 4, 5};  // row 2 skipped
+  gpu::DeviceBuffer dg(got.size() * 4), dr(ref.size() * 8), drows(row_of.size() * 4);
+  dg.upload(got.data(), dg.bytes());
+  dr.upload(ref.data(), dr.bytes());
+  drows.upload(row_of.data(), drows.bytes());
+  gpu::Stream s;
+  KGATE_CUDA(cudaDeviceSynchronize());
+  const Tolerance tol{1e-2, 1e-2};
+  auto coords = [](int64_t i) { return std::to_string(i); };
+  for (bool skip : {false, true}) {
+    const Correctness d = gpu::compare_device({dg.get(), false, skip ? drows.as<int32_t>() : nullptr, per, true},
+                                              dr.as<double>(), n, tol, coords, s.get());
+    std::vector<size_t> idx;
+    for (int64_t i = 0; i < n; ++i)
+      if (!skip || row_of[static_cast<size_t>(i / per)] >= 0) idx.push_back(static_cast<size_t>(i));
+    const Correctness h = compare_elements(
+        idx.size(), [&](size_t k) { return static_cast<double>(got[idx[k]]); }, [&](size_t k) { return ref[idx[k]]; },
+        [&](size_t k) { return is_poison_f32(got[idx[k]]); }, tol, [&](size_t k) { return std::to_string(idx[k]); });
+    EXPECT_EQ(d.elements, h.elements) << skip;
+    EXPECT_EQ(d.mismatches, h.mismatches) << skip;
+    EXPECT_EQ(d.nonfinite, h.nonfinite) << skip;
+    EXPECT_EQ(d.unwritten, h.unwritten) << skip;
+    EXPECT_EQ(d.max_abs_err, h.max_abs_err) << skip;
+    EXPECT_EQ(d.max_rel_err, h.max_rel_err) << skip;
+    EXPECT_EQ(d.worst, h.worst) << skip;
+    EXPECT_FALSE(d.passed);
+  }
+  std::vector<unsigned char> a(4096, 7), b(4096, 7);
+  gpu::DeviceBuffer da(a.size()), db(b.size());
+  da.upload(a.data(), a.size());
+  db.upload(b.data(), b.size());
+  KGATE_CUDA(cudaDeviceSynchronize());
+  int64_t first = -2;
+  EXPECT_EQ(gpu::differing_tiles(da.get(), db.get(), 0, 4, 1024, nullptr, &first, s.get()), 0);
+  EXPECT_EQ(first, -1);
+  EXPECT_EQ(gpu::differing_tiles(da.get(), nullptr, 7, 4, 1024, nullptr, &first, s.get()), 0);
+  b[2 * 1024 + 5] = 8;
+  db.upload(b.data(), b.size());
+  KGATE_CUDA(cudaDeviceSynchronize());
+  EXPECT_EQ(gpu::differing_tiles(da.get(), db.get(), 0, 4, 1024, nullptr, &first, s.get()), 1);
+  EXPECT_EQ(first, 2);
+  EXPECT_EQ(gpu::differing_tiles(db.get(), nullptr, 7, 4, 1024, nullptr, &first, s.get()), 1);
 }
