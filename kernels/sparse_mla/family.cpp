@@ -35,6 +35,15 @@ void add_arms(Registry& r) {
          "split-KV: 64-column blocks gathered to shared memory (FP8 dequantized to BF16), mma.sync QK^T and PV, online "
          "softmax, combine kernel",
          nullptr, const_cast<void*>(static_cast<const void*>(&gpu::kBaselineArm))});
+  auto fast = dev;
+  fast.push_back("kernels/sparse_mla/baseline.cuh");  // the mma and copy helpers
+  fast.push_back("kernels/sparse_mla/fast.cuh");
+  r.add({"sparse_mla.fast", "sparse_mla", "cuda", "candidate", {"sm_90a"},
+         {"sparse_mla_fast_kernel", "sparse_mla_fast_combine_kernel"}, fast,
+         "up to 64 heads per CTA share each gathered row; the split's indices in shared memory; 32-column blocks "
+         "gathered by cp.async one block ahead (FP8 staged raw, dequantized in shared memory); mma.sync; one split "
+         "writes out itself, more merge in a combine kernel",
+         nullptr, const_cast<void*>(static_cast<const void*>(&gpu::kFastArm))});
   r.add({"sparse_mla.floor", "sparse_mla", "cuda", "floor", {"sm_90a"}, {"sparse_mla_floor_kernel"}, dev,
          "reads every active valid gathered row and q, writes out and lse, no math (memory floor)", nullptr,
          const_cast<void*>(static_cast<const void*>(&gpu::kFloorArm))});

@@ -34,38 +34,64 @@ __global__ void __launch_bounds__(kFloorThreads) sparse_mla_floor_kernel(sparse_
   const int t = blockIdx.y, c0 = blockIdx.x * kFloorCols, W = 128 + a.topk;
   long long active = static_cast<long long>(a.lens[t]) + a.lens_offset;
   active = active < 0 ? 0 : (active > W ? W : active);
-  uint4 acc = make_uint4(0, 0, 0, 0);
-  // Rows: 16-byte pieces of every active valid row of this chunk, spread over the CTA.
-  const int row_pieces = a.kv_fp8 ? (576 + 8) / 8 : 1024 / 16;  // FP8: 8-byte pieces (scales are 8 B)
-  for (int k = threadIdx.x; k < kFloorCols * row_pieces; k += kFloorThreads) {
-    const int c = c0 + k / row_pieces, piece = k % row_pieces;
-    if (c >= active) continue;
-    bool comp;
-    const int32_t r = column(a, t, c, comp);
-    if (r < 0) continue;
+  // The chunk's rows first (one index per thread), so every row load below is issued at once:
+  // two DRAM latencies per CTA (index, then rows), not one per load.
+  __shared__ const unsigned char* row_at[kFloorCols];
+  if (threadIdx.x < kFloorCols) {
+    const int c = c0 + threadIdx.x;
+    bool comp = false;
+    const int32_t r = c < active ? column(a, t, c, comp) : -1;
     const unsigned char* tab = static_cast<const unsigned char*>(comp ? a.compressed_kv : a.swa_kv);
-    if (!a.kv_fp8) {
-      fold(acc, ld16(tab + static_cast<long long>(r) * 1024 + piece * 16));
-    } else {
-      const long long pb = a.page_block, blk = r / pb, off = r % pb;
-      const unsigned char* base = tab + blk * pb * 584;
-      const uint2 v = piece < 72 ? *reinterpret_cast<const uint2*>(base + off * 576 + piece * 8)
-                                 : *reinterpret_cast<const uint2*>(base + pb * 576 + off * 8);
-      acc.x ^= v.x;
-      acc.y ^= v.y;
-    }
+    const long long pb = a.page_block;
+    row_at[threadIdx.x] = r < 0 ? nullptr : !a.kv_fp8 ? tab + static_cast<long long>(r) * 1024
+                                                       : tab + (r / pb) * pb * 584 + (r % pb) * 576;
   }
-  // q and out: the chunk-0 CTA of a token reads its q rows and writes its out and lse rows.
-  if (blockIdx.x == 0) {
-    const long long qbytes = static_cast<long long>(a.heads) * 512 * 2;
-    const unsigned char* q = static_cast<const unsigned char*>(a.q) + t * qbytes;
-    unsigned char* out = static_cast<unsigned char*>(a.out) + t * qbytes;
-    for (long long i = threadIdx.x * 16; i < qbytes; i += kFloorThreads * 16) {
-      fold(acc, ld16(q + i));
-      *reinterpret_cast<uint4*>(out + i) = make_uint4(0, 0, 0, 0);
+  __syncthreads();
+  uint4 acc = make_uint4(0, 0, 0, 0);
+  // Row bytes in 16-byte pieces: BF16 64 per row (1024 B), FP8 36 (576 B of data) plus the row's
+  // 8 scale bytes at the end of its page block.
+  constexpr int kBf16Pieces = kFloorCols * 64 / kFloorThreads, kFp8Pieces = (kFloorCols * 36 + kFloorThreads - 1) / kFloorThreads;
+  if (!a.kv_fp8) {
+    uint4 v[kBf16Pieces];
+#pragma unroll
+    for (int i = 0; i < kBf16Pieces; ++i) {
+      const int k = threadIdx.x + i * kFloorThreads;
+      const unsigned char* row = row_at[k / 64];
+      v[i] = row ? ld16(row + (k % 64) * 16) : make_uint4(0, 0, 0, 0);
     }
-    for (int h = threadIdx.x; h < a.heads; h += kFloorThreads) a.lse[static_cast<long long>(t) * a.heads + h] = 0.f;
+#pragma unroll
+    for (int i = 0; i < kBf16Pieces; ++i) fold(acc, v[i]);
+  } else {
+    uint4 v[kFp8Pieces];
+#pragma unroll
+    for (int i = 0; i < kFp8Pieces; ++i) {
+      const int k = threadIdx.x + i * kFloorThreads;
+      const unsigned char* row = k < kFloorCols * 36 ? row_at[k / 36] : nullptr;
+      v[i] = row ? ld16(row + (k % 36) * 16) : make_uint4(0, 0, 0, 0);
+    }
+    if (threadIdx.x < kFloorCols && row_at[threadIdx.x]) {
+      const int c = c0 + threadIdx.x;
+      bool comp = false;
+      const int32_t r = column(a, t, c, comp);
+      const unsigned char* tab = static_cast<const unsigned char*>(comp ? a.compressed_kv : a.swa_kv);
+      const long long pb = a.page_block;
+      const uint2 sc = *reinterpret_cast<const uint2*>(tab + (r / pb) * pb * 584 + pb * 576 + (r % pb) * 8);
+      acc.x ^= sc.x;
+      acc.y ^= sc.y;
+    }
+#pragma unroll
+    for (int i = 0; i < kFp8Pieces; ++i) fold(acc, v[i]);
   }
+  // q and out: token t's q rows read and out rows written (zeros) in slices over its chunk CTAs.
+  const long long qpieces = static_cast<long long>(a.heads) * 512 * 2 / 16;
+  const uint4* q = static_cast<const uint4*>(a.q) + t * qpieces;
+  uint4* out = static_cast<uint4*>(a.out) + t * qpieces;
+  for (long long i = blockIdx.x * kFloorThreads + threadIdx.x; i < qpieces; i += static_cast<long long>(gridDim.x) * kFloorThreads) {
+    fold(acc, ld16(q + i));
+    out[i] = make_uint4(0, 0, 0, 0);
+  }
+  for (int h = blockIdx.x * kFloorThreads + threadIdx.x; h < a.heads; h += gridDim.x * kFloorThreads)
+    a.lse[static_cast<long long>(t) * a.heads + h] = 0.f;
   // Keep the loads: a value no row produces would be written where nothing checks it.
   if (acc.x == 0x9E3779B9u && acc.y == 0x7F4A7C15u && acc.z == 0xF39CC060u && acc.w == 0x5CEDC834u)
     a.lse[static_cast<long long>(t) * a.heads] = 1.f;

@@ -8,6 +8,7 @@
 #include "harness/core/errors.hpp"
 #include "harness/gpu/check.hpp"
 #include "kernels/sparse_mla/baseline.cuh"
+#include "kernels/sparse_mla/fast.cuh"
 #include "kernels/sparse_mla/floor.cuh"
 #include "kernels/sparse_mla/launch.hpp"
 
@@ -45,6 +46,28 @@ Splits baseline_splits(const sparse_mla_args& a) {
   const int want = static_cast<int>(std::max<long long>(1, std::min<long long>(nblocks, (264 + ctas - 1) / ctas)));
   const int bps = (nblocks + want - 1) / want;
   return {(nblocks + bps - 1) / bps, bps, groups};
+}
+
+// sparse_mla.fast's routing, a pure function of the row descriptor: head tiles per CTA (1, 2 or
+// 4 tiles of 16 heads: the fewest that hold the heads, at most 64 heads per CTA), then as many
+// splits of 32-column blocks as bring the grid to one wave (132 SMs x CTAs per SM), at most 36
+// blocks (the shared-memory index table) per split.
+struct FastPlan {
+  int ht, groups, splits, blocks_per_split, ctas_per_sm;
+  const char* rule;
+};
+FastPlan fast_plan(const sparse_mla_args& a) {
+  FastPlan p{};
+  p.ht = a.heads <= 16 ? 1 : a.heads <= 32 ? 2 : 4;
+  p.groups = (a.heads + 16 * p.ht - 1) / (16 * p.ht);
+  p.ctas_per_sm = p.ht == 1 ? 2 : 1;
+  const int nblocks = (128 + a.topk + kFastCols - 1) / kFastCols;
+  const long long base = static_cast<long long>(a.tokens) * p.groups, wave = 132LL * p.ctas_per_sm;
+  const int want = static_cast<int>(std::clamp<long long>((wave + base - 1) / base, 1, nblocks));
+  p.blocks_per_split = std::min(FastGeo<1>::kMaxCols / kFastCols, (nblocks + want - 1) / want);
+  p.splits = (nblocks + p.blocks_per_split - 1) / p.blocks_per_split;
+  p.rule = p.splits == 1 ? "one split: out and lse written by the CTA" : "splits to one wave; combine kernel";
+  return p;
 }
 
 // The split partials' workspace, grown on first need (the first call is the correctness check,
@@ -96,6 +119,52 @@ void launch_baseline(const sparse_mla_args& a, cudaStream_t s) {
   sparse_mla_combine_kernel<<<dim3(a.heads, a.tokens), 128, 0, s>>>(a, sp.splits, ws, ws_ml);
 }
 
+namespace {
+template <int HT>
+void fast_launch_as(const sparse_mla_args& a, const FastPlan& p, float* ws, float* ws_ml, cudaStream_t s) {
+  static const bool attr = [] {
+    KGATE_CUDA(cudaFuncSetAttribute(sparse_mla_fast_kernel<HT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    FastGeo<HT>::kSmem));
+    return true;
+  }();
+  (void)attr;
+  sparse_mla_fast_kernel<HT><<<dim3(p.splits, p.groups, a.tokens), FastGeo<HT>::kThreads, FastGeo<HT>::kSmem, s>>>(
+      a, p.splits, p.blocks_per_split, ws, ws_ml);
+}
+int fast_smem(int ht) { return ht == 1 ? FastGeo<1>::kSmem : ht == 2 ? FastGeo<2>::kSmem : FastGeo<4>::kSmem; }
+
+json fast_config(const sparse_mla_args& a) {
+  const FastPlan p = fast_plan(a);
+  return {{"kernel", p.splits == 1 ? "sparse_mla_fast_kernel" : "sparse_mla_fast_kernel + sparse_mla_fast_combine_kernel"},
+          {"grid", {p.splits, p.groups, a.tokens}},
+          {"threads", 128 * p.ht},
+          {"smem_bytes", fast_smem(p.ht)},
+          {"heads_per_cta", 16 * p.ht},
+          {"blocks_per_split", p.blocks_per_split},
+          {"block_cols", kFastCols},
+          {"rule", p.rule},
+          {"problem", Problem::of(a).to_json()}};
+}
+}  // namespace
+
+void launch_fast(const sparse_mla_args& a, cudaStream_t s) {
+  validate(a, "sparse_mla.fast");
+  if (a.swa_rows >= (1LL << 30) || a.compressed_rows >= (1LL << 30))
+    throw InputError("sparse_mla: sparse_mla.fast: tables of 2^30 rows or more are not supported");
+  const FastPlan p = fast_plan(a);
+  float *ws = nullptr, *ws_ml = nullptr;
+  if (p.splits > 1) {
+    const size_t parts = static_cast<size_t>(a.tokens) * a.heads * p.splits;
+    ws = workspace(parts * (512 + 2) * 4);
+    ws_ml = ws + parts * 512;
+  }
+  if (p.ht == 1) fast_launch_as<1>(a, p, ws, ws_ml, s);
+  else if (p.ht == 2) fast_launch_as<2>(a, p, ws, ws_ml, s);
+  else fast_launch_as<4>(a, p, ws, ws_ml, s);
+  if (p.splits > 1) sparse_mla_fast_combine_kernel<<<dim3(a.heads, a.tokens), 128, 0, s>>>(a, p.splits, ws, ws_ml);
+}
+
+const GpuArm kFastArm{&launch_fast, &fast_config};
 const GpuArm kFloorArm{&launch_floor, &floor_config};
 const GpuArm kBaselineArm{&launch_baseline, &baseline_config};
 

@@ -17,6 +17,7 @@ void validate(const sparse_mla_args& a, const char* arm);
 
 void launch_floor(const sparse_mla_args& a, cudaStream_t s);
 void launch_baseline(const sparse_mla_args& a, cudaStream_t s);
-extern const GpuArm kFloorArm, kBaselineArm;
+void launch_fast(const sparse_mla_args& a, cudaStream_t s);
+extern const GpuArm kFloorArm, kBaselineArm, kFastArm;
 
 }  // namespace kgate::sparse_mla::gpu

@@ -322,19 +322,31 @@ TEST(Gpu, SparseMlaFloorAndContext) {
 
 // sparse_mla.baseline against the oracle: BF16 with 8 heads (a partial head group), an empty
 // token and many splits; FP8 with 128 heads above the CPU oracle's size (the GPU reference).
-TEST(Gpu, SparseMlaBaselineIsCorrect) {
+TEST(Gpu, SparseMlaDeviceArmsAreCorrect) {
   REQUIRE_GPU();
   Registry& reg = Registry::instance();
+  // Every head-tile width of sparse_mla.fast (8/16 -> 1 tile, 32 -> 2, 64/128 -> 4), one split
+  // (136 tokens x h64: a wave without splitting) and several, both dtypes, the hardening forms.
   CaseTable t = parse_case_table("inline.json", R"({"table": "b", "family": "sparse_mla", "rows": [
     {"id": "bf16-h8", "params": {"batch": 3, "q_len": 2, "heads": 8, "kv_dtype": "bf16", "swa_rows": 256, "compressed_rows": 1024,
      "topk": 1024, "ragged": true, "empty_tokens": 1, "sink": true}},
     {"id": "fp8-h128", "params": {"batch": 4, "q_len": 5, "heads": 128, "kv_dtype": "fp8", "swa_rows": 512, "compressed_rows": 16384,
-     "topk": 512}}]})");
+     "topk": 512}},
+    {"id": "bf16-h16-hardening", "params": {"batch": 2, "q_len": 3, "heads": 16, "kv_dtype": "bf16", "swa_rows": 256,
+     "compressed_rows": 512, "topk": 192, "ragged": true, "index_layout": "concat", "q_pad_rows": 3, "lens_offset": 5}},
+    {"id": "fp8-h32-pad", "params": {"batch": 2, "q_len": 5, "heads": 32, "kv_dtype": "fp8", "swa_rows": 256, "compressed_rows": 1024,
+     "topk": 1024, "sink": true, "q_pad_rows": 2, "invalid_pct": 20}},
+    {"id": "bf16-h64-one-split", "params": {"batch": 34, "q_len": 4, "heads": 64, "kv_dtype": "bf16", "swa_rows": 4352,
+     "compressed_rows": 64, "topk": 0, "ragged": true, "sink": true}},
+    {"id": "fp8-h64-swa-only", "params": {"batch": 1, "q_len": 5, "heads": 64, "kv_dtype": "fp8", "swa_rows": 128,
+     "compressed_rows": 64, "topk": 0, "empty_tokens": 2}}]})");
   auto be = gpu::make_backend("events", true);
   for (const CaseRow& row : t.rows) {
     auto ctx = be->prepare(reg.family("sparse_mla"), row, 5);
-    const Correctness c = ctx->check(reg.impl("sparse_mla.baseline"));
-    EXPECT_TRUE(c.passed) << row.id << ": " << c.worst << " " << c.note << " max_abs " << c.max_abs_err;
+    for (const char* arm : {"sparse_mla.baseline", "sparse_mla.fast"}) {
+      const Correctness c = ctx->check(reg.impl(arm));
+      EXPECT_TRUE(c.passed) << row.id << " " << arm << ": " << c.worst << " " << c.note << " max_abs " << c.max_abs_err;
+    }
   }
 }
 

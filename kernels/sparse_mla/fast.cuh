@@ -1,0 +1,320 @@
+#pragma once
+// sparse_mla.fast: the candidate. A CTA owns one token, up to 64 query heads (HT tiles of 16,
+// 4 warps per tile) and a split of 32-column KV blocks, so the heads of a token share each
+// gathered row instead of gathering it once per 16 heads. The split's index columns go to
+// shared memory first; then the gather of block k + 1 (cp.async: BF16 rows straight into the
+// K buffer, FP8 rows raw into a staging buffer, dequantized to BF16 at the top of the next step)
+// runs while block k is computed: S = Q K^T (mma.sync m16n8k16, warp: 16 heads x 8 columns),
+// an online softmax per head row, O += P V (warp: 16 heads x 128 dims). One split writes out and
+// lse itself; several write partials that sparse_mla_fast_combine_kernel merges.
+#include <cuda_bf16.h>
+#include <cuda_fp8.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "kernels/sparse_mla/abi.h"
+#include "kernels/sparse_mla/baseline.cuh"  // mma_bf16, ldmatrix_x2_trans, cp_async16_zfill, u32_at
+
+namespace kgate::sparse_mla::gpu {
+namespace {
+
+constexpr int kFastCols = 32;  // KV columns per block
+
+template <int HT>
+struct FastGeo {
+  static constexpr int HG = 16 * HT;          // heads per CTA
+  static constexpr int kWarps = 4 * HT, kThreads = 32 * kWarps;
+  static constexpr int QS = 512 + 8, KS = 512 + 8;  // BF16 row strides (bank-conflict padding)
+  static constexpr int SS = kFastCols + 1, PS = kFastCols + 8;
+  static constexpr int RAWS = 592;                  // FP8 staging row: 576 B data + 8 B scales, 16-B aligned
+  static constexpr int kMaxCols = 128 + 1024;       // index columns a split may hold
+  static constexpr int q_off = 0;
+  static constexpr int k_off = q_off + HG * QS * 2;
+  static constexpr int raw_off = k_off + 2 * kFastCols * KS * 2;
+  static constexpr int s_off = raw_off + kFastCols * RAWS;
+  static constexpr int p_off = s_off + HG * SS * 4;
+  static constexpr int ml_off = p_off + HG * PS * 2;  // m, l, alpha: 3 x HG floats
+  static constexpr int idx_off = ml_off + 3 * HG * 4;  // the split's row per column (-1: none), int + table bit
+  static constexpr int kSmem = idx_off + kMaxCols * 4;
+};
+
+__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t* r, const void* smem_row) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem_row));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(s));
+}
+__device__ __forceinline__ void cp_async8_zfill(void* smem, const void* gmem, bool valid) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(s), "l"(gmem), "r"(valid ? 8 : 0) : "memory");
+}
+
+// A column in shared memory: its row | (compressed table) << 30, or -1 for none (invalid or
+// inactive). The launcher refuses tables of 2^30 rows or more.
+__device__ __forceinline__ int encode_col(int32_t row, bool comp) { return row < 0 ? -1 : (row | (comp ? 1 << 30 : 0)); }
+__device__ __forceinline__ const void* table_of(const sparse_mla_args& a, int e) {
+  return e >= 0 && (e >> 30) ? a.compressed_kv : a.swa_kv;  // -1: any valid address (zero-fill reads nothing)
+}
+
+// Partials: ws_o [T, H, splits, 512] fp32 (unnormalized), ws_ml [T, H, splits, 2] (m, l; base 2).
+template <int HT>
+__global__ void __launch_bounds__(FastGeo<HT>::kThreads, 1)
+    sparse_mla_fast_kernel(sparse_mla_args a, int splits, int blocks_per_split, float* ws_o, float* ws_ml) {
+  using G = FastGeo<HT>;
+  constexpr int HG = G::HG, kThreads = G::kThreads, BC = kFastCols;
+  extern __shared__ __align__(16) unsigned char smem[];
+  __nv_bfloat16* sq = reinterpret_cast<__nv_bfloat16*>(smem + G::q_off);
+  __nv_bfloat16* sk = reinterpret_cast<__nv_bfloat16*>(smem + G::k_off);
+  unsigned char* raw = smem + G::raw_off;
+  float* ss = reinterpret_cast<float*>(smem + G::s_off);
+  __nv_bfloat16* sp = reinterpret_cast<__nv_bfloat16*>(smem + G::p_off);
+  float* m_run = reinterpret_cast<float*>(smem + G::ml_off);
+  float* l_run = m_run + HG;
+  float* alpha = l_run + HG;
+  int* scol = reinterpret_cast<int*>(smem + G::idx_off);
+
+  const int split = blockIdx.x, hg = blockIdx.y, t = blockIdx.z;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, tq = lane & 3;
+  const int ht = warp >> 2, wq = warp & 3;  // head tile; column quarter (S) / dim quarter (PV)
+  const int W = 128 + a.topk, nblocks = (W + BC - 1) / BC;
+  long long active = static_cast<long long>(a.lens[t]) + a.lens_offset;
+  active = active < 0 ? 0 : (active > W ? W : active);
+  const int b0 = split * blocks_per_split, b1 = min(nblocks, b0 + blocks_per_split);
+  const int c_begin = b0 * BC, c_end = min(W, b1 * BC);
+
+  // Q tile (heads beyond the count zero) and the split's index columns.
+  for (int i = threadIdx.x; i < HG * 64; i += kThreads) {
+    const int r = i / 64, piece = i % 64, h = hg * HG + r;
+    const __nv_bfloat16* src = static_cast<const __nv_bfloat16*>(a.q) +
+                               (static_cast<long long>(t) * a.heads + (h < a.heads ? h : 0)) * 512 + piece * 8;
+    cp_async16_zfill(sq + r * G::QS + piece * 8, src, h < a.heads);
+  }
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+  for (int c = c_begin + threadIdx.x; c < b1 * BC; c += kThreads) {
+    int e = -1;
+    if (c < c_end && c < active) {
+      const bool comp = c >= 128;
+      const int32_t r = comp ? a.compressed_indices[static_cast<long long>(t) * a.compressed_index_stride + (c - 128)]
+                             : a.swa_indices[static_cast<long long>(t) * a.swa_index_stride + c];
+      e = encode_col(r, comp);
+    }
+    scol[c - c_begin] = e;
+  }
+  if (threadIdx.x < HG) {
+    m_run[threadIdx.x] = -INFINITY;
+    l_run[threadIdx.x] = 0.f;
+  }
+  __syncthreads();
+
+  // The gather of block blk into K buffer `buf` (BF16) or the staging buffer (FP8).
+  auto gather = [&](int blk, int buf) {
+    const int* cols = scol + (blk - b0) * BC;
+    if (!a.kv_fp8) {
+      __nv_bfloat16* dst = sk + buf * BC * G::KS;
+      for (int i = threadIdx.x; i < BC * 64; i += kThreads) {
+        const int j = i / 64, piece = i % 64, e = cols[j];
+        const __nv_bfloat16* tab = static_cast<const __nv_bfloat16*>(table_of(a, e));
+        const long long r = e < 0 ? 0 : (e & ((1 << 30) - 1));
+        cp_async16_zfill(dst + j * G::KS + piece * 8, tab + r * 512 + piece * 8, e >= 0);
+      }
+    } else {
+      const long long pb = a.page_block;
+      for (int i = threadIdx.x; i < BC * 37; i += kThreads) {
+        const int j = i / 37, piece = i % 37, e = cols[j];
+        const unsigned char* tab = static_cast<const unsigned char*>(table_of(a, e));
+        const long long r = e < 0 ? 0 : (e & ((1 << 30) - 1));
+        const unsigned char* blkp = tab + (r / pb) * pb * 584;
+        if (piece < 36) cp_async16_zfill(raw + j * G::RAWS + piece * 16, blkp + (r % pb) * 576 + piece * 16, e >= 0);
+        else cp_async8_zfill(raw + j * G::RAWS + 576, blkp + pb * 576 + (r % pb) * 8, e >= 0);
+      }
+    }
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+  };
+  // FP8: the staged raw rows of a block to BF16 in K buffer `buf` (zero-filled rows give zeros).
+  auto dequant = [&](int buf) {
+    __nv_bfloat16* dst = sk + buf * BC * G::KS;
+    for (int i = threadIdx.x; i < BC * 36; i += kThreads) {
+      const int j = i / 36, piece = i % 36;
+      const unsigned char* row = raw + j * G::RAWS;
+      if (piece < 28) {
+        const float sc = __uint_as_float(static_cast<uint32_t>(row[576 + piece / 4]) << 23);  // 2^(e - 127)
+        const uint4 v = *reinterpret_cast<const uint4*>(row + piece * 16);
+        const __nv_fp8x2_e4m3* f = reinterpret_cast<const __nv_fp8x2_e4m3*>(&v);
+        uint4 o[2];
+        __nv_bfloat162* ob = reinterpret_cast<__nv_bfloat162*>(o);
+#pragma unroll
+        for (int e = 0; e < 8; ++e) {
+          const float2 x = static_cast<float2>(f[e]);
+          ob[e] = __floats2bfloat162_rn(x.x * sc, x.y * sc);
+        }
+        *reinterpret_cast<uint4*>(dst + j * G::KS + piece * 16) = o[0];
+        *reinterpret_cast<uint4*>(dst + j * G::KS + piece * 16 + 8) = o[1];
+      } else {
+        *reinterpret_cast<uint4*>(dst + j * G::KS + 448 + (piece - 28) * 8) =
+            *reinterpret_cast<const uint4*>(row + 448 + (piece - 28) * 16);
+      }
+    }
+  };
+
+  float acc[16][4];
+#pragma unroll
+  for (int n = 0; n < 16; ++n) acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0.f;
+  const float scale_log2 = a.sm_scale * 1.4426950408889634f;
+  if (b0 < b1) gather(b0, 0);
+  for (int blk = b0; blk < b1; ++blk) {
+    const int buf = (blk - b0) & 1;
+    asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+    __syncthreads();  // block blk staged; every warp is done with block blk - 1
+    if (a.kv_fp8) {
+      dequant(buf);
+      __syncthreads();
+    }
+    if (blk + 1 < b1) gather(blk + 1, buf ^ 1);
+    const __nv_bfloat16* kb = sk + buf * BC * G::KS;
+    const int* cols = scol + (blk - b0) * BC;
+    // S = Q K^T: warp (ht, wq) owns heads 16 ht .. + 15, columns 8 wq .. + 7.
+    float s[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll 8
+    for (int kk = 0; kk < 32; ++kk) {
+      const __nv_bfloat16* q0 = sq + (ht * 16 + g) * G::QS + kk * 16 + 2 * tq;
+      const uint32_t af[4] = {u32_at(q0), u32_at(q0 + 8 * G::QS), u32_at(q0 + 8), u32_at(q0 + 8 * G::QS + 8)};
+      const __nv_bfloat16* k0 = kb + (wq * 8 + g) * G::KS + kk * 16 + 2 * tq;
+      mma_bf16(s, af, u32_at(k0), u32_at(k0 + 8));
+    }
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int row = ht * 16 + g + (e >= 2 ? 8 : 0), col = wq * 8 + 2 * tq + (e & 1);
+      ss[row * G::SS + col] = cols[col] >= 0 ? s[e] * scale_log2 : -INFINITY;
+    }
+    __syncthreads();
+    // Online softmax: 8 threads per head row, 4 columns each.
+    {
+      const int row = threadIdx.x >> 3, part = threadIdx.x & 7;
+      float v[4], mx = -INFINITY;
+#pragma unroll
+      for (int e = 0; e < 4; ++e) mx = fmaxf(mx, v[e] = ss[row * G::SS + part * 4 + e]);
+#pragma unroll
+      for (int o = 4; o > 0; o >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
+      const float m_old = m_run[row], m_new = fmaxf(m_old, mx);
+      float sum = 0.f;
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const float p = m_new == -INFINITY ? 0.f : exp2f(v[e] - m_new);
+        sum += p;
+        sp[row * G::PS + part * 4 + e] = __float2bfloat16(p);
+      }
+#pragma unroll
+      for (int o = 4; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+      __syncwarp();
+      if (part == 0) {
+        const float al = m_new == -INFINITY ? 1.f : exp2f(m_old - m_new);
+        alpha[row] = al;
+        l_run[row] = l_run[row] * al + sum;
+        m_run[row] = m_new;
+      }
+    }
+    __syncthreads();
+    // O = O * alpha + P V: warp (ht, wq) owns heads 16 ht .. + 15, dims 128 wq .. + 127.
+    const float al0 = alpha[ht * 16 + g], al1 = alpha[ht * 16 + g + 8];
+#pragma unroll
+    for (int n = 0; n < 16; ++n) {
+      acc[n][0] *= al0;
+      acc[n][1] *= al0;
+      acc[n][2] *= al1;
+      acc[n][3] *= al1;
+    }
+#pragma unroll
+    for (int kk = 0; kk < BC / 16; ++kk) {
+      const __nv_bfloat16* p0 = sp + (ht * 16 + g) * G::PS + kk * 16 + 2 * tq;
+      const uint32_t af[4] = {u32_at(p0), u32_at(p0 + 8 * G::PS), u32_at(p0 + 8), u32_at(p0 + 8 * G::PS + 8)};
+#pragma unroll
+      for (int n = 0; n < 16; n += 2) {
+        uint32_t v[4];
+        ldmatrix_x4_trans(v, kb + (kk * 16 + (lane & 15)) * G::KS + wq * 128 + n * 8 + (lane >> 4) * 8);
+        mma_bf16(acc[n], af, v[0], v[1]);
+        mma_bf16(acc[n + 1], af, v[2], v[3]);
+      }
+    }
+  }
+  asm volatile("cp.async.wait_group 0;\n" ::: "memory");  // an empty split's Q copy
+  __syncthreads();
+  const int r0 = ht * 16 + g, r1 = r0 + 8, h0 = hg * HG + r0, h1 = hg * HG + r1;
+  if (splits == 1) {
+    // Out and lse directly: normalized, the sink applied.
+    auto finish = [&](int r, int h, int half) {
+      if (h >= a.heads) return;
+      const float L = l_run[r], M = m_run[r];
+      const long long o = (static_cast<long long>(t) * a.heads + h) * 512;
+      __nv_bfloat16* out = static_cast<__nv_bfloat16*>(a.out) + o;
+      float f = 0.f, lse = -INFINITY;
+      if (L > 0.f) {
+        lse = (M + log2f(L)) * 0.6931471805599453f;
+        f = (a.sink ? 1.f / (1.f + expf(a.sink[h] - lse)) : 1.f) / L;
+      }
+#pragma unroll
+      for (int n = 0; n < 16; ++n) {
+        const int col = wq * 128 + n * 8 + 2 * tq;
+        *reinterpret_cast<__nv_bfloat162*>(out + col) = __floats2bfloat162_rn(acc[n][2 * half] * f, acc[n][2 * half + 1] * f);
+      }
+      if (wq == 0 && tq == 0) a.lse[static_cast<long long>(t) * a.heads + h] = lse;
+    };
+    finish(r0, h0, 0);
+    finish(r1, h1, 1);
+    return;
+  }
+  auto partial = [&](int r, int h, int half) {
+    if (h >= a.heads) return;
+    const long long base = (static_cast<long long>(t) * a.heads + h) * splits + split;
+#pragma unroll
+    for (int n = 0; n < 16; ++n) {
+      const int col = wq * 128 + n * 8 + 2 * tq;
+      *reinterpret_cast<float2*>(ws_o + base * 512 + col) = make_float2(acc[n][2 * half], acc[n][2 * half + 1]);
+    }
+    if (wq == 0 && tq == 0) *reinterpret_cast<float2*>(ws_ml + base * 2) = make_float2(m_run[r], l_run[r]);
+  };
+  partial(r0, h0, 0);
+  partial(r1, h1, 1);
+}
+
+// Combine: one CTA of 128 threads per (token, head), 4 dims per thread: merges the splits, the sink.
+__global__ void __launch_bounds__(128) sparse_mla_fast_combine_kernel(sparse_mla_args a, int splits, const float* ws_o,
+                                                                      const float* ws_ml) {
+  const int h = blockIdx.x, t = blockIdx.y;
+  const long long base = (static_cast<long long>(t) * a.heads + h) * splits;
+  float M = -INFINITY;
+  for (int s = 0; s < splits; ++s) M = fmaxf(M, ws_ml[(base + s) * 2]);
+  float L = 0.f;
+  for (int s = 0; s < splits; ++s) {
+    const float m = ws_ml[(base + s) * 2];
+    if (m != -INFINITY) L += ws_ml[(base + s) * 2 + 1] * exp2f(m - M);
+  }
+  __nv_bfloat16* out = static_cast<__nv_bfloat16*>(a.out) + (static_cast<long long>(t) * a.heads + h) * 512;
+  const int d = threadIdx.x * 4;
+  if (L == 0.f) {
+    *reinterpret_cast<uint2*>(out + d) = make_uint2(0, 0);
+    if (threadIdx.x == 0) a.lse[static_cast<long long>(t) * a.heads + h] = -INFINITY;
+    return;
+  }
+  const float lse = (M + log2f(L)) * 0.6931471805599453f;
+  const float f = (a.sink ? 1.f / (1.f + expf(a.sink[h] - lse)) : 1.f) / L;
+  float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+  for (int s = 0; s < splits; ++s) {
+    const float m = ws_ml[(base + s) * 2];
+    if (m == -INFINITY) continue;
+    const float w = exp2f(m - M);
+    const float4 o = *reinterpret_cast<const float4*>(ws_o + (base + s) * 512 + d);
+    v.x += o.x * w;
+    v.y += o.y * w;
+    v.z += o.z * w;
+    v.w += o.w * w;
+  }
+  __nv_bfloat162 lo = __floats2bfloat162_rn(v.x * f, v.y * f), hi = __floats2bfloat162_rn(v.z * f, v.w * f);
+  uint2 packed;
+  packed.x = *reinterpret_cast<uint32_t*>(&lo);
+  packed.y = *reinterpret_cast<uint32_t*>(&hi);
+  *reinterpret_cast<uint2*>(out + d) = packed;
+  if (threadIdx.x == 0) a.lse[static_cast<long long>(t) * a.heads + h] = lse;
+}
+
+}  // namespace
+}  // namespace kgate::sparse_mla::gpu
