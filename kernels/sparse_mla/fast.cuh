@@ -4,7 +4,8 @@
 // gathered row instead of gathering it once per 16 heads. The split's index columns go to
 // shared memory first; then the gather of block k + 1 (cp.async: BF16 rows straight into the
 // K buffer, FP8 rows raw into a staging buffer, dequantized to BF16 at the top of the next step)
-// runs while block k is computed: S = Q K^T (mma.sync m16n8k16, warp: 16 heads x 8 columns),
+// runs while block k is computed: S = Q K^T (mma.sync m16n8k16, warp: 16 heads x 32 columns x 128
+// dims, the four dim quarters summed in shared memory),
 // an online softmax per head row, O += P V (warp: 16 heads x 128 dims). One split writes out and
 // lse itself; several write partials that sparse_mla_fast_combine_kernel merges.
 #include <cuda_bf16.h>
@@ -33,12 +34,17 @@ struct FastGeo {
   static constexpr int k_off = q_off + HG * QS * 2;
   static constexpr int raw_off = k_off + 2 * kFastCols * KS * 2;
   static constexpr int s_off = raw_off + kFastCols * RAWS;
-  static constexpr int p_off = s_off + HG * SS * 4;
+  static constexpr int p_off = s_off + 4 * HG * SS * 4;  // four partial S tiles (one per dim quarter)
   static constexpr int ml_off = p_off + HG * PS * 2;  // m, l, alpha: 3 x HG floats
   static constexpr int idx_off = ml_off + 3 * HG * 4;  // the split's row per column (-1: none), int + table bit
   static constexpr int kSmem = idx_off + kMaxCols * 4;
 };
 
+__device__ __forceinline__ void ldmatrix_x4(uint32_t* r, const void* smem_row) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem_row));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(s));
+}
 __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t* r, const void* smem_row) {
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem_row));
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
@@ -118,14 +124,15 @@ __global__ void __launch_bounds__(FastGeo<HT>::kThreads, 1)
         cp_async16_zfill(dst + j * G::KS + piece * 8, tab + r * 512 + piece * 8, e >= 0);
       }
     } else {
-      const long long pb = a.page_block;
+      const int pb = a.page_block;  // 32-bit division below (rows < 2^30)
       for (int i = threadIdx.x; i < BC * 37; i += kThreads) {
         const int j = i / 37, piece = i % 37, e = cols[j];
         const unsigned char* tab = static_cast<const unsigned char*>(table_of(a, e));
-        const long long r = e < 0 ? 0 : (e & ((1 << 30) - 1));
-        const unsigned char* blkp = tab + (r / pb) * pb * 584;
-        if (piece < 36) cp_async16_zfill(raw + j * G::RAWS + piece * 16, blkp + (r % pb) * 576 + piece * 16, e >= 0);
-        else cp_async8_zfill(raw + j * G::RAWS + 576, blkp + pb * 576 + (r % pb) * 8, e >= 0);
+        const int r = e < 0 ? 0 : (e & ((1 << 30) - 1));
+        const unsigned char* blkp = tab + static_cast<long long>(r / pb) * pb * 584;
+        const int off = r % pb;
+        if (piece < 36) cp_async16_zfill(raw + j * G::RAWS + piece * 16, blkp + off * 576 + piece * 16, e >= 0);
+        else cp_async8_zfill(raw + j * G::RAWS + 576, blkp + static_cast<long long>(pb) * 576 + off * 8, e >= 0);
       }
     }
     asm volatile("cp.async.commit_group;\n" ::: "memory");
@@ -172,19 +179,30 @@ __global__ void __launch_bounds__(FastGeo<HT>::kThreads, 1)
     if (blk + 1 < b1) gather(blk + 1, buf ^ 1);
     const __nv_bfloat16* kb = sk + buf * BC * G::KS;
     const int* cols = scol + (blk - b0) * BC;
-    // S = Q K^T: warp (ht, wq) owns heads 16 ht .. + 15, columns 8 wq .. + 7.
-    float s[4] = {0.f, 0.f, 0.f, 0.f};
-#pragma unroll 8
-    for (int kk = 0; kk < 32; ++kk) {
-      const __nv_bfloat16* q0 = sq + (ht * 16 + g) * G::QS + kk * 16 + 2 * tq;
-      const uint32_t af[4] = {u32_at(q0), u32_at(q0 + 8 * G::QS), u32_at(q0 + 8), u32_at(q0 + 8 * G::QS + 8)};
-      const __nv_bfloat16* k0 = kb + (wq * 8 + g) * G::KS + kk * 16 + 2 * tq;
-      mma_bf16(s, af, u32_at(k0), u32_at(k0 + 8));
-    }
+    // S = Q K^T: warp (ht, wq) sums heads 16 ht .. + 15 x all 32 columns over dims 128 wq .. + 127
+    // (each A fragment feeds four n tiles); the four partial tiles go to shared memory and the
+    // softmax adds them.
+    {
+      float s[4][4] = {};
 #pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      const int row = ht * 16 + g + (e >= 2 ? 8 : 0), col = wq * 8 + 2 * tq + (e & 1);
-      ss[row * G::SS + col] = cols[col] >= 0 ? s[e] * scale_log2 : -INFINITY;
+      for (int kk = 0; kk < 8; ++kk) {
+        const int k0 = wq * 128 + kk * 16;
+        uint32_t af[4];
+        ldmatrix_x4(af, sq + (ht * 16 + (lane & 15)) * G::QS + k0 + (lane >> 4) * 8);
+#pragma unroll
+        for (int np = 0; np < 2; ++np) {
+          uint32_t b[4];
+          ldmatrix_x4(b, kb + (np * 16 + (lane & 7) + ((lane >> 4) << 3)) * G::KS + k0 + ((lane >> 3) & 1) * 8);
+          mma_bf16(s[2 * np], af, b[0], b[1]);
+          mma_bf16(s[2 * np + 1], af, b[2], b[3]);
+        }
+      }
+      float* part = ss + wq * HG * G::SS;
+#pragma unroll
+      for (int nt = 0; nt < 4; ++nt)
+#pragma unroll
+        for (int e = 0; e < 4; ++e)
+          part[(ht * 16 + g + (e >= 2 ? 8 : 0)) * G::SS + nt * 8 + 2 * tq + (e & 1)] = s[nt][e];
     }
     __syncthreads();
     // Online softmax: 8 threads per head row, 4 columns each.
@@ -192,7 +210,12 @@ __global__ void __launch_bounds__(FastGeo<HT>::kThreads, 1)
       const int row = threadIdx.x >> 3, part = threadIdx.x & 7;
       float v[4], mx = -INFINITY;
 #pragma unroll
-      for (int e = 0; e < 4; ++e) mx = fmaxf(mx, v[e] = ss[row * G::SS + part * 4 + e]);
+      for (int e = 0; e < 4; ++e) {
+        const int col = part * 4 + e, at = row * G::SS + col;
+        const float sum4 = (ss[at] + ss[HG * G::SS + at]) + (ss[2 * HG * G::SS + at] + ss[3 * HG * G::SS + at]);
+        v[e] = cols[col] >= 0 ? sum4 * scale_log2 : -INFINITY;
+        mx = fmaxf(mx, v[e]);
+      }
 #pragma unroll
       for (int o = 4; o > 0; o >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
       const float m_old = m_run[row], m_new = fmaxf(m_old, mx);
@@ -225,8 +248,8 @@ __global__ void __launch_bounds__(FastGeo<HT>::kThreads, 1)
     }
 #pragma unroll
     for (int kk = 0; kk < BC / 16; ++kk) {
-      const __nv_bfloat16* p0 = sp + (ht * 16 + g) * G::PS + kk * 16 + 2 * tq;
-      const uint32_t af[4] = {u32_at(p0), u32_at(p0 + 8 * G::PS), u32_at(p0 + 8), u32_at(p0 + 8 * G::PS + 8)};
+      uint32_t af[4];
+      ldmatrix_x4(af, sp + (ht * 16 + (lane & 15)) * G::PS + kk * 16 + (lane >> 4) * 8);
 #pragma unroll
       for (int n = 0; n < 16; n += 2) {
         uint32_t v[4];

@@ -1,6 +1,7 @@
 // sparse_mla GPU launchers: validation at the boundary and the dispatch of each arm's kernel.
 // Kernels: floor.cuh. Conventions: references/sparse_mla/sparse_mla.hpp.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -49,24 +50,37 @@ Splits baseline_splits(const sparse_mla_args& a) {
 }
 
 // sparse_mla.fast's routing, a pure function of the row descriptor: head tiles per CTA (1, 2 or
-// 4 tiles of 16 heads: the fewest that hold the heads, at most 64 heads per CTA), then as many
-// splits of 32-column blocks as bring the grid to one wave (132 SMs x CTAs per SM), at most 36
-// blocks (the shared-memory index table) per split.
+// 4 tiles of 16 heads: the fewest that hold the heads, at most 64 heads per CTA), then the split
+// count that minimizes a cost model in units of one 32-column block step (~1 us, one CTA per
+// SM): waves x blocks per split, plus, when split, the combine kernel (2) and the partials'
+// traffic (fp32, written and read: splits x tokens x heads x 4 KB at ~3 TB/s). At most 36 blocks
+// per split (the shared-memory index table).
 struct FastPlan {
-  int ht, groups, splits, blocks_per_split, ctas_per_sm;
+  int ht, groups, splits, blocks_per_split;
+  double cost;
   const char* rule;
 };
 FastPlan fast_plan(const sparse_mla_args& a) {
   FastPlan p{};
   p.ht = a.heads <= 16 ? 1 : a.heads <= 32 ? 2 : 4;
   p.groups = (a.heads + 16 * p.ht - 1) / (16 * p.ht);
-  p.ctas_per_sm = p.ht == 1 ? 2 : 1;
-  const int nblocks = (128 + a.topk + kFastCols - 1) / kFastCols;
-  const long long base = static_cast<long long>(a.tokens) * p.groups, wave = 132LL * p.ctas_per_sm;
-  const int want = static_cast<int>(std::clamp<long long>((wave + base - 1) / base, 1, nblocks));
-  p.blocks_per_split = std::min(FastGeo<1>::kMaxCols / kFastCols, (nblocks + want - 1) / want);
-  p.splits = (nblocks + p.blocks_per_split - 1) / p.blocks_per_split;
-  p.rule = p.splits == 1 ? "one split: out and lse written by the CTA" : "splits to one wave; combine kernel";
+  const int nblocks = (128 + a.topk + kFastCols - 1) / kFastCols, max_bps = FastGeo<1>::kMaxCols / kFastCols;
+  const long long base = static_cast<long long>(a.tokens) * p.groups, wave = 132;
+  p.cost = INFINITY;
+  for (int s = (nblocks + max_bps - 1) / max_bps; s <= nblocks; ++s) {
+    const int bps = (nblocks + s - 1) / s;
+    if ((nblocks + bps - 1) / bps != s) continue;  // the same blocks per split as a smaller s
+    const double waves = static_cast<double>((base * s + wave - 1) / wave);
+    const double partials = s > 1 ? 2.0 + static_cast<double>(s) * a.tokens * a.heads * 4096.0 * 2 / 3e6 : 0.0;
+    const double cost = waves * bps + partials;
+    if (cost < p.cost) {
+      p.cost = cost;
+      p.splits = s;
+      p.blocks_per_split = bps;
+    }
+  }
+  p.rule = p.splits == 1 ? "one split (cost model): out and lse written by the CTA"
+                         : "split by the cost model (waves x blocks + combine + partials); combine kernel";
   return p;
 }
 
@@ -142,6 +156,7 @@ json fast_config(const sparse_mla_args& a) {
           {"heads_per_cta", 16 * p.ht},
           {"blocks_per_split", p.blocks_per_split},
           {"block_cols", kFastCols},
+          {"cost_model", p.cost},
           {"rule", p.rule},
           {"problem", Problem::of(a).to_json()}};
 }

@@ -450,7 +450,7 @@ const char* const kKernels[] = {
 const char* const kArchs[] = {"sm_90a"};
 
 const kgate_export_arm_t kArms[] = {
-    {"flashmla", "FlashMLA 9241ae3 sparse decode, FP8 KV MODEL1, h_q 64/128", kKernels,
+    {"sparse_mla.flashmla", "FlashMLA 9241ae3 sparse decode, FP8 KV MODEL1, h_q 64/128", kKernels,
      sizeof kKernels / sizeof kKernels[0], kArchs, 1, flashmla_supports, flashmla_launch},
 };
 const kgate_export_table_t kTable = {KGATE_EXPORT_ABI_VERSION, "sparse_mla", kArms, 1};
