@@ -51,10 +51,10 @@ Splits baseline_splits(const sparse_mla_args& a) {
 
 // sparse_mla.fast's routing, a pure function of the row descriptor: head tiles per CTA (1, 2 or
 // 4 tiles of 16 heads: the fewest that hold the heads, at most 64 heads per CTA), then the split
-// count that minimizes a cost model in units of one 32-column block step (~1 us, one CTA per
-// SM): waves x blocks per split, plus, when split, the combine kernel (2) and the partials'
-// traffic (fp32, written and read: splits x tokens x heads x 4 KB at ~3 TB/s). At most 36 blocks
-// per split (the shared-memory index table).
+// count that minimizes a cost model in units of one 32-column block step (~4.5 us measured on the
+// H200 at one CTA per SM, kernels/sparse_mla/NOTES.md): waves x blocks per split, plus, when
+// split, the combine kernel (1 step) and the partials' traffic (fp32, written and read: splits x
+// tokens x heads x 4 KB at ~3 TB/s). At most 36 blocks per split (the shared-memory index table).
 struct FastPlan {
   int ht, groups, splits, blocks_per_split;
   double cost;
@@ -71,7 +71,7 @@ FastPlan fast_plan(const sparse_mla_args& a) {
     const int bps = (nblocks + s - 1) / s;
     if ((nblocks + bps - 1) / bps != s) continue;  // the same blocks per split as a smaller s
     const double waves = static_cast<double>((base * s + wave - 1) / wave);
-    const double partials = s > 1 ? 2.0 + static_cast<double>(s) * a.tokens * a.heads * 4096.0 * 2 / 3e6 : 0.0;
+    const double partials = s > 1 ? 1.0 + static_cast<double>(s) * a.tokens * a.heads * 4096.0 * 2 / 3e6 / 4.5 : 0.0;
     const double cost = waves * bps + partials;
     if (cost < p.cost) {
       p.cost = cost;
