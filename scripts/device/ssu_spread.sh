@@ -11,6 +11,6 @@ TAG=${TAG:-ssu_spread}
 for i in $(seq 1 "${2:-3}"); do
   "$K" run --quiet --cases cases/ssu.json --rows "$ROWS" --candidate ssu.fast --baseline "$BASELINE" \
     --policy "$POLICY" --out "$R/${TAG}_$i.json" | tail -1
-  "$K" report "$R/${TAG}_$i.json" --format wide --anchor "$BASELINE" | grep "^| ssu-"
+  "$K" report "$R/${TAG}_$i.json" --format wide --anchor "${BASELINE%%,*}" | grep "^| ssu-"
   "$K" gate "$R/${TAG}_$i.json" --policy "$POLICY" | grep -A1 "^FAIL" || true
 done
