@@ -60,8 +60,12 @@ TEST(FamilySsu, FloorRoleMustLeaveThePoolBitIdentical) {
 
 TEST(FamilySsu, ArmsNameTheirOracleAndOwnSourcesAndArchs) {
   int seen = 0;
+  // The family's own arms (`kgate list`); other tests of this process register fakes and
+  // export arms in the same registry, which name other sources.
+  const std::set<std::string> bundled = {"ssu.cpu_scalar", "ssu.cpu_eigen", "ssu.baseline", "ssu.fast",
+                                         "ssu.floor", "ssu.floor_copy", "ssu.floor_stream"};
   for (const Implementation& impl : Registry::instance().impls()) {
-    if (impl.family != "ssu") continue;
+    if (impl.family != "ssu" || !bundled.count(impl.name)) continue;
     ++seen;
     std::set<std::string> src(impl.sources.begin(), impl.sources.end());
     for (const char* f : {"references/ssu/ssu.hpp", "references/ssu/ssu_ref.cpp", "references/ssu/ssu_check.cpp",
