@@ -21,15 +21,7 @@ end=$(date +%s.%N)
 echo "94-row campaign wall: $(python3 -c "print(round($end - $start, 1))") s"
 "$K" audit "$R"/calib_aa.json "$R"/calib_longer.json "$R"/calib_copy_warm.json "$R"/calib_94_cost.json
 python3 scripts/calib_table.py "$R/calib_aa.json" "$R/calib_copy_warm.json"
-# Sanitizers: CUPTI is held by compute-sanitizer, so kgate falls back to events and says so.
-# --no-peaks: the environment's GEMM peak runs cuBLAS (nvjet_*), inside which racecheck reports
-# hazards and, with that kernel filtered out, fails on a hardware exception
-# (receipts/sm_90/logs/sanitizer_racecheck_*_b7ae477.log): no kernel under test is cuBLAS.
-for tool in memcheck racecheck; do
-  compute-sanitizer --tool $tool --error-exitcode 9 "$K" run --quiet --no-peaks --cases cases/ssu.json \
-    --rows 'ssu-nemotron-h-bf16-b1,ssu-nemotron-h-bf16-b8-pad,ssu-mamba2-2.7b-bf16-b16-fused-unaligned,ssu-nemotron-h-bf16-b32-z,ssu-granite-like-fp32-b8' \
-    --candidate ssu.fast --baseline ssu.baseline,ssu.floor --groups 1 --m 1 --warmup-calls 1 --warmup-us 0 \
-    --policy correct --out "$OUT/san_$tool.json" > "$OUT/sanitizer_$tool.log" 2>&1
-  echo "compute-sanitizer $tool: exit $? ; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|falling back' "$OUT/sanitizer_$tool.log" | tr '\n' ' ')"
-done
-rm -f "$OUT"/san_*
+# Sanitizers (env.sh's sanitize).
+sanitize sanitizer cases/ssu.json \
+  'ssu-nemotron-h-bf16-b1,ssu-nemotron-h-bf16-b8-pad,ssu-mamba2-2.7b-bf16-b16-fused-unaligned,ssu-nemotron-h-bf16-b32-z,ssu-granite-like-fp32-b8' \
+  ssu.fast ssu.baseline,ssu.floor

@@ -29,14 +29,7 @@ gate() { [ -f "$R/$1.json" ] && { "$K" gate "$R/$1.json" --policy "$2" --against
 gate sparse_mla_fast_vs_baseline $PB
 gate sparse_mla_fast_vs_flashmla $PF
 gate sparse_mla_hardening_fast_vs_baseline correct,strict
-if [ "${SANITIZE:-0}" = 1 ]; then
-  for tool in memcheck racecheck; do
-    compute-sanitizer --tool $tool --error-exitcode 9 "$K" run --quiet --no-peaks --cases cases/sparse_mla_hardening.json \
-      --rows '*-offset-concat-pad,mla-hard-bf16-h64-empty-tokens,mla-hard-fp8-h128-all-invalid,mla-hard-fp8-h64-one-token-offset' \
-      --candidate sparse_mla.fast --baseline sparse_mla.baseline,sparse_mla.floor --groups 1 --m 1 --warmup-calls 1 --warmup-us 0 \
-      --policy correct --out "$OUT/san_$tool.json" > "$OUT/sanitizer_mla_$tool.log" 2>&1
-    echo "compute-sanitizer $tool: exit $? ; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitizer_mla_$tool.log" | tr '\n' ' ')"
-  done
-  rm -f "$OUT"/san_*
-fi
+[ "${SANITIZE:-0}" = 1 ] && sanitize sanitizer_mla cases/sparse_mla_hardening.json \
+  '*-offset-concat-pad,mla-hard-bf16-h64-empty-tokens,mla-hard-fp8-h128-all-invalid,mla-hard-fp8-h64-one-token-offset' \
+  sparse_mla.fast sparse_mla.baseline,sparse_mla.floor
 true

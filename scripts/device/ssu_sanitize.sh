@@ -6,14 +6,6 @@
 # Usage: ssu_sanitize.sh BIN
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
-# --no-peaks: the environment's GEMM peak runs cuBLAS (nvjet_*), inside which racecheck reports
-# hazards and, with that kernel filtered out, fails on a hardware exception
-# (receipts/sm_90/logs/sanitizer_racecheck_*_b7ae477.log): no kernel under test is cuBLAS.
-for tool in memcheck racecheck; do
-  compute-sanitizer --tool $tool --error-exitcode 9 "$K" run --quiet --no-peaks --cases cases/ssu.json \
-    --rows 'ssu-nemotron-h-bf16-b1,ssu-nemotron-h-bf16-b8-pad,ssu-mamba2-2.7b-bf16-b16-fused-unaligned,ssu-nemotron-h-bf16-b32-z,ssu-nemotron-h-bf16-b128,ssu-mamba2-2.7b-fp32-b16-z' \
-    --candidate ssu.fast --baseline ssu.floor,ssu.floor_copy --groups 1 --m 1 --warmup-calls 1 --warmup-us 0 \
-    --policy correct --out "$OUT/san_$tool.json" > "$OUT/sanitizer_$tool.log" 2>&1
-  echo "compute-sanitizer $tool: exit $? ; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|falling back' "$OUT/sanitizer_$tool.log" | tr '\n' ' ')"
-done
-rm -f "$OUT"/san_*
+sanitize sanitizer cases/ssu.json \
+  'ssu-nemotron-h-bf16-b1,ssu-nemotron-h-bf16-b8-pad,ssu-mamba2-2.7b-bf16-b16-fused-unaligned,ssu-nemotron-h-bf16-b32-z,ssu-nemotron-h-bf16-b128,ssu-mamba2-2.7b-fp32-b16-z' \
+  ssu.fast ssu.floor,ssu.floor_copy
