@@ -299,7 +299,7 @@ TEST(GpuRef, SsuLargeRowsAreCheckedOnTheDevice) {
   EXPECT_GT(c.unwritten, 0) << "the floor leaves out poisoned";
 }
 
-// sparse_mla's GPU context (branch issue14-gpu): the floor passes its check on a hardening row
+// sparse_mla's GPU context: the floor passes its check on a hardening row
 // (padding query rows, one concatenated index table, raw lengths plus an offset, FP8 MODEL1),
 // and the same kernel named a candidate fails the oracle (it computes no attention).
 TEST(Gpu, SparseMlaFloorAndContext) {
