@@ -24,8 +24,12 @@ def pair(r, pred):
     return next((p for p in r["pairs"] if pred(p["baseline"])), None)
 
 
+def limit_value(r, name):
+    return r["verdicts"]["raw"].get("by_baseline", {}).get(name, {}).get("limit_value")
+
+
 def limit(r, name):
-    v = r["verdicts"]["raw"].get("by_baseline", {}).get(name, {}).get("limit_value")
+    v = limit_value(r, name)
     return f"{1 + v:.2f}" if v is not None else "-"
 
 
@@ -38,7 +42,7 @@ def near_rows():
         f = fi["candidate_stats"]["median_us"]
         fi_lo.append((fi["ratio_ci"]["lo"], r["id"]))
         cp, fl = pair(r, lambda b: b == "ssu.floor_copy"), pair(r, lambda b: b == "ssu.floor")
-        lim = r["verdicts"]["raw"].get("by_baseline", {}).get("ssu.floor_copy", {}).get("limit_value")
+        lim = limit_value(r, "ssu.floor_copy")
         if lim is not None and lim < 0.5:
             copy_m.append((f / cp["baseline_stats"]["median_us"] / (1 + lim), r["id"]))
         if r["params"]["batch"] <= 8:
