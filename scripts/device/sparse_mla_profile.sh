@@ -16,6 +16,6 @@ for row in "${ROWS[@]}"; do
     --out "$R/profile_$row.json" > "$OUT/ncu_$row.txt" 2>&1
   echo "ncu $row: exit $? ; $(grep -cE 'Stall|Warp Cycles' "$OUT/ncu_$row.txt") stall lines"
 done
-cuobjdump --dump-sass --function sparse_mla_fast_kernel "$K" > "$OUT/sass_sparse_mla_fast.txt" 2>&1 ||
-  cuobjdump --dump-sass "$K" 2>&1 | awk '/Function : .*sparse_mla_fast_kernel/{p=1} /Function : /&&!/sparse_mla_fast_kernel/{p=0} p' > "$OUT/sass_sparse_mla_fast.txt"
+# Every instance of the kernel (cuobjdump's --function wants exact mangled names, so filter).
+cuobjdump --dump-sass "$K" 2>&1 | awk '/Function : /{p = /sparse_mla_fast_kernel/} p' > "$OUT/sass_sparse_mla_fast.txt"
 echo "sass: $(wc -l < "$OUT/sass_sparse_mla_fast.txt") lines"

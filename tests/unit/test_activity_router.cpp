@@ -192,9 +192,13 @@ TEST(ActivityRouter, TakeChecksTheDevice) {
 // (record or correlation) goes to a process-wide queue, and any thread's flush delivers the
 // whole queue in a shuffled order, so a thread's records land in the other thread's flush,
 // before or after their correlation, in another buffer than it. Each measurement must get
-// exactly its own records; the flush memsets (never correlated) must end as bounded orphans.
+// exactly its own records; the flush memsets (never correlated) must end pending or orphaned.
+// The age limit is above the ids the test issues: a record waiting for its correlation ages by
+// ids the other thread issues, which, as threads are scheduled, is unbounded (with an age of 16,
+// one record in 12000 aged out under ASan on a loaded machine); aging and the bound on pending
+// records are UnmatchedRecordsAgeOutAsOrphans' and PendingStoreIsCappedWithoutAnyMeasurement's.
 TEST(ActivityRouter, TwoDevicesMeasuringConcurrently) {
-  constexpr uint64_t kMaxAge = 16;
+  constexpr uint64_t kMaxAge = uint64_t{1} << 14;
   ActivityRouter r(kMaxAge);
   using Item = std::variant<ActivityRecord, std::pair<uint32_t, uint64_t>>;
   std::mutex qmu;
@@ -226,7 +230,6 @@ TEST(ActivityRouter, TwoDevicesMeasuringConcurrently) {
   };
   constexpr int kSamples = 3000;
   std::atomic<uint64_t> taken_total{0}, made_total{0}, noise_total{0};
-  std::atomic<size_t> worst_pending{0};
   std::atomic<int> mismatches{0};
   auto rank = [&](uint32_t device) {
     std::mt19937 rng(device * 7919 + 1);
@@ -260,10 +263,6 @@ TEST(ActivityRouter, TwoDevicesMeasuringConcurrently) {
       bool ok = correlations(t.records) == mine && t.records.size() == mine.size() && t.dropped == 0;
       for (const auto& x : t.records) ok &= x.device == device;
       if (!ok) ++mismatches;
-      size_t p = r.stats().pending_records;
-      size_t w = worst_pending.load();
-      while (p > w && !worst_pending.compare_exchange_weak(w, p)) {
-      }
     }
   };
   std::thread d0(rank, 0u), d1(rank, 1u);
@@ -275,7 +274,5 @@ TEST(ActivityRouter, TwoDevicesMeasuringConcurrently) {
   EXPECT_EQ(st.in_flight, 0u);
   EXPECT_EQ(st.open_external_ids, 0u);
   EXPECT_EQ(st.orphan_records + st.pending_records, noise_total.load()) << "every flush memset is pending or orphaned";
-  // At most one noise record per issued id, kept kMaxAge ids: bounded, however long the run.
-  EXPECT_LE(worst_pending.load(), 2 * kMaxAge + 4);
-  EXPECT_GT(st.orphan_records, 0u);
+  static_assert(2 * kSamples < kMaxAge, "both threads together issue fewer ids than the age limit");
 }
