@@ -51,10 +51,13 @@ Splits baseline_splits(const sparse_mla_args& a) {
 
 // sparse_mla.fast's routing, a pure function of the row descriptor: head tiles per CTA (1, 2 or
 // 4 tiles of 16 heads: the fewest that hold the heads, at most 64 heads per CTA), then the split
-// count that minimizes a cost model in units of one 32-column block step (~4.5 us measured on the
-// H200 at one CTA per SM, kernels/sparse_mla/NOTES.md): waves x blocks per split, plus, when
-// split, the combine kernel (1 step) and the partials' traffic (fp32, written and read: splits x
-// tokens x heads x 4 KB at ~3 TB/s). At most 36 blocks per split (the shared-memory index table).
+// count that minimizes a cost model in units of one 32-column block step: cost = waves x blocks
+// per split, plus, when split, the combine and the partials' traffic (fp32, written and read:
+// splits x tokens x heads x 4 KB). 64-head CTAs (HT = 4): fitted to the 94-row receipt of 4b721ea
+// (kernels/sparse_mla/NOTES.md): a step 4.25 us, the combine 0.4 + 0.12 x splits steps (its CTAs
+// read every split's partials), the traffic at ~10 TB/s (it stays in L2). Smaller CTAs keep
+// 4b721ea's constants (step 4.5 us, combine 1 step, traffic at 3 TB/s), which measured well there.
+// At most 36 blocks per split (the shared-memory index table).
 struct FastPlan {
   int ht, groups, splits, blocks_per_split;
   double cost;
@@ -71,7 +74,9 @@ FastPlan fast_plan(const sparse_mla_args& a) {
     const int bps = (nblocks + s - 1) / s;
     if ((nblocks + bps - 1) / bps != s) continue;  // the same blocks per split as a smaller s
     const double waves = static_cast<double>((base * s + wave - 1) / wave);
-    const double partials = s > 1 ? 1.0 + static_cast<double>(s) * a.tokens * a.heads * 4096.0 * 2 / 3e6 / 4.5 : 0.0;
+    const bool wide = p.ht == 4;
+    const double traffic_us = static_cast<double>(s) * a.tokens * a.heads * 4096.0 * 2 / (wide ? 1e7 : 3e6);
+    const double partials = s > 1 ? (wide ? 0.4 + 0.12 * s : 1.0) + traffic_us / (wide ? 4.25 : 4.5) : 0.0;
     const double cost = waves * bps + partials;
     if (cost < p.cost) {
       p.cost = cost;
