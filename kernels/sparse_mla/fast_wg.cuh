@@ -37,7 +37,8 @@ struct WgGeo {
   static constexpr int p_off = raw_off + (FP8 ? 2 * 64 * RAWS : 0);  // 1024-aligned (64 x 592 x 2 = 74 KB)
   static constexpr int red_off = p_off + 64 * 128;                  // 2 x 64 floats
   static constexpr int idx_off = red_off + 2 * 64 * 4;
-  static constexpr int kSmem = idx_off + kMaxCols * 4 + 1024;  // + the alignment slack of the base
+  static constexpr int ptr_off = idx_off + kMaxCols * 4;  // BF16: each column's row address (8 B)
+  static constexpr int kSmem = ptr_off + (FP8 ? 0 : kMaxCols * 8) + 1024;  // + the alignment slack of the base
   static_assert(p_off % 1024 == 0, "the P tile must be 1024-byte aligned");
 };
 
@@ -58,6 +59,12 @@ __device__ __forceinline__ void fence_regs(float (&d)[N]) {
 #pragma unroll
   for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
+// 2^x by the MUFU (ex2.approx.ftz: ~2 ulp; exp2(-inf) = 0).
+__device__ __forceinline__ float ex2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
 // Byte offset of (row, 16-byte unit u of 64) in a swizzled 64-row tile.
 __device__ __forceinline__ int sw_off(int row, int u) { return (u >> 3) * 8192 + row * 128 + (((u & 7) ^ (row & 7)) << 4); }
 
@@ -75,9 +82,11 @@ __global__ void __launch_bounds__(256, 1)
   unsigned char* sp = smem + G::p_off;
   float* red = reinterpret_cast<float*>(smem + G::red_off);
   int* scol = reinterpret_cast<int*>(smem + G::idx_off);
+  uintptr_t* sptr = reinterpret_cast<uintptr_t*>(smem + G::ptr_off);
 
   const int split = blockIdx.x, hg = blockIdx.y, t = blockIdx.z;
-  const int tid = threadIdx.x, wg = tid >> 7, warp = (tid >> 5) & 3, lane = tid & 31, g = lane >> 2, tq = lane & 3;
+  // wg through a shuffle, so the compiler knows it is warp-uniform (descriptors in uniform registers).
+  const int tid = threadIdx.x, wg = __shfl_sync(0xffffffffu, tid >> 7, 0), warp = (tid >> 5) & 3, lane = tid & 31, g = lane >> 2, tq = lane & 3;
   const int r0 = warp * 16 + g, r1 = r0 + 8;  // this thread's accumulator rows (heads within the CTA)
   const int W = 128 + a.topk, nblocks = (W + BC - 1) / BC;
   long long active = static_cast<long long>(a.lens[t]) + a.lens_offset;
@@ -100,7 +109,11 @@ __global__ void __launch_bounds__(256, 1)
     const int32_t r = !in ? -1
                       : comp ? a.compressed_indices[static_cast<long long>(t) * a.compressed_index_stride + (c - 128)]
                              : a.swa_indices[static_cast<long long>(t) * a.swa_index_stride + c];
-    scol[c - c_begin] = in && c < active ? encode_col(r, comp) : -1;
+    const int e = in && c < active ? encode_col(r, comp) : -1;
+    scol[c - c_begin] = e;
+    if (!FP8)  // the row's address; a column with no row: the table's base | 1 (read as zero-fill)
+      sptr[c - c_begin] = e < 0 ? reinterpret_cast<uintptr_t>(a.swa_kv) | 1
+                                : reinterpret_cast<uintptr_t>(table_of(a, e)) + static_cast<uintptr_t>(e & ((1 << 30) - 1)) * 1024;
   }
   __syncthreads();
 
@@ -108,34 +121,39 @@ __global__ void __launch_bounds__(256, 1)
   auto gather = [&](int blk, int buf) {
     const int* cols = scol + (blk - b0) * BC;
     if (!FP8) {
-      unsigned char* dst = sk + buf * G::kTile;
-      for (int i = tid; i < BC * 64; i += G::kThreads) {
-        const int j = i >> 6, u = i & 63, e = cols[j];
-        const __nv_bfloat16* tab = static_cast<const __nv_bfloat16*>(table_of(a, e));
-        const long long r = e < 0 ? 0 : (e & ((1 << 30) - 1));
-        cp_async16_zfill(dst + sw_off(j, u), tab + r * 512 + u * 8, e >= 0);
+      // Thread: one 16-byte unit u of rows tid / 64 + 4 k (a row's 64 units by 64 consecutive threads).
+      // Row j = j0 + 4 k has j & 7 = j0 + 4 (k & 1), so two swizzled offsets serve every k.
+      const int u = tid & 63, j0 = tid >> 6;
+      unsigned char* dst0 = sk + buf * G::kTile + sw_off(j0, u);
+      unsigned char* dst1 = sk + buf * G::kTile + sw_off(j0 + 4, u) - 512;
+      const uintptr_t* ptrs = sptr + (blk - b0) * BC + j0;
+#pragma unroll
+      for (int k = 0; k < BC / 4; ++k) {
+        const uintptr_t pr = ptrs[4 * k];
+        cp_async16_zfill((k & 1 ? dst1 : dst0) + 512 * k, reinterpret_cast<const void*>((pr & ~uintptr_t{1}) + u * 16), !(pr & 1));
       }
     } else {
-      unsigned char* dst = raw + buf * BC * G::RAWS;
-      const int pb = a.page_block;
-      for (int i = tid; i < BC * 37; i += G::kThreads) {
-        const int j = i / 37, piece = i % 37, e = cols[j];
-        const unsigned char* tab = static_cast<const unsigned char*>(table_of(a, e));
-        const int r = e < 0 ? 0 : (e & ((1 << 30) - 1));
-        const unsigned char* blkp = tab + static_cast<long long>(r / pb) * pb * 584;
-        const int off = r % pb;
-        if (piece < 36) cp_async16_zfill(dst + j * G::RAWS + piece * 16, blkp + off * 576 + piece * 16, e >= 0);
-        else cp_async8_zfill(dst + j * G::RAWS + 576, blkp + static_cast<long long>(pb) * 576 + off * 8, e >= 0);
-      }
+      // Thread: row tid / 4, pieces tid % 4 + 4 k of its 37 (36 data pieces of 16 B, the 8 B of scales).
+      unsigned char* dst = raw + buf * BC * G::RAWS + (tid >> 2) * G::RAWS;
+      const int e = cols[tid >> 2], q = tid & 3, pb = a.page_block;
+      const unsigned char* tab = static_cast<const unsigned char*>(table_of(a, e));
+      const int r = e < 0 ? 0 : (e & ((1 << 30) - 1));
+      const unsigned char* blkp = tab + static_cast<long long>(r / pb) * pb * 584;
+      const unsigned char* data = blkp + (r % pb) * 576;
+#pragma unroll
+      for (int k = 0; k < 9; ++k) cp_async16_zfill(dst + (q + 4 * k) * 16, data + (q + 4 * k) * 16, e >= 0);
+      if (q == 0) cp_async8_zfill(dst + 576, blkp + static_cast<long long>(pb) * 576 + (r % pb) * 8, e >= 0);
     }
     asm volatile("cp.async.commit_group;\n" ::: "memory");
   };
   // FP8: staged raw rows (buffer `buf`) to BF16 in the K tile, swizzled (zero-filled rows give zeros).
   auto dequant = [&](int buf) {
-    const unsigned char* src = raw + buf * BC * G::RAWS;
-    for (int i = tid; i < BC * 36; i += G::kThreads) {
-      const int j = i / 36, piece = i % 36;
-      const unsigned char* row = src + j * G::RAWS;
+    // Thread: row tid / 4, pieces 9 (tid % 4) .. + 8 of its 36 (28 e4m3 pieces of 16 values, 8 BF16 pieces).
+    const int j = tid >> 2;
+    const unsigned char* row = raw + buf * BC * G::RAWS + j * G::RAWS;
+#pragma unroll
+    for (int k = 0; k < 9; ++k) {
+      const int piece = 9 * (tid & 3) + k;
       if (piece < 28) {
         const float sc = __uint_as_float(static_cast<uint32_t>(row[576 + piece / 4]) << 23);  // 2^(e - 127)
         const uint4 v = *reinterpret_cast<const uint4*>(row + piece * 16);
@@ -160,7 +178,9 @@ __global__ void __launch_bounds__(256, 1)
   for (int i = 0; i < 128; ++i) o[i] = 0.f;
   float m0 = -INFINITY, m1 = -INFINITY, l0 = 0.f, l1 = 0.f;  // running max (base 2) and this thread's partial sums
   const float scale_log2 = a.sm_scale * 1.4426950408889634f;
-  const uint32_t q_addr = smem_u32(sq), p_addr = smem_u32(sp);
+  // Descriptors: built once; a byte offset o moves the start address field by o / 16 (addresses stay
+  // below 2^18, so the 14-bit field never carries).
+  const uint64_t dq = wg_desc(smem_u32(sq), 16, 1024), dp = wg_desc(smem_u32(sp), 16, 1024);
   if (b0 < b1) gather(b0, 0);
   for (int blk = b0; blk < b1; ++blk) {
     const int step = blk - b0, buf = FP8 ? 0 : (step & 1);
@@ -175,6 +195,7 @@ __global__ void __launch_bounds__(256, 1)
       __syncthreads();
     }
     const uint32_t k_addr = smem_u32(sk + buf * G::kTile);
+    const uint64_t dk = wg_desc(k_addr + wg * 4096, 16, 1024), dv = wg_desc(k_addr + wg * 4 * 8192, 8192, 1024);
 
     // S = Q K^T over this warpgroup's 32 columns.
     float s[16];
@@ -182,7 +203,7 @@ __global__ void __launch_bounds__(256, 1)
 #pragma unroll
     for (int kk = 0; kk < 32; ++kk) {
       const uint32_t koff = (kk >> 2) * 8192 + (kk & 3) * 32;
-      wgmma_m64n32k16(s, wg_desc(q_addr + koff, 16, 1024), wg_desc(k_addr + koff + wg * 4096, 16, 1024), kk > 0);
+      wgmma_m64n32k16(s, dq + (koff >> 4), dk + (koff >> 4), kk > 0);
     }
     wg_commit();
     wg_wait0();
@@ -212,14 +233,17 @@ __global__ void __launch_bounds__(256, 1)
     }
     __syncthreads();
     const float n0 = fmaxf(m0, fmaxf(red[r0], red[64 + r0])), n1 = fmaxf(m1, fmaxf(red[r1], red[64 + r1]));
-    const float al0 = n0 == -INFINITY ? 1.f : exp2f(m0 - n0), al1 = n1 == -INFINITY ? 1.f : exp2f(m1 - n1);
+    // A row with no valid column yet subtracts 0 instead of -inf: its p and alpha are exp2(-inf) = 0
+    // (its O and l are still 0), and no branch is needed.
+    const float z0 = n0 == -INFINITY ? 0.f : n0, z1 = n1 == -INFINITY ? 0.f : n1;
+    const float al0 = ex2(m0 - z0), al1 = ex2(m1 - z1);
     m0 = n0;
     m1 = n1;
     float sum0 = 0.f, sum1 = 0.f;
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-      const float p00 = n0 == -INFINITY ? 0.f : exp2f(s[4 * i] - n0), p01 = n0 == -INFINITY ? 0.f : exp2f(s[4 * i + 1] - n0);
-      const float p10 = n1 == -INFINITY ? 0.f : exp2f(s[4 * i + 2] - n1), p11 = n1 == -INFINITY ? 0.f : exp2f(s[4 * i + 3] - n1);
+      const float p00 = ex2(s[4 * i] - z0), p01 = ex2(s[4 * i + 1] - z0);
+      const float p10 = ex2(s[4 * i + 2] - z1), p11 = ex2(s[4 * i + 3] - z1);
       sum0 += p00 + p01;
       sum1 += p10 + p11;
       const int u = 4 * wg + i;
@@ -228,12 +252,14 @@ __global__ void __launch_bounds__(256, 1)
     }
     l0 = l0 * al0 + sum0;
     l1 = l1 * al1 + sum1;
+    if (!__all_sync(0xffffffffu, al0 == 1.f && al1 == 1.f)) {  // no row of the warp moved its max: skip
 #pragma unroll
-    for (int n = 0; n < 32; ++n) {
-      o[4 * n] *= al0;
-      o[4 * n + 1] *= al0;
-      o[4 * n + 2] *= al1;
-      o[4 * n + 3] *= al1;
+      for (int n = 0; n < 32; ++n) {
+        o[4 * n] *= al0;
+        o[4 * n + 1] *= al0;
+        o[4 * n + 2] *= al1;
+        o[4 * n + 3] *= al1;
+      }
     }
     fence_proxy_async();
     __syncthreads();  // both halves of P written
@@ -242,7 +268,7 @@ __global__ void __launch_bounds__(256, 1)
     wg_fence();
 #pragma unroll
     for (int kk = 0; kk < 4; ++kk)
-      wgmma_m64n256k16_tb(o, wg_desc(p_addr + kk * 32, 16, 1024), wg_desc(k_addr + wg * 4 * 8192 + kk * 2048, 8192, 1024), 1);
+      wgmma_m64n256k16_tb(o, dp + kk * 2, dv + kk * 128, 1);
     wg_commit();
     wg_wait0();
     fence_regs(o);
