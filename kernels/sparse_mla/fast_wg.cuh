@@ -68,22 +68,7 @@ __device__ __forceinline__ float ex2(float x) {
 // Byte offset of (row, 16-byte unit u of 64) in a swizzled 64-row tile.
 __device__ __forceinline__ int sw_off(int row, int u) { return (u >> 3) * 8192 + row * 128 + (((u & 7) ^ (row & 7)) << 4); }
 
-// PAIR (FP8 only): the two CTAs of a token's two head groups form a cluster; each gathers and
-// dequantizes half of every block's rows and stores the BF16 into both CTAs' K tiles (distributed
-// shared memory), so a row is gathered and dequantized once per token, not once per 64 heads.
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
-}
-__device__ __forceinline__ uint32_t peer_addr(const void* p, uint32_t rank) {
-  uint32_t r;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(r) : "r"(smem_u32(p)), "r"(rank));
-  return r;
-}
-__device__ __forceinline__ void st_cluster16(uint32_t addr, uint4 v) {
-  asm volatile("st.shared::cluster.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
-}
-
-template <bool FP8, bool PAIR = false>
+template <bool FP8>
 __global__ void __launch_bounds__(256, 1)
     sparse_mla_fast_wg_kernel(sparse_mla_args a, int splits, int blocks_per_split, float* ws_o, float* ws_ml) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -103,10 +88,7 @@ __global__ void __launch_bounds__(256, 1)
   // wg through a shuffle, so the compiler knows it is warp-uniform (descriptors in uniform registers).
   const int tid = threadIdx.x, wg = __shfl_sync(0xffffffffu, tid >> 7, 0), warp = (tid >> 5) & 3, lane = tid & 31, g = lane >> 2, tq = lane & 3;
   const int r0 = warp * 16 + g, r1 = r0 + 8;  // this thread's accumulator rows (heads within the CTA)
-  static_assert(!PAIR || FP8, "the pair shares dequantized FP8 blocks");
-  constexpr int kRows = PAIR ? BC / 2 : BC, kTPR = G::kThreads / kRows;  // FP8 rows this CTA stages; threads per row
-  const int kRow0 = PAIR ? (blockIdx.y & 1) * kRows : 0;
-  const uint32_t sk_peer = PAIR ? peer_addr(sk, (blockIdx.y & 1) ^ 1) : 0;
+  constexpr int kTPR = G::kThreads / BC;  // FP8 staging and dequant: threads per row
   const int W = 128 + a.topk, nblocks = (W + BC - 1) / BC;
   long long active = static_cast<long long>(a.lens[t]) + a.lens_offset;
   active = active < 0 ? 0 : (active > W ? W : active);
@@ -152,9 +134,9 @@ __global__ void __launch_bounds__(256, 1)
         cp_async16_zfill((k & 1 ? dst1 : dst0) + 512 * k, reinterpret_cast<const void*>((pr & ~uintptr_t{1}) + u * 16), !(pr & 1));
       }
     } else {
-      // Thread: row j = row0 + tid / TPR, pieces tid % TPR + TPR k of its 37 (36 data pieces of 16 B,
-      // the 8 B of scales); PAIR: this CTA's 32 rows.
-      const int j = kRow0 + tid / kTPR, q = tid % kTPR;
+      // Thread: row j = tid / TPR, pieces tid % TPR + TPR k of its 37 (36 data pieces of 16 B, the
+      // 8 B of scales).
+      const int j = tid / kTPR, q = tid % kTPR;
       unsigned char* dst = raw + buf * BC * G::RAWS + j * G::RAWS;
       const int e = cols[j], pb = a.page_block;
       const unsigned char* tab = static_cast<const unsigned char*>(table_of(a, e));
@@ -170,14 +152,11 @@ __global__ void __launch_bounds__(256, 1)
   };
   // FP8: staged raw rows (buffer `buf`) to BF16 in the K tile, swizzled (zero-filled rows give zeros).
   auto dequant = [&](int buf) {
-    // Thread: row j = row0 + tid / TPR, pieces tid % TPR + TPR k of its 36 (28 e4m3 pieces of 16
-    // values, then 8 BF16 pieces); PAIR: each 16-byte unit is also stored into the peer's tile.
-    const int j = kRow0 + tid / kTPR;
+    // Thread: row j = tid / TPR, pieces tid % TPR + TPR k of its 36 (28 e4m3 pieces of 16 values,
+    // then 8 BF16 pieces: a warp's lanes take the same branch).
+    const int j = tid / kTPR;
     const unsigned char* row = raw + buf * BC * G::RAWS + j * G::RAWS;
-    auto put = [&](int u, uint4 v) {
-      *reinterpret_cast<uint4*>(sk + sw_off(j, u)) = v;
-      if (PAIR) st_cluster16(sk_peer + sw_off(j, u), v);
-    };
+    auto put = [&](int u, uint4 v) { *reinterpret_cast<uint4*>(sk + sw_off(j, u)) = v; };
 #pragma unroll
     for (int k = 0; k < (36 + kTPR - 1) / kTPR; ++k) {
       const int piece = tid % kTPR + kTPR * k;
@@ -214,20 +193,13 @@ __global__ void __launch_bounds__(256, 1)
     const int step = blk - b0, buf = FP8 ? 0 : (step & 1);
     asm volatile("cp.async.wait_group 0;\n" ::: "memory");
     fence_proxy_async();
-    if (PAIR) cluster_sync();  // also: the peer is done with its tile, which this CTA's dequant writes
-    else __syncthreads();      // block blk staged; both warpgroups are done with block blk - 1
+    __syncthreads();  // block blk staged; both warpgroups are done with block blk - 1
     // The next block's gather first: for FP8 it streams in while this block is dequantized.
     if (blk + 1 < b1) gather(blk + 1, FP8 ? ((step + 1) & 1) : (buf ^ 1));
     if (FP8) {
       dequant(step & 1);
-      if (PAIR) {
-        asm volatile("fence.proxy.async.shared::cluster;\n" ::: "memory");
-        cluster_sync();  // both halves of the block in both tiles
-        fence_proxy_async();
-      } else {
-        fence_proxy_async();
-        __syncthreads();
-      }
+      fence_proxy_async();
+      __syncthreads();
     }
     const uint32_t k_addr = smem_u32(sk + buf * G::kTile);
     const uint64_t dk = wg_desc(k_addr + wg * 4096, 16, 1024), dv = wg_desc(k_addr + wg * 4 * 8192, 8192, 1024);

@@ -178,27 +178,16 @@ void fast_launch_as(const sparse_mla_args& a, const FastPlan& p, float* ws, floa
   sparse_mla_fast_kernel<HT><<<dim3(p.splits, p.groups, a.tokens), FastGeo<HT>::kThreads, FastGeo<HT>::kSmem, s>>>(
       a, p.splits, p.blocks_per_split, ws, ws_ml);
 }
-template <bool FP8, bool PAIR>
+template <bool FP8>
 void fast_wg_launch_as(const sparse_mla_args& a, const FastPlan& p, float* ws, float* ws_ml, cudaStream_t s) {
   static const bool attr = [] {
-    KGATE_CUDA(cudaFuncSetAttribute(sparse_mla_fast_wg_kernel<FP8, PAIR>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    KGATE_CUDA(cudaFuncSetAttribute(sparse_mla_fast_wg_kernel<FP8>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     WgGeo<FP8>::kSmem));
     return true;
   }();
   (void)attr;
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(p.splits, p.groups, a.tokens);
-  cfg.blockDim = dim3(WgGeo<FP8>::kThreads);
-  cfg.dynamicSmemBytes = WgGeo<FP8>::kSmem;
-  cfg.stream = s;
-  cudaLaunchAttribute cluster{};
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = 1;
-  cluster.val.clusterDim.y = PAIR ? 2 : 1;
-  cluster.val.clusterDim.z = 1;
-  cfg.attrs = &cluster;
-  cfg.numAttrs = 1;
-  KGATE_CUDA(cudaLaunchKernelEx(&cfg, sparse_mla_fast_wg_kernel<FP8, PAIR>, a, p.splits, p.blocks_per_split, ws, ws_ml));
+  sparse_mla_fast_wg_kernel<FP8><<<dim3(p.splits, p.groups, a.tokens), WgGeo<FP8>::kThreads, WgGeo<FP8>::kSmem, s>>>(
+      a, p.splits, p.blocks_per_split, ws, ws_ml);
 }
 int fast_smem(const FastPlan& p, bool fp8) {
   if (p.wg) return fp8 ? WgGeo<true>::kSmem : WgGeo<false>::kSmem;
@@ -209,10 +198,7 @@ json fast_config(const sparse_mla_args& a) {
   const FastPlan p = fast_plan(a, wgmma_device());
   const char* k = p.wg ? "sparse_mla_fast_wg_kernel" : "sparse_mla_fast_kernel";
   return {{"kernel", p.splits == 1 ? std::string(k) : std::string(k) + " + sparse_mla_fast_combine_kernel"},
-          {"path", !p.wg ? "mma.sync"
-                   : a.kv_fp8 && p.groups % 2 == 0
-                       ? "wgmma (sm_90a): 2 warpgroups, 64 heads x 64 columns; head-group pairs as 2-CTA clusters sharing the dequantized rows"
-                       : "wgmma (sm_90a): 2 warpgroups, 64 heads x 64 columns"},
+          {"path", p.wg ? "wgmma (sm_90a): 2 warpgroups, 64 heads x 64 columns" : "mma.sync"},
           {"grid", {p.splits, p.groups, a.tokens}},
           {"threads", p.wg ? 256 : 128 * p.ht},
           {"smem_bytes", fast_smem(p, a.kv_fp8 != 0)},
@@ -236,9 +222,8 @@ void launch_fast(const sparse_mla_args& a, cudaStream_t s) {
     ws = workspace(parts * (512 + 2) * 4);
     ws_ml = ws + parts * 512;
   }
-  if (p.wg && a.kv_fp8 && p.groups % 2 == 0) fast_wg_launch_as<true, true>(a, p, ws, ws_ml, s);
-  else if (p.wg && a.kv_fp8) fast_wg_launch_as<true, false>(a, p, ws, ws_ml, s);
-  else if (p.wg) fast_wg_launch_as<false, false>(a, p, ws, ws_ml, s);
+  if (p.wg && a.kv_fp8) fast_wg_launch_as<true>(a, p, ws, ws_ml, s);
+  else if (p.wg) fast_wg_launch_as<false>(a, p, ws, ws_ml, s);
   else if (p.ht == 1) fast_launch_as<1>(a, p, ws, ws_ml, s);
   else if (p.ht == 2) fast_launch_as<2>(a, p, ws, ws_ml, s);
   else fast_launch_as<4>(a, p, ws, ws_ml, s);
