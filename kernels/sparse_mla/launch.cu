@@ -10,6 +10,7 @@
 #include "harness/gpu/check.hpp"
 #include "kernels/sparse_mla/baseline.cuh"
 #include "kernels/sparse_mla/fast.cuh"
+#include "kernels/sparse_mla/fast_wg.cuh"
 #include "kernels/sparse_mla/floor.cuh"
 #include "kernels/sparse_mla/launch.hpp"
 
@@ -49,30 +50,46 @@ Splits baseline_splits(const sparse_mla_args& a) {
   return {(nblocks + bps - 1) / bps, bps, groups};
 }
 
-// sparse_mla.fast's routing, a pure function of the row descriptor: head tiles per CTA (1, 2 or
-// 4 tiles of 16 heads: the fewest that hold the heads, at most 64 heads per CTA), then the split
-// count that minimizes a cost model in units of one 32-column block step (~4.5 us measured on the
-// H200 at one CTA per SM, kernels/sparse_mla/NOTES.md): waves x blocks per split, plus, when
-// split, the combine kernel (1 step) and the partials' traffic (fp32, written and read: splits x
-// tokens x heads x 4 KB at ~3 TB/s). At most 36 blocks per split (the shared-memory index table).
+// sparse_mla.fast's routing, a pure function of the row descriptor and of whether the device runs
+// the sm_90a wgmma path:
+// - more than 32 heads on sm_90a: the wgmma path (fast_wg.cuh), 64 heads x 64-column blocks per
+//   CTA; the split count minimizes a cost in microseconds: waves x (prologue + blocks per split x
+//   step) + the combine (1.7 + 0.5 x splits us) and the partials' traffic (splits x tokens x heads
+//   x 4 KB, written and read, at ~10 TB/s: L2) when split. Step and prologue fitted to the first
+//   measurement of this path (kernels/sparse_mla/NOTES.md): a 64-column step 3.9 us (BF16), 4.8 us
+//   (FP8, its dequant overlapped with the next gather), the prologue and epilogue 7 us;
+// - otherwise the mma.sync path (fast.cuh): 1, 2 or 4 tiles of 16 heads (the fewest that hold
+//   the heads), 32-column blocks, cost in units of one block step: waves x blocks per split, plus,
+//   when split, the combine and the partials' traffic (fp32, written and read: splits x tokens x
+//   heads x 4 KB). 64-head CTAs (HT = 4): fitted to the 94-row receipt of 4b721ea: a step 4.25 us,
+//   the combine 0.4 + 0.12 x splits steps, the traffic at ~10 TB/s (it stays in L2). Smaller CTAs
+//   keep 4b721ea's constants (step 4.5 us, combine 1 step, traffic at 3 TB/s).
+// At most 1152 index columns per split (the shared-memory index table).
 struct FastPlan {
-  int ht, groups, splits, blocks_per_split;
+  bool wg;
+  int ht, groups, splits, blocks_per_split, cols;
   double cost;
   const char* rule;
 };
-FastPlan fast_plan(const sparse_mla_args& a) {
+FastPlan fast_plan(const sparse_mla_args& a, bool wgmma) {
   FastPlan p{};
+  p.wg = wgmma && a.heads > 32;
   p.ht = a.heads <= 16 ? 1 : a.heads <= 32 ? 2 : 4;
   p.groups = (a.heads + 16 * p.ht - 1) / (16 * p.ht);
-  const int nblocks = (128 + a.topk + kFastCols - 1) / kFastCols, max_bps = FastGeo<1>::kMaxCols / kFastCols;
+  p.cols = p.wg ? kWgCols : kFastCols;
+  const int nblocks = (128 + a.topk + p.cols - 1) / p.cols, max_bps = FastGeo<1>::kMaxCols / p.cols;
   const long long base = static_cast<long long>(a.tokens) * p.groups, wave = 132;
+  const double step_us = a.kv_fp8 ? 4.8 : 3.9, prologue_us = 7.0;
   p.cost = INFINITY;
   for (int s = (nblocks + max_bps - 1) / max_bps; s <= nblocks; ++s) {
     const int bps = (nblocks + s - 1) / s;
     if ((nblocks + bps - 1) / bps != s) continue;  // the same blocks per split as a smaller s
     const double waves = static_cast<double>((base * s + wave - 1) / wave);
-    const double partials = s > 1 ? 1.0 + static_cast<double>(s) * a.tokens * a.heads * 4096.0 * 2 / 3e6 / 4.5 : 0.0;
-    const double cost = waves * bps + partials;
+    const bool wide = p.ht == 4;
+    const double traffic_us = static_cast<double>(s) * a.tokens * a.heads * 4096.0 * 2 / (wide ? 1e7 : 3e6);
+    double cost;
+    if (p.wg) cost = waves * (prologue_us + bps * step_us) + (s > 1 ? 1.7 + 0.5 * s + traffic_us / 2 : 0.0);
+    else cost = waves * bps + (s > 1 ? (wide ? 0.4 + 0.12 * s : 1.0) + traffic_us / (wide ? 4.25 : 4.5) : 0.0);
     if (cost < p.cost) {
       p.cost = cost;
       p.splits = s;
@@ -82,6 +99,22 @@ FastPlan fast_plan(const sparse_mla_args& a) {
   p.rule = p.splits == 1 ? "one split (cost model): out and lse written by the CTA"
                          : "split by the cost model (waves x blocks + combine + partials); combine kernel";
   return p;
+}
+
+// Whether the current device runs fast_wg.cuh's kernels: compute capability 9.0 (this build's
+// sm_90a code); cached per device.
+bool wgmma_device() {
+  static int cache[64] = {};  // 0 unknown, 1 yes, 2 no
+  int dev = 0;
+  KGATE_CUDA(cudaGetDevice(&dev));
+  if (dev < 0 || dev >= 64) return false;
+  if (!cache[dev]) {
+    int major = 0, minor = 0;
+    KGATE_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    KGATE_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+    cache[dev] = major == 9 && minor == 0 ? 1 : 2;
+  }
+  return cache[dev] == 1;
 }
 
 // The split partials' workspace, grown on first need (the first call is the correctness check,
@@ -145,17 +178,33 @@ void fast_launch_as(const sparse_mla_args& a, const FastPlan& p, float* ws, floa
   sparse_mla_fast_kernel<HT><<<dim3(p.splits, p.groups, a.tokens), FastGeo<HT>::kThreads, FastGeo<HT>::kSmem, s>>>(
       a, p.splits, p.blocks_per_split, ws, ws_ml);
 }
-int fast_smem(int ht) { return ht == 1 ? FastGeo<1>::kSmem : ht == 2 ? FastGeo<2>::kSmem : FastGeo<4>::kSmem; }
+template <bool FP8>
+void fast_wg_launch_as(const sparse_mla_args& a, const FastPlan& p, float* ws, float* ws_ml, cudaStream_t s) {
+  static const bool attr = [] {
+    KGATE_CUDA(cudaFuncSetAttribute(sparse_mla_fast_wg_kernel<FP8>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    WgGeo<FP8>::kSmem));
+    return true;
+  }();
+  (void)attr;
+  sparse_mla_fast_wg_kernel<FP8><<<dim3(p.splits, p.groups, a.tokens), WgGeo<FP8>::kThreads, WgGeo<FP8>::kSmem, s>>>(
+      a, p.splits, p.blocks_per_split, ws, ws_ml);
+}
+int fast_smem(const FastPlan& p, bool fp8) {
+  if (p.wg) return fp8 ? WgGeo<true>::kSmem : WgGeo<false>::kSmem;
+  return p.ht == 1 ? FastGeo<1>::kSmem : p.ht == 2 ? FastGeo<2>::kSmem : FastGeo<4>::kSmem;
+}
 
 json fast_config(const sparse_mla_args& a) {
-  const FastPlan p = fast_plan(a);
-  return {{"kernel", p.splits == 1 ? "sparse_mla_fast_kernel" : "sparse_mla_fast_kernel + sparse_mla_fast_combine_kernel"},
+  const FastPlan p = fast_plan(a, wgmma_device());
+  const char* k = p.wg ? "sparse_mla_fast_wg_kernel" : "sparse_mla_fast_kernel";
+  return {{"kernel", p.splits == 1 ? std::string(k) : std::string(k) + " + sparse_mla_fast_combine_kernel"},
+          {"path", p.wg ? "wgmma (sm_90a): 2 warpgroups, 64 heads x 64 columns" : "mma.sync"},
           {"grid", {p.splits, p.groups, a.tokens}},
-          {"threads", 128 * p.ht},
-          {"smem_bytes", fast_smem(p.ht)},
+          {"threads", p.wg ? 256 : 128 * p.ht},
+          {"smem_bytes", fast_smem(p, a.kv_fp8 != 0)},
           {"heads_per_cta", 16 * p.ht},
           {"blocks_per_split", p.blocks_per_split},
-          {"block_cols", kFastCols},
+          {"block_cols", p.cols},
           {"cost_model", p.cost},
           {"rule", p.rule},
           {"problem", Problem::of(a).to_json()}};
@@ -166,14 +215,16 @@ void launch_fast(const sparse_mla_args& a, cudaStream_t s) {
   validate(a, "sparse_mla.fast");
   if (a.swa_rows >= (1LL << 30) || a.compressed_rows >= (1LL << 30))
     throw InputError("sparse_mla: sparse_mla.fast: tables of 2^30 rows or more are not supported");
-  const FastPlan p = fast_plan(a);
+  const FastPlan p = fast_plan(a, wgmma_device());
   float *ws = nullptr, *ws_ml = nullptr;
   if (p.splits > 1) {
     const size_t parts = static_cast<size_t>(a.tokens) * a.heads * p.splits;
     ws = workspace(parts * (512 + 2) * 4);
     ws_ml = ws + parts * 512;
   }
-  if (p.ht == 1) fast_launch_as<1>(a, p, ws, ws_ml, s);
+  if (p.wg && a.kv_fp8) fast_wg_launch_as<true>(a, p, ws, ws_ml, s);
+  else if (p.wg) fast_wg_launch_as<false>(a, p, ws, ws_ml, s);
+  else if (p.ht == 1) fast_launch_as<1>(a, p, ws, ws_ml, s);
   else if (p.ht == 2) fast_launch_as<2>(a, p, ws, ws_ml, s);
   else fast_launch_as<4>(a, p, ws, ws_ml, s);
   if (p.splits > 1) sparse_mla_fast_combine_kernel<<<dim3(a.heads, a.tokens), 128, 0, s>>>(a, p.splits, ws, ws_ml);

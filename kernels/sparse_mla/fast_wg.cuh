@@ -1,0 +1,330 @@
+#pragma once
+// sparse_mla.fast, the 64-head path (sm_90a wgmma): a CTA of two warpgroups owns one token, 64
+// query heads and a split of 64-column KV blocks. Shared memory holds Q and each KV block as BF16
+// in the 128-byte-swizzled layout wgmma reads through descriptors: 64-dim chunks of 8 KB, a row's
+// 128 B at row x 128, its 16-byte units XORed with row & 7 (every tile 1024-byte aligned).
+// Per block: warpgroup w computes S = Q K^T for the block's columns 32 w .. 32 w + 31 over all 512
+// dims (32 x m64n32k16, A = Q, B = K K-major), masks, exchanges its row maxima with the other
+// warpgroup, writes P (BF16) into a 64 x 64 tile, and, once both halves are written, computes
+// O[:, 256 w .. 256 w + 255] += P V (4 x m64n256k16, B = the same K tile read N-major). BF16 blocks
+// are gathered by cp.async one block ahead into a second tile; FP8 blocks are staged raw one block
+// ahead and dequantized into the single tile at the top of their step. One split writes out and
+// lse; several write the fp32 partials sparse_mla_fast_combine_kernel merges.
+#include <cuda_bf16.h>
+#include <cuda_fp8.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "kernels/sparse_mla/abi.h"
+#include "kernels/sparse_mla/fast.cuh"   // encode_col, table_of, cp_async8_zfill, the combine kernel
+#include "kernels/sparse_mla/wgmma.cuh"  // the generated wgmma forms
+
+namespace kgate::sparse_mla::gpu {
+namespace {
+
+constexpr int kWgCols = 64;  // KV columns per block
+
+template <bool FP8>
+struct WgGeo {
+  static constexpr int kThreads = 256;
+  static constexpr int kTile = 64 * 512 * 2;  // 64 rows x 512 BF16 dims: 8 chunks of 8 KB
+  static constexpr int RAWS = 592;            // FP8 staging row: 576 B data + 8 B scales, 16-B aligned
+  static constexpr int kMaxCols = 128 + 1024;
+  static constexpr int q_off = 0;
+  static constexpr int k_off = kTile;
+  static constexpr int raw_off = k_off + (FP8 ? 1 : 2) * kTile;
+  static constexpr int p_off = raw_off + (FP8 ? 2 * 64 * RAWS : 0);  // 1024-aligned (64 x 592 x 2 = 74 KB)
+  static constexpr int red_off = p_off + 64 * 128;                  // 2 x 64 floats
+  static constexpr int idx_off = red_off + 2 * 64 * 4;
+  static constexpr int ptr_off = idx_off + kMaxCols * 4;  // BF16: each column's row address (8 B)
+  static constexpr int kSmem = ptr_off + (FP8 ? 0 : kMaxCols * 8) + 1024;  // + the alignment slack of the base
+  static_assert(p_off % 1024 == 0, "the P tile must be 1024-byte aligned");
+};
+
+__device__ __forceinline__ uint32_t smem_u32(const void* p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
+// A shared-memory matrix descriptor, 128-byte swizzle; lbo and sbo in bytes.
+__device__ __forceinline__ uint64_t wg_desc(uint32_t addr, uint32_t lbo, uint32_t sbo) {
+  return static_cast<uint64_t>((addr & 0x3FFFF) >> 4) | (static_cast<uint64_t>(lbo >> 4) << 16) |
+         (static_cast<uint64_t>(sbo >> 4) << 32) | (1ull << 62);
+}
+__device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wg_wait0() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
+// Generic-proxy writes to shared memory (stores, cp.async) made visible to wgmma's async proxy.
+__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+// Keeps the compiler from moving accumulator reads or writes across the asynchronous wgmma.
+template <int N>
+__device__ __forceinline__ void fence_regs(float (&d)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+// 2^x by the MUFU (ex2.approx.ftz: ~2 ulp; exp2(-inf) = 0).
+__device__ __forceinline__ float ex2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+// Byte offset of (row, 16-byte unit u of 64) in a swizzled 64-row tile.
+__device__ __forceinline__ int sw_off(int row, int u) { return (u >> 3) * 8192 + row * 128 + (((u & 7) ^ (row & 7)) << 4); }
+
+template <bool FP8>
+__global__ void __launch_bounds__(256, 1)
+    sparse_mla_fast_wg_kernel(sparse_mla_args a, int splits, int blocks_per_split, float* ws_o, float* ws_ml) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using G = WgGeo<FP8>;
+  constexpr int BC = kWgCols;
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  unsigned char* smem = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);
+  unsigned char* sq = smem + G::q_off;
+  unsigned char* sk = smem + G::k_off;
+  unsigned char* raw = smem + G::raw_off;
+  unsigned char* sp = smem + G::p_off;
+  float* red = reinterpret_cast<float*>(smem + G::red_off);
+  int* scol = reinterpret_cast<int*>(smem + G::idx_off);
+  uintptr_t* sptr = reinterpret_cast<uintptr_t*>(smem + G::ptr_off);
+
+  const int split = blockIdx.x, hg = blockIdx.y, t = blockIdx.z;
+  // wg through a shuffle, so the compiler knows it is warp-uniform (descriptors in uniform registers).
+  const int tid = threadIdx.x, wg = __shfl_sync(0xffffffffu, tid >> 7, 0), warp = (tid >> 5) & 3, lane = tid & 31, g = lane >> 2, tq = lane & 3;
+  const int r0 = warp * 16 + g, r1 = r0 + 8;  // this thread's accumulator rows (heads within the CTA)
+  constexpr int kTPR = G::kThreads / BC;  // FP8 staging and dequant: threads per row
+  const int W = 128 + a.topk, nblocks = (W + BC - 1) / BC;
+  long long active = static_cast<long long>(a.lens[t]) + a.lens_offset;
+  active = active < 0 ? 0 : (active > W ? W : active);
+  const int b0 = split * blocks_per_split, b1 = min(nblocks, b0 + blocks_per_split);
+  const int c_begin = b0 * BC, c_end = min(W, b1 * BC);
+
+  // Q (heads beyond the count zero) and the split's index columns.
+  for (int i = tid; i < 64 * 64; i += G::kThreads) {
+    const int r = i >> 6, u = i & 63, h = hg * 64 + r;
+    const __nv_bfloat16* src = static_cast<const __nv_bfloat16*>(a.q) +
+                               (static_cast<long long>(t) * a.heads + (h < a.heads ? h : 0)) * 512 + u * 8;
+    cp_async16_zfill(sq + sw_off(r, u), src, h < a.heads);
+  }
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+  // Every column's index is loaded whether or not it is active (c < W is inside the table), so the
+  // index loads do not wait for lens[t].
+  for (int c = c_begin + tid; c < b1 * BC; c += G::kThreads) {
+    const bool comp = c >= 128, in = c < c_end;
+    const int32_t r = !in ? -1
+                      : comp ? a.compressed_indices[static_cast<long long>(t) * a.compressed_index_stride + (c - 128)]
+                             : a.swa_indices[static_cast<long long>(t) * a.swa_index_stride + c];
+    const int e = in && c < active ? encode_col(r, comp) : -1;
+    scol[c - c_begin] = e;
+    if (!FP8)  // the row's address; a column with no row: the table's base | 1 (read as zero-fill)
+      sptr[c - c_begin] = e < 0 ? reinterpret_cast<uintptr_t>(a.swa_kv) | 1
+                                : reinterpret_cast<uintptr_t>(table_of(a, e)) + static_cast<uintptr_t>(e & ((1 << 30) - 1)) * 1024;
+  }
+  __syncthreads();
+
+  // The gather of block blk: BF16 rows into K tile `buf`, FP8 rows raw into staging buffer `buf`.
+  auto gather = [&](int blk, int buf) {
+    const int* cols = scol + (blk - b0) * BC;
+    if (!FP8) {
+      // Thread: one 16-byte unit u of rows tid / 64 + 4 k (a row's 64 units by 64 consecutive threads).
+      // Row j = j0 + 4 k has j & 7 = j0 + 4 (k & 1), so two swizzled offsets serve every k.
+      const int u = tid & 63, j0 = tid >> 6;
+      unsigned char* dst0 = sk + buf * G::kTile + sw_off(j0, u);
+      unsigned char* dst1 = sk + buf * G::kTile + sw_off(j0 + 4, u) - 512;
+      const uintptr_t* ptrs = sptr + (blk - b0) * BC + j0;
+#pragma unroll
+      for (int k = 0; k < BC / 4; ++k) {
+        const uintptr_t pr = ptrs[4 * k];
+        cp_async16_zfill((k & 1 ? dst1 : dst0) + 512 * k, reinterpret_cast<const void*>((pr & ~uintptr_t{1}) + u * 16), !(pr & 1));
+      }
+    } else {
+      // Thread: row j = tid / TPR, pieces tid % TPR + TPR k of its 37 (36 data pieces of 16 B, the
+      // 8 B of scales).
+      const int j = tid / kTPR, q = tid % kTPR;
+      unsigned char* dst = raw + buf * BC * G::RAWS + j * G::RAWS;
+      const int e = cols[j], pb = a.page_block;
+      const unsigned char* tab = static_cast<const unsigned char*>(table_of(a, e));
+      const int r = e < 0 ? 0 : (e & ((1 << 30) - 1));
+      const unsigned char* blkp = tab + static_cast<long long>(r / pb) * pb * 584;
+      const unsigned char* data = blkp + (r % pb) * 576;
+#pragma unroll
+      for (int k = 0; k < (36 + kTPR - 1) / kTPR; ++k)
+        if (q + kTPR * k < 36) cp_async16_zfill(dst + (q + kTPR * k) * 16, data + (q + kTPR * k) * 16, e >= 0);
+      if (q == 0) cp_async8_zfill(dst + 576, blkp + static_cast<long long>(pb) * 576 + (r % pb) * 8, e >= 0);
+    }
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+  };
+  // FP8: staged raw rows (buffer `buf`) to BF16 in the K tile, swizzled (zero-filled rows give zeros).
+  auto dequant = [&](int buf) {
+    // Thread: row j = tid / TPR, pieces tid % TPR + TPR k of its 36 (28 e4m3 pieces of 16 values,
+    // then 8 BF16 pieces: a warp's lanes take the same branch).
+    const int j = tid / kTPR;
+    const unsigned char* row = raw + buf * BC * G::RAWS + j * G::RAWS;
+    auto put = [&](int u, uint4 v) { *reinterpret_cast<uint4*>(sk + sw_off(j, u)) = v; };
+#pragma unroll
+    for (int k = 0; k < (36 + kTPR - 1) / kTPR; ++k) {
+      const int piece = tid % kTPR + kTPR * k;
+      if (piece >= 36) break;
+      if (piece < 28) {
+        const float sc = __uint_as_float(static_cast<uint32_t>(row[576 + piece / 4]) << 23);  // 2^(e - 127)
+        const uint4 v = *reinterpret_cast<const uint4*>(row + piece * 16);
+        const __nv_fp8x2_e4m3* f = reinterpret_cast<const __nv_fp8x2_e4m3*>(&v);
+        uint4 o[2];
+        __nv_bfloat162* ob = reinterpret_cast<__nv_bfloat162*>(o);
+#pragma unroll
+        for (int e = 0; e < 8; ++e) {
+          const float2 x = static_cast<float2>(f[e]);
+          ob[e] = __floats2bfloat162_rn(x.x * sc, x.y * sc);
+        }
+        put(piece * 2, o[0]);
+        put(piece * 2 + 1, o[1]);
+      } else {
+        put(56 + piece - 28, *reinterpret_cast<const uint4*>(row + 448 + (piece - 28) * 16));
+      }
+    }
+  };
+
+  float o[128];
+#pragma unroll
+  for (int i = 0; i < 128; ++i) o[i] = 0.f;
+  float m0 = -INFINITY, m1 = -INFINITY, l0 = 0.f, l1 = 0.f;  // running max (base 2) and this thread's partial sums
+  const float scale_log2 = a.sm_scale * 1.4426950408889634f;
+  // Descriptors: built once; a byte offset o moves the start address field by o / 16 (addresses stay
+  // below 2^18, so the 14-bit field never carries).
+  const uint64_t dq = wg_desc(smem_u32(sq), 16, 1024), dp = wg_desc(smem_u32(sp), 16, 1024);
+  if (b0 < b1) gather(b0, 0);
+  for (int blk = b0; blk < b1; ++blk) {
+    const int step = blk - b0, buf = FP8 ? 0 : (step & 1);
+    asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+    fence_proxy_async();
+    __syncthreads();  // block blk staged; both warpgroups are done with block blk - 1
+    // The next block's gather first: for FP8 it streams in while this block is dequantized.
+    if (blk + 1 < b1) gather(blk + 1, FP8 ? ((step + 1) & 1) : (buf ^ 1));
+    if (FP8) {
+      dequant(step & 1);
+      fence_proxy_async();
+      __syncthreads();
+    }
+    const uint32_t k_addr = smem_u32(sk + buf * G::kTile);
+    const uint64_t dk = wg_desc(k_addr + wg * 4096, 16, 1024), dv = wg_desc(k_addr + wg * 4 * 8192, 8192, 1024);
+
+    // S = Q K^T over this warpgroup's 32 columns.
+    float s[16];
+    wg_fence();
+#pragma unroll
+    for (int kk = 0; kk < 32; ++kk) {
+      const uint32_t koff = (kk >> 2) * 8192 + (kk & 3) * 32;
+      wgmma_m64n32k16(s, dq + (koff >> 4), dk + (koff >> 4), kk > 0);
+    }
+    wg_commit();
+    wg_wait0();
+    fence_regs(s);
+
+    // Mask, scale, row maxima (exchanged with the other warpgroup), P.
+    const int* cols = scol + step * BC + 32 * wg;
+    float mx0 = -INFINITY, mx1 = -INFINITY;
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const bool valid = cols[8 * i + 2 * tq + e] >= 0;
+        s[4 * i + e] = valid ? s[4 * i + e] * scale_log2 : -INFINITY;
+        s[4 * i + 2 + e] = valid ? s[4 * i + 2 + e] * scale_log2 : -INFINITY;
+        mx0 = fmaxf(mx0, s[4 * i + e]);
+        mx1 = fmaxf(mx1, s[4 * i + 2 + e]);
+      }
+#pragma unroll
+    for (int x = 1; x <= 2; x <<= 1) {
+      mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, x));
+      mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, x));
+    }
+    if (tq == 0) {
+      red[wg * 64 + r0] = mx0;
+      red[wg * 64 + r1] = mx1;
+    }
+    __syncthreads();
+    const float n0 = fmaxf(m0, fmaxf(red[r0], red[64 + r0])), n1 = fmaxf(m1, fmaxf(red[r1], red[64 + r1]));
+    // A row with no valid column yet subtracts 0 instead of -inf: its p and alpha are exp2(-inf) = 0
+    // (its O and l are still 0), and no branch is needed.
+    const float z0 = n0 == -INFINITY ? 0.f : n0, z1 = n1 == -INFINITY ? 0.f : n1;
+    const float al0 = ex2(m0 - z0), al1 = ex2(m1 - z1);
+    m0 = n0;
+    m1 = n1;
+    float sum0 = 0.f, sum1 = 0.f;
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const float p00 = ex2(s[4 * i] - z0), p01 = ex2(s[4 * i + 1] - z0);
+      const float p10 = ex2(s[4 * i + 2] - z1), p11 = ex2(s[4 * i + 3] - z1);
+      sum0 += p00 + p01;
+      sum1 += p10 + p11;
+      const int u = 4 * wg + i;
+      *reinterpret_cast<__nv_bfloat162*>(sp + r0 * 128 + ((u ^ (r0 & 7)) << 4) + tq * 4) = __floats2bfloat162_rn(p00, p01);
+      *reinterpret_cast<__nv_bfloat162*>(sp + r1 * 128 + ((u ^ (r1 & 7)) << 4) + tq * 4) = __floats2bfloat162_rn(p10, p11);
+    }
+    l0 = l0 * al0 + sum0;
+    l1 = l1 * al1 + sum1;
+    if (!__all_sync(0xffffffffu, al0 == 1.f && al1 == 1.f)) {  // no row of the warp moved its max: skip
+#pragma unroll
+      for (int n = 0; n < 32; ++n) {
+        o[4 * n] *= al0;
+        o[4 * n + 1] *= al0;
+        o[4 * n + 2] *= al1;
+        o[4 * n + 3] *= al1;
+      }
+    }
+    fence_proxy_async();
+    __syncthreads();  // both halves of P written
+
+    // O[:, 256 wg ..] += P V.
+    wg_fence();
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk)
+      wgmma_m64n256k16_tb(o, dp + kk * 2, dv + kk * 128, 1);
+    wg_commit();
+    wg_wait0();
+    fence_regs(o);
+  }
+  asm volatile("cp.async.wait_group 0;\n" ::: "memory");  // an empty split's Q copy
+
+  // Row sums: over the quad, then the two warpgroups.
+#pragma unroll
+  for (int x = 1; x <= 2; x <<= 1) {
+    l0 += __shfl_xor_sync(0xffffffffu, l0, x);
+    l1 += __shfl_xor_sync(0xffffffffu, l1, x);
+  }
+  __syncthreads();  // every read of red by the last block is done
+  if (tq == 0) {
+    red[wg * 64 + r0] = l0;
+    red[wg * 64 + r1] = l1;
+  }
+  __syncthreads();
+  const float L0 = red[r0] + red[64 + r0], L1 = red[r1] + red[64 + r1];
+  auto emit = [&](int r, float L, float M, int half) {
+    const int h = hg * 64 + r;
+    if (h >= a.heads) return;
+    if (splits == 1) {
+      const long long ob = (static_cast<long long>(t) * a.heads + h) * 512;
+      __nv_bfloat16* out = static_cast<__nv_bfloat16*>(a.out) + ob;
+      float f = 0.f, lse = -INFINITY;
+      if (L > 0.f) {
+        lse = (M + log2f(L)) * 0.6931471805599453f;
+        f = (a.sink ? 1.f / (1.f + expf(a.sink[h] - lse)) : 1.f) / L;
+      }
+#pragma unroll
+      for (int n = 0; n < 32; ++n)
+        *reinterpret_cast<__nv_bfloat162*>(out + 256 * wg + 8 * n + 2 * tq) =
+            __floats2bfloat162_rn(o[4 * n + 2 * half] * f, o[4 * n + 2 * half + 1] * f);
+      if (wg == 0 && tq == 0) a.lse[static_cast<long long>(t) * a.heads + h] = lse;
+      return;
+    }
+    const long long base = (static_cast<long long>(t) * a.heads + h) * splits + split;
+#pragma unroll
+    for (int n = 0; n < 32; ++n)
+      *reinterpret_cast<float2*>(ws_o + base * 512 + 256 * wg + 8 * n + 2 * tq) = make_float2(o[4 * n + 2 * half], o[4 * n + 2 * half + 1]);
+    if (wg == 0 && tq == 0) *reinterpret_cast<float2*>(ws_ml + base * 2) = make_float2(M, L);
+  };
+  emit(r0, L0, m0, 0);
+  emit(r1, L1, m1, 1);
+#else
+  __trap();  // built without sm_90a: the launcher routes 64-head rows here only on sm_90a builds
+#endif
+}
+
+}  // namespace
+}  // namespace kgate::sparse_mla::gpu
