@@ -1,6 +1,6 @@
 /* sparse_mla launch arguments: the plain C struct a sparse MLA decode arm takes (bundled or
    exported). Conventions (row formats, index columns, lse, sink): references/sparse_mla/sparse_mla.hpp.
-   Only CPU arms exist today; this is the contract device arms and exports will take. */
+   The contract every arm takes: the CPU arms, the device arms and the FlashMLA export. */
 #ifndef KGATE_KERNELS_SPARSE_MLA_ABI_H
 #define KGATE_KERNELS_SPARSE_MLA_ABI_H
 

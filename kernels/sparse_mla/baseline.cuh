@@ -1,11 +1,11 @@
 #pragma once
-// sparse_mla.baseline (branch issue14-gpu, compile-only so far): the public split-KV decode design
-// at its usual tuning. A CTA of 4 warps owns one token, 16 query heads (one mma M tile) and a run
-// of 64-column KV blocks: per block it gathers the 64 indexed rows into shared memory (BF16 by
-// cp.async; FP8 dequantized to BF16 there), S = Q K^T on tensor cores (mma.sync m16n8k16, each
-// warp 16 heads x 16 columns), an online softmax per head row, O += P V on tensor cores (each
-// warp 16 heads x 128 output dims); the split's (m, l, O) go to a workspace and a combine kernel
-// merges the splits, applies the sink, writes out (BF16) and lse.
+// sparse_mla.baseline: the public split-KV decode design at its usual tuning. A CTA of 4 warps
+// owns one token, 16 query heads (one mma M tile) and a run of 64-column KV blocks: per block it
+// gathers the 64 indexed rows into shared memory (BF16 by cp.async; FP8 dequantized to BF16
+// there), S = Q K^T on tensor cores (mma.sync m16n8k16, each warp 16 heads x 16 columns), an
+// online softmax per head row, O += P V on tensor cores (each warp 16 heads x 128 output dims);
+// the split's (m, l, O) go to a workspace and a combine kernel merges the splits, applies the
+// sink, writes out (BF16) and lse.
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
 #include <cuda_runtime.h>

@@ -1,6 +1,6 @@
 #pragma once
-// sparse_mla: the launch descriptor. CPU arms only today: no heuristic has a choice to make yet;
-// a device arm's split / tile rules go here as pure functions of this descriptor.
+// sparse_mla: the launch descriptor, printed into every row's config. The device arms' split and
+// tile rules (launch.cu: baseline_splits, fast_plan) are pure functions of the launch arguments.
 #include <string>
 
 #include "harness/core/jcs.hpp"

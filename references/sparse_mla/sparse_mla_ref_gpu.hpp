@@ -1,5 +1,5 @@
 #pragma once
-// The GPU reference for sparse_mla (branch issue14-gpu): gather the active valid rows of every
+// The GPU reference for sparse_mla: gather the active valid rows of every
 // token into fp32, S = Q K^T and O = P V by fp32 cuBLAS GEMMs (pedantic math: no TF32), the
 // softmax, lse and sink in fp64 by a kernel of its own. Shares no code with any arm. Checked
 // against the CPU reference on small rows (GpuRef.SparseMlaMatchesTheCpuReference).
