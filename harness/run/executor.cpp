@@ -5,8 +5,12 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
+#include <optional>
+#include <thread>
 
 #include "harness/core/errors.hpp"
 #include "harness/core/fileio.hpp"
@@ -203,6 +207,85 @@ UnitResult IsolatedExecutor::run_unit(const UnitSpec& spec) {
   u.group = spec.group;
   u.error = failure;
   return u;
+}
+
+RankThreadsExecutor::RankThreadsExecutor(std::vector<std::shared_ptr<Executor>> ranks, std::chrono::milliseconds unit_timeout)
+    : ranks_(std::move(ranks)), timeout_(unit_timeout) {
+  if (ranks_.empty()) throw InputError("rank runner: no ranks");
+}
+
+UnitResult RankThreadsExecutor::run_unit(const UnitSpec& spec) {
+  UnitResult u;
+  u.row_id = spec.row_id;
+  u.group = spec.group;
+  if (!broken_.empty()) {
+    u.error = broken_;
+    return u;
+  }
+  // What the rank threads hand back; shared with them, so a hung thread outlives this call safely.
+  struct Results {
+    std::mutex m;
+    std::condition_variable cv;
+    size_t left = 0;
+    std::vector<std::optional<UnitResult>> got;
+  };
+  auto res = std::make_shared<Results>();
+  res->left = ranks_.size();
+  res->got.resize(ranks_.size());
+  for (size_t r = 0; r < ranks_.size(); ++r) {
+    std::thread([res, r, exec = ranks_[r], spec] {
+      UnitResult got;
+      try {
+        got = exec->run_unit(spec);
+      } catch (const std::exception& e) {  // an executor never throws for its unit; this is a bug's net
+        got.row_id = spec.row_id;
+        got.group = spec.group;
+        got.error = e.what();
+      }
+      std::lock_guard<std::mutex> lock(res->m);
+      res->got[r] = std::move(got);
+      --res->left;
+      res->cv.notify_all();
+    }).detach();
+  }
+  std::unique_lock<std::mutex> lock(res->m);
+  if (!res->cv.wait_for(lock, timeout_, [&] { return res->left == 0; })) {
+    std::string missing;
+    for (size_t r = 0; r < ranks_.size(); ++r)
+      if (!res->got[r]) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+    broken_ = "rank runner: rank " + missing + " returned no result for unit (" + spec.row_id + ", group " +
+              std::to_string(spec.group) + ") within " + std::to_string(timeout_.count() / 1000.0) +
+              " s; the runner stops (every later unit fails)";
+    u.error = broken_;
+    return u;
+  }
+  for (size_t r = 0; r < ranks_.size(); ++r) {
+    UnitResult& g = *res->got[r];
+    if (!g.error.empty() && u.error.empty()) u.error = "rank " + std::to_string(r) + ": " + g.error;
+    if (g.check && (!u.check || (u.check->disposition == Disposition::passed && g.check->disposition != Disposition::passed))) {
+      u.check = g.check;
+      if (r > 0 && !u.check->error.empty()) u.check->error = "rank " + std::to_string(r) + ": " + u.check->error;
+    }
+  }
+  if (!u.error.empty() || (u.check && u.check->disposition != Disposition::passed)) return u;
+  size_t timed = 0;
+  for (size_t r = 0; r < ranks_.size(); ++r) timed += res->got[r]->timed();
+  if (timed == 0) return u;
+  if (timed != ranks_.size()) {
+    u.error = "rank runner: " + std::to_string(timed) + " of " + std::to_string(ranks_.size()) + " ranks returned samples";
+    return u;
+  }
+  for (size_t r = 0; r < ranks_.size(); ++r)
+    for (RankResult rr : res->got[r]->ranks) {
+      rr.rank = static_cast<int>(r);
+      u.ranks.push_back(std::move(rr));
+    }
+  return u;
+}
+
+void RankThreadsExecutor::drop_row(const std::string& row_id) {
+  if (!broken_.empty()) return;  // a hung rank's executor may still be running: never touch it
+  for (auto& e : ranks_) e->drop_row(row_id);
 }
 
 BackendIdentity identity_of(Backend& b) { return {b.name(), b.timer(), b.arch(), b.environment(), b.protocol()}; }

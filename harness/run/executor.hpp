@@ -3,6 +3,7 @@
 // to one executor and journals what comes back; how and where the unit runs is the executor's
 // business: in this process, in a child process per unit (--isolate), and next, on rank threads
 // (one GPU each) or rank processes started by a cluster launcher.
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -64,6 +65,26 @@ class IsolatedExecutor final : public Executor {
  private:
   const Plan& plan_;
   BackendFactory make_backend_;
+};
+
+// Runs every unit on all ranks at once, one thread per rank, each rank on its own executor (rank
+// r's backend owns GPU r), and merges what they return into one unit: the ranks' samples in rank
+// order (the campaign takes the maximum over ranks per sample), a check that passes only where
+// every rank's passed (otherwise the first failing rank's, its error prefixed "rank r: "), and the
+// first rank's error fails the unit the same way. A rank that has not returned within
+// `unit_timeout` fails the unit (naming the ranks it waited for) and every later one: its thread
+// cannot be stopped, so the runner never hands that rank's executor another call.
+class RankThreadsExecutor final : public Executor {
+ public:
+  RankThreadsExecutor(std::vector<std::shared_ptr<Executor>> ranks, std::chrono::milliseconds unit_timeout);
+  UnitResult run_unit(const UnitSpec& spec) override;
+  void drop_row(const std::string& row_id) override;
+  int world_size() const { return static_cast<int>(ranks_.size()); }
+
+ private:
+  std::vector<std::shared_ptr<Executor>> ranks_;
+  std::chrono::milliseconds timeout_;
+  std::string broken_;  // non-empty once a rank hung: why every later unit fails
 };
 
 // Backend identity as a receipt records it; with --isolate a child process reports it.

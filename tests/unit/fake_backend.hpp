@@ -9,6 +9,7 @@
 
 #include "harness/core/registry.hpp"
 #include "harness/run/backend.hpp"
+#include "harness/run/campaign.hpp"
 
 namespace kgate::testing {
 
@@ -79,5 +80,20 @@ inline const char* kFakeTable = R"({"table": "t", "family": "ssu", "rows": [
     {"id": "r0", "params": {"batch": 1, "nheads": 2, "ngroups": 1, "pool_slots": 2, "state_dtype": "bf16"}},
     {"id": "r1", "params": {"batch": 2, "nheads": 2, "ngroups": 1, "pool_slots": 2, "state_dtype": "bf16"}},
     {"id": "r2", "params": {"batch": 1, "nheads": 4, "ngroups": 1, "pool_slots": 2, "state_dtype": "fp32"}}]})";
+
+// The campaign tests' run: the fake table at `cases_path`, ssu.fake_cand vs ssu.fake_ref, two
+// groups of two blocks of two pairs, no warm-up to speak of, quiet.
+inline RunConfig fake_run_config(const std::string& cases_path, const std::string& policy) {
+  RunConfig cfg;
+  cfg.cases_path = cases_path;
+  cfg.candidate = "ssu.fake_cand";
+  cfg.baselines = {"ssu.fake_ref"};
+  cfg.policy = Policy::parse(policy);
+  cfg.schedule = {2, 2, 2, 1};
+  cfg.warmup_min_us = 0;
+  cfg.warmup_min_calls = 1;
+  cfg.quiet = true;
+  return cfg;
+}
 
 }  // namespace kgate::testing

@@ -33,15 +33,8 @@ class CampaignTest : public ::testing::Test {
     add_fake_arm("ssu.fake_sm100", {"sm_100a"});
     dir_ = fresh_temp_dir("kgate_campaign_");
     write_file_atomic((dir_ / "t.json").string(), kgate::testing::kFakeTable);
-    cfg_.cases_path = (dir_ / "t.json").string();
-    cfg_.candidate = "ssu.fake_cand";
-    cfg_.baselines = {"ssu.fake_ref"};
+    cfg_ = kgate::testing::fake_run_config((dir_ / "t.json").string(), "correct,strict");
     cfg_.out_path = (dir_ / "r.json").string();
-    cfg_.policy = Policy::parse("correct,strict");
-    cfg_.schedule = {2, 2, 2, 1};
-    cfg_.warmup_min_us = 0;
-    cfg_.warmup_min_calls = 1;
-    cfg_.quiet = true;
   }
   void TearDown() override { fs::remove_all(dir_); }
   json rows_by_id() {
