@@ -19,16 +19,6 @@ struct BioFree { void operator()(BIO* p) const { BIO_free(p); } };
 using Pkey = std::unique_ptr<EVP_PKEY, PkeyFree>;
 using MdCtx = std::unique_ptr<EVP_MD_CTX, MdCtxFree>;
 
-std::string to_hex(const unsigned char* p, size_t n) {
-  static const char* hex = "0123456789abcdef";
-  std::string s(2 * n, '0');
-  for (size_t i = 0; i < n; ++i) {
-    s[2 * i] = hex[p[i] >> 4];
-    s[2 * i + 1] = hex[p[i] & 15];
-  }
-  return s;
-}
-
 Pkey load_private(const std::string& path) {
   FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw InputError(path + ": cannot open private key");
@@ -60,6 +50,16 @@ std::string public_pem_of(EVP_PKEY* k) {
 }
 
 }  // namespace
+
+std::string to_hex(const unsigned char* p, size_t n) {
+  static const char* hex = "0123456789abcdef";
+  std::string s(2 * n, '0');
+  for (size_t i = 0; i < n; ++i) {
+    s[2 * i] = hex[p[i] >> 4];
+    s[2 * i + 1] = hex[p[i] & 15];
+  }
+  return s;
+}
 
 std::string sha256_hex(std::string_view bytes) {
   unsigned char md[EVP_MAX_MD_SIZE];

@@ -1,9 +1,13 @@
 #pragma once
 // SHA-256 and Ed25519 through OpenSSL's EVP interface.
+#include <cstddef>
 #include <string>
 #include <string_view>
 
 namespace kgate {
+
+// n bytes as lowercase hex (2 n digits).
+std::string to_hex(const unsigned char* p, size_t n);
 
 std::string sha256_hex(std::string_view bytes);
 std::string sha256_file_hex(const std::string& path);  // throws InputError if unreadable

@@ -79,7 +79,6 @@ class RankThreadsExecutor final : public Executor {
   RankThreadsExecutor(std::vector<std::shared_ptr<Executor>> ranks, std::chrono::milliseconds unit_timeout);
   UnitResult run_unit(const UnitSpec& spec) override;
   void drop_row(const std::string& row_id) override;
-  int world_size() const { return static_cast<int>(ranks_.size()); }
 
  private:
   std::vector<std::shared_ptr<Executor>> ranks_;

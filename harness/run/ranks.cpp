@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "harness/core/crypto.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/fileio.hpp"
 #include "harness/core/jcs.hpp"
@@ -77,16 +78,7 @@ std::string rendezvous_tag(const RankEnv& env) {
   return env.launcher + ":" + (env.job.empty() ? "-" : env.job) + ":w" + std::to_string(env.world_size);
 }
 
-std::string to_hex(const std::vector<uint8_t>& bytes) {
-  static const char* d = "0123456789abcdef";
-  std::string s;
-  s.reserve(bytes.size() * 2);
-  for (uint8_t b : bytes) {
-    s += d[b >> 4];
-    s += d[b & 15];
-  }
-  return s;
-}
+std::string to_hex(const std::vector<uint8_t>& bytes) { return kgate::to_hex(bytes.data(), bytes.size()); }
 
 std::vector<uint8_t> from_hex(const std::string& hex) {
   if (hex.size() % 2) throw InputError("rendezvous: id has an odd number of hex digits");
