@@ -20,6 +20,7 @@ struct RunOpts {
   std::string backend = "auto", timer = "cupti", suite;
   bool resume = false, force = false, warm = false, quiet = false, isolate = false, json = false, no_peaks = false;
   int groups = 3, blocks = 6, m = 2;
+  int simulate_ranks = 0;  // 0: off
   uint64_t seed = 20261129;
   double warmup_us = 1000;
   int warmup_calls = 3;
@@ -57,6 +58,12 @@ RunConfig make_config(const RunOpts& o, const std::string& cases, const std::str
   c.warmup_min_calls = o.warmup_calls;
   c.quiet = o.quiet;
   c.isolate = o.isolate;
+  if (o.simulate_ranks) {
+    if (o.simulate_ranks < 2 || o.simulate_ranks > 1024)
+      throw InputError("--simulate-ranks: W must be in [2, 1024], got " + std::to_string(o.simulate_ranks));
+    c.world_size = o.simulate_ranks;
+    c.simulated = true;
+  }
   preflight_run(c, backend_name);
   return c;
 }
@@ -158,6 +165,10 @@ void add_run(CLI::App& app, Action& action) {
                                   "geomean and min); a suite: {\"suite\", \"passed\", \"runs\": [...]}. Progress stays on stderr");
   sc->add_flag("--no-peaks", o->no_peaks, "do not measure the device's copy bandwidth and GEMM rate for environment.peaks "
                                           "(recorded as null, 'not measured'; e.g. under compute-sanitizer)");
+  sc->add_option("--simulate-ranks", o->simulate_ranks,
+                 "play W ranks on one GPU (families with ranks: ag_gemm): the peers' shards are local buffers moved by "
+                 "the copy engine, the calls the candidate makes for peer copies; every row's world_size must be W. "
+                 "Receipts say so (environment.ranks.simulated): it proves the overlap schedule, not NVLink speed");
   sc->add_flag("--isolate", o->isolate, "run each row's units in a child process: a kernel that faults (illegal address, "
                                         "trap) fails its row with the error recorded, and the campaign goes on");
   sc->footer(help_footer(
@@ -168,6 +179,8 @@ void add_run(CLI::App& app, Action& action) {
       "  kgate run --cases cases/ssu.json --candidate ssu.fast --baseline ssu.floor --policy cases/policies/ssu_floor.json\n"
       "  kgate run --cases cases/calib.json --rows 'spin-*' --candidate calib.spin --baseline calib.spin_twin\n"
       "  kgate run --backend cpu --cases cases/cpu/ssu.json --candidate ssu.cpu_eigen --baseline ssu.cpu_scalar --json\n"
+      "  kgate run --cases cases/ag_gemm_simulated.json --rows 'w8-*' --simulate-ranks 8 --candidate ag_gemm.overlap \\\n"
+      "            --baseline ag_gemm.baseline,ag_gemm.floor,ag_gemm.gather   (8 ranks played on one GPU)\n"
       "  kgate run ... --resume          (same flags as the killed run)\n"
       "  kgate run ... --force           (run again onto an existing receipt)\n"
       "  kgate run --cases cases/ssu.json --candidate ssu.fast --baseline ssu.baseline,ssu.floor \\\n"
@@ -205,9 +218,11 @@ void add_run(CLI::App& app, Action& action) {
         configs = suite_configs(*o, suite_path, backend_name);
       }
       g_measure_peaks = !o->no_peaks;
-      BackendFactory factory = [o, backend_name] { return select_backend(backend_name, o->timer, o->warm, false); };
+      BackendFactory factory = [o, backend_name] {
+        return select_backend(backend_name, o->timer, o->warm, false, o->simulate_ranks);
+      };
       std::unique_ptr<Backend> shared;
-      if (!o->isolate) shared = select_backend(o->backend, o->timer, o->warm, true);
+      if (!o->isolate) shared = select_backend(o->backend, o->timer, o->warm, true, o->simulate_ranks);
       else if (o->backend == "auto" && backend_name == "cpu")
         std::fprintf(stderr, "kgate: no NVIDIA driver node: using the CPU backend (host timer)\n");
       int rc = kExitOk;

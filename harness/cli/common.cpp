@@ -54,7 +54,7 @@ std::string backend_name_for(const std::string& which, bool isolate) {
 }
 
 std::unique_ptr<Backend> select_backend(const std::string& which, const std::string& timer, bool warm,
-                                        bool announce) {
+                                        bool announce, int simulate_ranks) {
   std::string why;
   if (which == "cpu") return make_cpu_backend();
   bool have = gpu_available(&why);
@@ -65,8 +65,10 @@ std::unique_ptr<Backend> select_backend(const std::string& which, const std::str
     return make_cpu_backend();
   }
 #ifdef KGATE_HAVE_CUDA
+  if (simulate_ranks) return gpu::make_simulated_backend(timer, warm, simulate_ranks);
   return gpu::make_backend(timer, warm);
 #else
+  (void)simulate_ranks;
   (void)timer;
   (void)warm;
   return make_cpu_backend();

@@ -39,7 +39,11 @@ std::string describe_device(int ordinal) {
          std::to_string(d.driver_version);
 }
 
-GpuBackend::GpuBackend(const std::string& timer, bool warm, int ordinal) : device_(ordinal), warm_(warm) {
+GpuBackend::GpuBackend(const std::string& timer, bool warm, int ordinal, RankRole role)
+    : device_(ordinal), warm_(warm), role_(std::move(role)) {
+  if (role_.world_size < 1 || role_.rank < 0 || role_.rank >= role_.world_size)
+    throw InputError("rank " + std::to_string(role_.rank) + " of world size " + std::to_string(role_.world_size) +
+                     ": not a rank of the job");
   events_ = make_event_timer();
   if (timer == "cupti") {
     timer_ = make_cupti_timer(device_, &fallback_reason_);
@@ -177,6 +181,10 @@ json GpuBackend::environment() const {
   e["backend"] = "cuda";
   e["gpus"] = json::array({device_.info().to_json()});
   e["nccl_version"] = nccl_version_string();
+  e["ranks"] = {{"world_size", role_.world_size},
+                {"rank", role_.rank},
+                {"simulated", role_.simulated},
+                {"runner", role_.runner}};
   uint32_t cupti = 0;
   cuptiGetVersion(&cupti);
   e["cupti_api_version"] = cupti;
@@ -245,5 +253,56 @@ std::unique_ptr<Backend> make_backend(const std::string& timer, bool warm, int o
   return std::make_unique<GpuBackend>(timer, warm, ordinal);
 }
 std::unique_ptr<Backend> make_backend(const std::string& timer, bool warm) { return make_backend(timer, warm, 0); }
+std::unique_ptr<Backend> make_simulated_backend(const std::string& timer, bool warm, int world_size) {
+  RankRole role;
+  role.world_size = world_size;
+  role.simulated = true;
+  role.runner = "simulated";
+  return std::make_unique<GpuBackend>(timer, warm, 0, std::move(role));
+}
+
+GpuBackend::~GpuBackend() {
+  if (own_comm_) KGATE_NCCL_NOEXCEPT(ncclCommDestroy(static_cast<ncclComm_t>(own_comm_)));
+}
+
+void* GpuBackend::nccl_comm() {
+  if (role_.comm) return role_.comm;
+  if (role_.world_size != 1 || role_.simulated)
+    throw InputError("this run's ranks have no NCCL communicator (" + role_.runner + " runner, world size " +
+                     std::to_string(role_.world_size) + ")");
+  if (!own_comm_) {
+    device_.make_current();
+    ncclComm_t c = nullptr;
+    const int dev = device_.ordinal();
+    KGATE_NCCL(ncclCommInitAll(&c, 1, &dev));
+    own_comm_ = c;
+  }
+  return own_comm_;
+}
+
+void PeerTable::publish(const std::string& key, int rank, const void* ptr) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& v = table_[key];
+  v.resize(static_cast<size_t>(world_), nullptr);
+  v.at(static_cast<size_t>(rank)) = ptr;
+  cv_.notify_all();
+}
+
+std::vector<const void*> PeerTable::wait_all(const std::string& key) {
+  std::unique_lock<std::mutex> lock(mu_);
+  auto full = [&] {
+    auto it = table_.find(key);
+    return it != table_.end() && std::all_of(it->second.begin(), it->second.end(), [](const void* p) { return p; });
+  };
+  if (!cv_.wait_for(lock, timeout_, full)) {
+    std::string missing;
+    auto it = table_.find(key);
+    for (int r = 0; r < world_; ++r)
+      if (it == table_.end() || !it->second[static_cast<size_t>(r)]) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+    throw DeviceError("peer exchange '" + key + "': rank(s) " + missing + " did not publish within " +
+                      std::to_string(timeout_.count()) + " ms");
+  }
+  return table_[key];
+}
 
 }  // namespace kgate::gpu

@@ -1,8 +1,13 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <chrono>
+#include <condition_variable>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "harness/run/campaign.hpp"
 #include "harness/gpu/device.hpp"
@@ -10,10 +15,44 @@
 
 namespace kgate::gpu {
 
+// The ranks of one process (threads, one GPU each) hand each other device pointers through this:
+// rank r publishes its buffer under a key (a row's id and what the buffer is), then waits, bounded,
+// until every rank has published that key. A rank that never publishes makes the others' wait
+// throw DeviceError naming the key and the missing ranks.
+class PeerTable {
+ public:
+  PeerTable(int world_size, std::chrono::milliseconds timeout) : world_(world_size), timeout_(timeout) {}
+  void publish(const std::string& key, int rank, const void* ptr);
+  std::vector<const void*> wait_all(const std::string& key);
+  int world_size() const { return world_; }
+
+ private:
+  int world_;
+  std::chrono::milliseconds timeout_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<std::string, std::vector<const void*>> table_;
+};
+
+// Where a backend's rank sits in its job. world_size 1 (the default): a plain one-GPU run.
+// simulated: this one GPU plays all world_size ranks (rank 0; the peers' shards are local buffers
+// moved by the copy engine, the calls the candidate makes for peer copies); it proves a pipeline,
+// not interconnect speed, and receipts say so (environment.ranks). Otherwise rank `rank` of a
+// real job: `comm` its NCCL communicator (ncclComm_t, owned by the job, not the backend) and,
+// when the ranks are threads of this process, `peers` for exchanging device pointers.
+struct RankRole {
+  int rank = 0, world_size = 1;
+  bool simulated = false;
+  void* comm = nullptr;
+  std::shared_ptr<PeerTable> peers;
+  std::string runner = "single";  // "single" | "simulated" | "threads" | "processes" (recorded)
+};
+
 class GpuBackend final : public Backend {
  public:
   // Measures on the GPU `ordinal`: the constructing thread (a rank's) is the one that measures.
-  GpuBackend(const std::string& timer, bool warm, int ordinal = 0);
+  GpuBackend(const std::string& timer, bool warm, int ordinal = 0, RankRole role = {});
+  ~GpuBackend() override;
   std::string name() const override { return "cuda"; }
   std::string timer() const override { return timer_->name(); }
   std::string arch() const override {
@@ -26,6 +65,11 @@ class GpuBackend final : public Backend {
   cudaStream_t stream() const { return device_.stream(); }
   const DeviceInfo& device() const { return device_.info(); }
   int ordinal() const { return device_.ordinal(); }
+  const RankRole& role() const { return role_; }
+  // The job's NCCL communicator (ncclComm_t): the role's, or at world size 1 a one-rank
+  // communicator this backend makes on first use (NCCL's all-gather at world size 1 is a copy,
+  // and the baseline runs it as users' code does).
+  void* nccl_comm();
   // One protocol sample: flush L2 (unless --warm), synchronize, measure the launch.
   Sample sample(const Launch& launch);
   // One untimed-by-protocol call (warm-up), timed with events so warm-up can reach its budget.
@@ -37,6 +81,8 @@ class GpuBackend final : public Backend {
   std::unique_ptr<Timer> events_;
   std::string fallback_reason_;
   bool warm_;
+  RankRole role_;
+  void* own_comm_ = nullptr;
 };
 
 // Base of every family's GPU row context: timing and warm-up go through the backend.

@@ -15,5 +15,7 @@ std::string describe_device(int ordinal = 0);
 // Measures on device 0, or on `ordinal` (from the thread that will measure: a rank's).
 std::unique_ptr<Backend> make_backend(const std::string& timer, bool warm);
 std::unique_ptr<Backend> make_backend(const std::string& timer, bool warm, int ordinal);
+// A backend simulating `world_size` ranks on GPU 0 (RankRole::simulated).
+std::unique_ptr<Backend> make_simulated_backend(const std::string& timer, bool warm, int world_size);
 
 }  // namespace kgate::gpu

@@ -30,6 +30,10 @@ struct RunConfig {
   int warmup_min_calls = 3;
   bool quiet = false;
   bool isolate = false;  // each unit in a child process (a faulting kernel fails only its row)
+  // The run's ranks: a row's world_size (families with that parameter) must equal it. 1 for a
+  // plain run; W with --simulate-ranks W (one GPU plays W ranks) or a W-rank job.
+  int world_size = 1;
+  bool simulated = false;
 
   // Test seams (faults are injected here by tests, never read from the environment):
   // wraps the executor the campaign made; runs after the sidecar is written, before the receipt.

@@ -120,6 +120,31 @@ static void check_int(const char* flag, int64_t v, int64_t lo, int64_t hi) {
                      std::to_string(hi) + "]");
 }
 
+void check_world_size(const RunConfig& cfg, const CaseTable& t, const std::string& backend_name) {
+  const char* flag = cfg.simulated ? "--simulate-ranks" : "world size";
+  if (backend_name != "cuda") {
+    // The CPU backend plays every row's ranks in one process; ranks are a GPU matter.
+    if (cfg.simulated || cfg.world_size != 1)
+      throw InputError(std::string(flag) + ": needs the cuda backend (the CPU arms play every rank in one process)");
+    return;
+  }
+  const Family& fam = Registry::instance().family(t.family);
+  const bool ranked = std::any_of(fam.params.begin(), fam.params.end(), [](const ParamSpec& p) { return p.name == "world_size"; });
+  if (!ranked) {
+    if (cfg.world_size != 1 || cfg.simulated)
+      throw InputError(std::string(flag) + ": family " + quoted(t.family) + " has no ranks (no world_size parameter)");
+    return;
+  }
+  for (const CaseRow& r : t.rows) {
+    const int64_t w = r.params.at("world_size").get<int64_t>();
+    if (w != cfg.world_size)
+      throw InputError(std::string(flag) + ": row " + quoted(r.id) + " has world_size " + std::to_string(w) +
+                       ", this run " + std::to_string(cfg.world_size) +
+                       (cfg.simulated ? "" : " (--simulate-ranks W plays W ranks on one GPU)") +
+                       "; --rows picks the rows of one world size");
+  }
+}
+
 void preflight_run(const RunConfig& cfg, const std::string& backend_name) {
   // Sizes and values first: they need no file.
   const ScheduleConfig& s = cfg.schedule;
@@ -157,6 +182,7 @@ void preflight_run(const RunConfig& cfg, const std::string& backend_name) {
   CaseTable t = load_case_table(cfg.cases_path);
   filter_rows(t, cfg.rows_filter);
   register_export_arms(cfg, t.family);
+  check_world_size(cfg, t, backend_name);
   double samples = double(s.groups) * s.blocks * s.m * double(t.rows.size()) * double(cfg.baselines.size());
   if (samples > kMaxScheduledSamples)
     throw InputError("--groups x --blocks x --m x rows x baselines = " + std::to_string(static_cast<long long>(samples)) +

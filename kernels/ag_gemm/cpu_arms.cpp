@@ -27,7 +27,7 @@ void cpu_blocked(const HostProblem& hp, std::vector<float>& C) {
           for (int64_t j = 0; j < p.n; ++j) c[j] += a * b[j];
         }
       }
-  for (auto& v : C) v = round_bf16(v);
+  for (auto& v : C) v = round_out(v, p.fp16);
 }
 
 void cpu_eigen_gemm(const HostProblem& hp, std::vector<float>& C) {
@@ -38,7 +38,7 @@ void cpu_eigen_gemm(const HostProblem& hp, std::vector<float>& C) {
   Eigen::Map<const RowMat> B(hp.B.data(), p.k, p.n);
   Eigen::Map<RowMat> Cm(C.data(), p.rows(), p.n);
   Cm.noalias() = A * B;
-  for (auto& v : C) v = round_bf16(v);
+  for (auto& v : C) v = round_out(v, p.fp16);
 }
 
 namespace {

@@ -2,6 +2,10 @@
 // Conventions: references/ag_gemm/ag_gemm.hpp.
 #include "kernels/ag_gemm/family.hpp"
 
+#ifdef KGATE_HAVE_CUDA
+#include "kernels/ag_gemm/launch.hpp"
+#endif
+
 namespace kgate::ag_gemm {
 namespace {
 
@@ -16,6 +20,32 @@ void add_arms(Registry& r) {
          "gather, then a K-blocked i-k-j loop", nullptr, reinterpret_cast<void*>(&cpu_blocked)});
   r.add({"ag_gemm.cpu_eigen", "ag_gemm", "cpu", "candidate", {"host"}, {}, sources(),
          "gather, then an Eigen GEMM", nullptr, reinterpret_cast<void*>(&cpu_eigen_gemm)});
+#ifdef KGATE_HAVE_CUDA
+  auto dev = sources();
+  for (const char* f : {"kernels/ag_gemm/launch.hpp", "kernels/ag_gemm/arms.cpp", "kernels/ag_gemm/gpu_context.cpp",
+                        "references/ag_gemm/ag_gemm_ref_gpu.hpp", "references/ag_gemm/ag_gemm_ref_gpu.cu",
+                        "harness/gpu/compare_device.hpp", "harness/gpu/compare_device.cu"})
+    dev.push_back(f);
+  auto arm = [](const gpu::GpuArm& a) { return const_cast<void*>(static_cast<const void*>(&a)); };
+  // cuBLAS's GEMM kernels are named by its heuristics (nvjet_*, sm90_xmma_*): none declared.
+  r.add({"ag_gemm.baseline", "ag_gemm", "cuda", "baseline", {"sm_90a"}, {}, dev,
+         "ncclAllGather of the shards into the full A (a simulated run: one copy-engine copy per shard), then one "
+         "cuBLAS GEMM (BF16, fp32 accumulation)",
+         nullptr, arm(gpu::kBaselineArm)});
+  r.add({"ag_gemm.overlap", "ag_gemm", "cuda", "candidate", {"sm_90a"}, {}, dev,
+         "own shard's GEMM first, straight from A_r; the peers' shards move on a second stream (copy engine from "
+         "peer pointers, or NCCL send/recv steps), each shard's GEMM waiting on its own arrival event",
+         nullptr, arm(gpu::kOverlapArm)});
+  r.add({"ag_gemm.floor", "ag_gemm", "cuda", "floor", {"sm_90a"}, {}, dev,
+         "one cuBLAS GEMM of the A already gathered, no communication (the compute floor)", nullptr,
+         arm(gpu::kFloorArm)});
+  r.add({"ag_gemm.gather", "ag_gemm", "cuda", "floor", {"sm_90a"}, {}, dev,
+         "the overlap arm's shard moves alone, no GEMM (the copy the schedule must hide)",
+         [](const json& p) -> std::string {
+           return p["world_size"].get<int64_t>() > 1 ? "" : "world_size 1: nothing to gather";
+         },
+         arm(gpu::kGatherArm)});
+#endif
 }
 
 // The work model, per rank (every rank does the same; the campaign's time is one call of one
@@ -45,10 +75,14 @@ void register_family_ag_gemm(Registry& r) {
       {"m", PS::Kind::Int, true, 1, 1 << 20, {}, {}, "local M rows per rank"},
       {"n", PS::Kind::Int, true, 1, 1 << 20, {}, {}, "N (this rank's column shard)"},
       {"k", PS::Kind::Int, true, 1, 1 << 20, {}, {}, "K"},
+      {"dtype", PS::Kind::String, false, 0, 0, {"bf16", "fp16"}, "bf16", "A, B and C element type (fp32 accumulation)"},
   };
   f.tolerance = [](const json&) { return Tolerance{1e-2, 1e-2}; };
   f.work = &ag_gemm::work;
   f.make_cpu_context = &ag_gemm::make_cpu_context;
+#ifdef KGATE_HAVE_CUDA
+  f.make_gpu_context = &ag_gemm::make_gpu_context;
+#endif
   r.add_family(std::move(f));
   ag_gemm::add_arms(r);
 }

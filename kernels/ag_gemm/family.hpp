@@ -19,5 +19,7 @@ void cpu_blocked(const HostProblem& hp, std::vector<float>& C);
 void cpu_eigen_gemm(const HostProblem& hp, std::vector<float>& C);
 
 std::unique_ptr<RowContext> make_cpu_context(const CaseRow& row, uint64_t seed);
+// With CUDA (gpu_context.cpp): `be` is the rank's kgate::gpu::GpuBackend.
+std::unique_ptr<RowContext> make_gpu_context(const CaseRow& row, uint64_t seed, void* be);
 
 }  // namespace kgate::ag_gemm

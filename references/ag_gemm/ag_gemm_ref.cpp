@@ -4,20 +4,22 @@
 namespace kgate::ag_gemm {
 
 Params Params::from_json(const json& j) {
-  return Params{j.at("world_size"), j.at("m"), j.at("n"), j.at("k")};
+  return Params{j.at("world_size"), j.at("m"), j.at("n"), j.at("k"), j.value("dtype", "bf16") == "fp16"};
 }
 
+float round_out(float v, bool fp16) { return fp16 ? static_cast<float>(static_cast<_Float16>(v)) : round_bf16(v); }
+
 HostProblem make_problem(const Params& p, uint64_t seed) {
-  Rng rng(seed);
   HostProblem hp;
   hp.p = p;
   hp.A.resize(static_cast<size_t>(p.world_size));
-  for (auto& a : hp.A) {
+  for (int64_t r = 0; r < p.world_size; ++r) {
+    auto& a = hp.A[static_cast<size_t>(r)];
     a.resize(static_cast<size_t>(p.m * p.k));
-    for (auto& v : a) v = round_bf16(rng.normal());
+    for (size_t i = 0; i < a.size(); ++i) a[i] = a_value(seed, r, i);
   }
   hp.B.resize(static_cast<size_t>(p.k * p.n));
-  for (auto& v : hp.B) v = round_bf16(rng.normal() * 0.125f);
+  for (size_t i = 0; i < hp.B.size(); ++i) hp.B[i] = b_value(seed, i);
   return hp;
 }
 
@@ -33,7 +35,7 @@ std::vector<double> reference(const HostProblem& hp) {
         const float* b = &hp.B[kk * p.n];
         for (int64_t j = 0; j < p.n; ++j) acc[j] += a * b[j];
       }
-      for (int64_t j = 0; j < p.n; ++j) C[(r * p.m + i) * p.n + j] = round_bf16(static_cast<float>(acc[j]));
+      for (int64_t j = 0; j < p.n; ++j) C[(r * p.m + i) * p.n + j] = round_out(static_cast<float>(acc[j]), p.fp16);
     }
   return C;
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 
@@ -13,7 +14,9 @@
 #include "harness/gpu/compare_device.hpp"
 #include "harness/gpu/gpu.hpp"
 #include "harness/gpu/timer.hpp"
+#include "kernels/ag_gemm/launch.hpp"
 #include "kernels/ssu/launch.hpp"
+#include "references/ag_gemm/ag_gemm_ref_gpu.hpp"
 #include "references/ssu/ssu.hpp"
 #include "references/ssu/ssu_ref_gpu.hpp"
 #include "references/sparse_mla/sparse_mla_ref_gpu.hpp"
@@ -468,4 +471,115 @@ TEST(GpuRef, DeviceCompareIsTheHostCompare) {
   EXPECT_EQ(gpu::differing_tiles(da.get(), db.get(), 0, 4, 1024, nullptr, &first, s.get()), 1);
   EXPECT_EQ(first, 2);
   EXPECT_EQ(gpu::differing_tiles(db.get(), nullptr, 7, 4, 1024, nullptr, &first, s.get()), 1);
+}
+
+// ag_gemm's arms against the oracle, at world size 1 (a real one-rank run: the baseline's NCCL
+// all-gather on a one-rank communicator) and with 4 and 3 ranks played on the GPU (the copy
+// engine moves the peers' shards): a small row under the CPU oracle (odd n and k), FP16, and a
+// row above it (the cuBLAS fp32 reference). The gather arm lands every peer's shard, is refused at
+// world size 1, and named as an arm that writes C it fails the oracle (C stays poisoned).
+TEST(Gpu, AgGemmDeviceArmsAreCorrect) {
+  REQUIRE_GPU();
+  Registry& reg = Registry::instance();
+  struct Run {
+    int world;
+    const char* rows;
+  };
+  const Run runs[] = {
+      {1, R"([{"id": "s", "params": {"world_size": 1, "m": 96, "n": 136, "k": 1000}},
+              {"id": "h", "params": {"world_size": 1, "m": 160, "n": 256, "k": 520, "dtype": "fp16"}},
+              {"id": "g", "params": {"world_size": 1, "m": 1000, "n": 512, "k": 1024}}])"},
+      {4, R"([{"id": "s", "params": {"world_size": 4, "m": 24, "n": 136, "k": 1000}},
+              {"id": "g", "params": {"world_size": 4, "m": 520, "n": 256, "k": 2048, "dtype": "fp16"}}])"},
+      {3, R"([{"id": "g", "params": {"world_size": 3, "m": 700, "n": 384, "k": 1024}}])"}};
+  for (const Run& run : runs) {
+    CaseTable t = parse_case_table("inline.json", std::string(R"({"table": "a", "family": "ag_gemm", "rows": )") + run.rows + "}");
+    auto be = run.world == 1 ? gpu::make_backend("events", true) : gpu::make_simulated_backend("events", true, run.world);
+    for (const CaseRow& row : t.rows) {
+      auto ctx = be->prepare(reg.family("ag_gemm"), row, 9);
+      for (const char* arm : {"ag_gemm.baseline", "ag_gemm.overlap", "ag_gemm.floor"}) {
+        const Correctness c = ctx->check(reg.impl(arm));
+        EXPECT_TRUE(c.passed) << run.world << " " << row.id << " " << arm << ": " << c.worst << " " << c.note;
+        EXPECT_EQ(c.elements, run.world * row.params["m"].get<int64_t>() * row.params["n"].get<int64_t>());
+      }
+      const Implementation& gather = reg.impl("ag_gemm.gather");
+      if (run.world == 1) {
+        EXPECT_NE(gather.supports(row.params), "");
+        continue;
+      }
+      const Correctness g = ctx->check(gather);
+      EXPECT_TRUE(g.passed) << run.world << " " << row.id << " gather: " << g.worst << " " << g.note;
+      static const ag_gemm::gpu::GpuArm as_c{ag_gemm::gpu::kGatherArm.launch, ag_gemm::gpu::kGatherArm.config,
+                                              ag_gemm::gpu::Writes::C, false};
+      Implementation fake = gather;
+      fake.name = "ag_gemm.test_gather_as_gemm";
+      fake.launch = const_cast<void*>(static_cast<const void*>(&as_c));
+      const Correctness f = ctx->check(fake);
+      EXPECT_FALSE(f.passed) << run.world << " " << row.id;
+      EXPECT_GT(f.unwritten, 0) << run.world << " " << row.id;
+    }
+  }
+}
+
+// A simulated row's overlap arm moves the peers' shards with the copy engine (memcpy records in
+// its CUPTI signature) and runs one GEMM per shard; the baseline copies every shard.
+TEST(Gpu, AgGemmSimulatedRanksUseTheCopyEngine) {
+  REQUIRE_GPU();
+  Registry& reg = Registry::instance();
+  CaseTable t = parse_case_table("inline.json", R"({"table": "a", "family": "ag_gemm", "rows": [
+    {"id": "g", "params": {"world_size": 4, "m": 256, "n": 256, "k": 1024}}]})");
+  auto be = gpu::make_simulated_backend("cupti", true, 4);
+  EXPECT_TRUE(be->environment()["ranks"]["simulated"].get<bool>());
+  auto ctx = be->prepare(reg.family("ag_gemm"), t.rows[0], 3);
+  const Implementation& ov = reg.impl("ag_gemm.overlap");
+  ASSERT_TRUE(ctx->check(ov).passed);
+  EXPECT_EQ(ctx->config(ov)["shard_order"], json::array({0, 1, 2, 3}));
+  const Sample s = ctx->time_once(ov);
+  if (!s.signature) GTEST_SKIP() << "no CUPTI signature (events timer fallback)";
+  int memcpys = 0;
+  for (const auto& k : s.signature->kernel_names) memcpys += k == "memcpy";
+  EXPECT_EQ(memcpys, 1) << "kernel names are distinct: memcpy appears once";
+  EXPECT_GE(s.signature->records, 3 + 4);  // 3 shard copies, 4 GEMMs (at least one kernel each)
+}
+
+// The ag_gemm GPU reference against the CPU reference: both dtypes, one and three ranks, odd
+// shapes. Both round an fp32 (GPU) or fp64 (CPU) sum to the dtype: at most one unit apart.
+TEST(GpuRef, AgGemmMatchesTheCpuReference) {
+  REQUIRE_GPU();
+  const ag_gemm::Params ps[] = {{1, 37, 45, 300, false}, {3, 20, 64, 513, false}, {2, 33, 40, 257, true}};
+  gpu::Stream s;
+  for (const ag_gemm::Params& p : ps) {
+    const std::vector<double> cpu = ag_gemm::reference(ag_gemm::make_problem(p, 21));
+    gpu::DeviceBuffer d(cpu.size() * 8);
+    ag_gemm::reference_device(p, 21, d.as<double>(), s.get());
+    std::vector<double> g(cpu.size());
+    d.download(g.data(), g.size() * 8);
+    const double ulp = p.fp16 ? 0x1p-10 : 0x1p-7;
+    int64_t off = 0;
+    for (size_t i = 0; i < g.size(); ++i) off += std::fabs(g[i] - cpu[i]) > ulp * std::fabs(cpu[i]) + 1e-6;
+    EXPECT_EQ(off, 0) << p.world_size << "x" << p.m << " fp16 " << p.fp16;
+    int64_t exact = 0;
+    for (size_t i = 0; i < g.size(); ++i) exact += g[i] == cpu[i];
+    EXPECT_GT(exact, static_cast<int64_t>(g.size() * 9 / 10));  // mostly bit-equal: the same numbers
+  }
+}
+
+// The device generator writes make_problem's inputs bit for bit (both dtypes, rank 2's shard and B).
+TEST(GpuRef, AgGemmDeviceInputsAreTheHostInputs) {
+  REQUIRE_GPU();
+  for (bool fp16 : {false, true}) {
+    const ag_gemm::Params p{3, 19, 23, 41, fp16};
+    const ag_gemm::HostProblem hp = ag_gemm::make_problem(p, 5);
+    gpu::Stream s;
+    gpu::DeviceBuffer a(hp.A[2].size() * 2), b(hp.B.size() * 2);
+    ag_gemm::fill_a_device(5, 2, static_cast<int64_t>(hp.A[2].size()), fp16, a.get(), s.get());
+    ag_gemm::fill_b_device(5, static_cast<int64_t>(hp.B.size()), fp16, b.get(), s.get());
+    KGATE_CUDA(cudaStreamSynchronize(s.get()));
+    std::vector<uint16_t> ha(hp.A[2].size()), hb(hp.B.size());
+    a.download(ha.data(), ha.size() * 2);
+    b.download(hb.data(), hb.size() * 2);
+    auto value = [fp16](uint16_t v) { return fp16 ? static_cast<float>(std::bit_cast<_Float16>(v)) : bf16_bits_to_f32(v); };
+    for (size_t i = 0; i < ha.size(); ++i) ASSERT_EQ(value(ha[i]), hp.A[2][i]) << fp16 << " A " << i;
+    for (size_t i = 0; i < hb.size(); ++i) ASSERT_EQ(value(hb[i]), hp.B[i]) << fp16 << " B " << i;
+  }
 }

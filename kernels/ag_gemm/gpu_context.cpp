@@ -1,0 +1,199 @@
+// ag_gemm on the GPU: the row context of one rank. Its shards are written on the device from
+// (seed, rank) (references/ag_gemm/ag_gemm.hpp); C, and the gathered workspace the arms write,
+// are poisoned before every check. The oracle: the CPU reference on small rows, the cuBLAS fp32
+// reference (ag_gemm_ref_gpu.hpp) on the others, computed once per row.
+//  - Simulated ranks (RankRole::simulated): the peers' shards are local buffers of this GPU,
+//    handed to the arms as peer pointers; the arms move them with the copy engine.
+//  - Rank threads of one process (RankRole::peers): every rank publishes its shard's device
+//    pointer and waits (bounded) for the others'; peer access is enabled to each peer's device.
+//  - Otherwise (world size 1, or rank processes): the peers' shards come through NCCL.
+#include <bit>
+#include <memory>
+
+#include "harness/core/numeric.hpp"
+#include "harness/gpu/backend.hpp"
+#include "harness/gpu/compare_device.hpp"
+#include "kernels/ag_gemm/family.hpp"
+#include "kernels/ag_gemm/launch.hpp"
+#include "references/ag_gemm/ag_gemm_ref_gpu.hpp"
+
+namespace kgate::ag_gemm::gpu {
+namespace {
+
+using kgate::gpu::DeviceBuffer;
+
+// Rows up to this many multiply-adds are checked against the CPU reference (fp64, ~1 ns per
+// multiply-add on one core: ~0.1 s); larger ones against the GPU reference.
+constexpr int64_t kCpuOracleMaxMacs = int64_t{1} << 27;
+
+void poison(const DeviceBuffer& b, cudaStream_t s) { poison16_device(b.get(), static_cast<int64_t>(b.bytes() / 2), s); }
+
+void enable_peer_access(const void* ptr, int self) {
+  cudaPointerAttributes at{};
+  KGATE_CUDA(cudaPointerGetAttributes(&at, ptr));
+  if (at.device == self) return;
+  const cudaError_t e = cudaDeviceEnablePeerAccess(at.device, 0);
+  if (e == cudaErrorPeerAccessAlreadyEnabled) cudaGetLastError();
+  else KGATE_CUDA(e);
+}
+
+class Context final : public kgate::gpu::GpuRowContext {
+ public:
+  Context(const CaseRow& row, uint64_t seed, kgate::gpu::GpuBackend& be)
+      : GpuRowContext(be), p_(Params::from_json(row.params)), seed_(seed), tol_(row.tolerance) {
+    const kgate::gpu::RankRole& role = be.role();
+    if (p_.world_size != role.world_size)
+      throw InputError("world_size: the row has " + std::to_string(p_.world_size) + " ranks, this run " +
+                       std::to_string(role.world_size) + " (--simulate-ranks W plays W ranks on one GPU)");
+    const cudaStream_t s = be.stream();
+    const int64_t shard = p_.m * p_.k;
+    a_local_ = DeviceBuffer(static_cast<size_t>(shard) * 2);
+    fill_a_device(seed, role.rank, shard, p_.fp16, a_local_.get(), s);
+    b_ = DeviceBuffer(static_cast<size_t>(p_.k * p_.n) * 2);
+    fill_b_device(seed, p_.k * p_.n, p_.fp16, b_.get(), s);
+    gathered_ = DeviceBuffer(static_cast<size_t>(p_.rows() * p_.k) * 2);
+    c_ = DeviceBuffer(static_cast<size_t>(p_.rows() * p_.n) * 2);
+    if (role.simulated) {
+      shards_.assign(static_cast<size_t>(p_.world_size), nullptr);
+      shards_[0] = a_local_.get();
+      for (int64_t j = 1; j < p_.world_size; ++j) {
+        sim_.emplace_back(static_cast<size_t>(shard) * 2);
+        fill_a_device(seed, j, shard, p_.fp16, sim_.back().get(), s);
+        shards_[static_cast<size_t>(j)] = sim_.back().get();
+      }
+    }
+    KGATE_CUDA(cudaStreamSynchronize(s));  // every rank's shard is written before any peer reads it
+    if (!role.simulated && role.peers) {
+      role.peers->publish(row.id + "/a_local", role.rank, a_local_.get());
+      shards_ = role.peers->wait_all(row.id + "/a_local");
+      for (const void* ptr : shards_) enable_peer_access(ptr, be.ordinal());
+    }
+    res_ = std::make_unique<Resources>(static_cast<int>(p_.world_size));
+    args_ = ag_gemm_args{static_cast<int>(p_.world_size), role.rank, p_.m, p_.n, p_.k, p_.fp16 ? 1 : 0, a_local_.get(), gathered_.get(),
+                         b_.get(), c_.get(), role.simulated ? nullptr : be.nccl_comm(),
+                         shards_.empty() ? nullptr : shards_.data()};
+    if (p_.world_size > 1 && !args_.comm && !args_.peer_shards)
+      throw InputError("world_size " + std::to_string(p_.world_size) + ": this rank has neither a communicator nor peers");
+  }
+
+  Correctness check(const Implementation& impl) override {
+    const GpuArm& a = arm(impl);
+    const cudaStream_t s = be_.stream();
+    poison(c_, s);
+    poison(gathered_, s);
+    KGATE_CUDA(cudaStreamSynchronize(s));
+    launch(impl, s);
+    KGATE_CUDA(cudaStreamSynchronize(s));
+    return a.writes == Writes::Gathered ? check_gathered() : check_c();
+  }
+
+  json config(const Implementation& impl) const override { return arm(impl).config(args_); }
+
+ protected:
+  void launch(const Implementation& impl, cudaStream_t s) override {
+    const GpuArm& a = arm(impl);
+    if (a.reads_gathered) {
+      ag_gemm_args g = args_;
+      g.a_gathered = full().get();
+      a.launch(g, *res_, s);
+    } else {
+      a.launch(args_, *res_, s);
+    }
+    KGATE_CUDA_LAUNCHED();
+  }
+
+ private:
+  static const GpuArm& arm(const Implementation& impl) { return *static_cast<const GpuArm*>(impl.launch); }
+
+  // The gathered A as every rank's shard makes it, written once: the floor's input and the
+  // gather arm's expected workspace. Never poisoned (the floor times real data).
+  const DeviceBuffer& full() {
+    if (!full_.get()) {
+      full_ = DeviceBuffer(static_cast<size_t>(p_.rows() * p_.k) * 2);
+      const int64_t shard = p_.m * p_.k;
+      for (int64_t r = 0; r < p_.world_size; ++r)
+        fill_a_device(seed_, r, shard, p_.fp16, full_.as<uint16_t>() + r * shard, be_.stream());
+      KGATE_CUDA(cudaStreamSynchronize(be_.stream()));
+    }
+    return full_;
+  }
+
+  Correctness check_c() {
+    const int64_t n_c = p_.rows() * p_.n, N = p_.n;
+    auto name = [N](int64_t i) { return "C[" + std::to_string(i / N) + "," + std::to_string(i % N) + "]"; };
+    if (p_.rows() * p_.n * p_.k <= kCpuOracleMaxMacs) {
+      if (cpu_ref_.empty()) cpu_ref_ = reference(make_problem(p_, seed_));
+      std::vector<uint16_t> cb(static_cast<size_t>(n_c));
+      c_.download(cb.data(), cb.size() * 2);
+      std::vector<double> out(cb.size());
+      std::vector<bool> unw(cb.size());
+      for (size_t i = 0; i < cb.size(); ++i) {
+        unw[i] = cb[i] == kPoisonBf16;
+        out[i] = p_.fp16 ? static_cast<float>(std::bit_cast<_Float16>(cb[i])) : bf16_bits_to_f32(cb[i]);
+      }
+      Correctness c = compare_outputs(out, cpu_ref_, unw, tol_, [&](size_t i) { return name(static_cast<int64_t>(i)); });
+      c.note = "oracle: the CPU reference (references/ag_gemm/ag_gemm_ref.cpp)";
+      return c;
+    }
+    if (!gpu_ref_.get()) {
+      gpu_ref_ = DeviceBuffer(static_cast<size_t>(n_c) * 8);
+      reference_device(p_, seed_, gpu_ref_.as<double>(), be_.stream());
+    }
+    DeviceBuffer f32;  // an FP16 C as fp32: compare_device reads BF16 or FP32
+    if (p_.fp16) {
+      f32 = DeviceBuffer(static_cast<size_t>(n_c) * 4);
+      fp16_to_f32_device(c_.get(), n_c, f32.as<float>(), be_.stream());
+    }
+    Correctness c = kgate::gpu::compare_device({p_.fp16 ? f32.get() : c_.get(), !p_.fp16, nullptr, 1, true},
+                                               gpu_ref_.as<double>(), n_c, tol_, name, be_.stream());
+    c.note = "oracle: the cuBLAS fp32 reference (references/ag_gemm/ag_gemm_ref_gpu.cu), compared on the device";
+    return c;
+  }
+
+  // The gather arm computes no C: every peer's slot of the workspace holds that peer's shard, bit
+  // for bit (its own slot is not its to write).
+  Correctness check_gathered() {
+    const int64_t W = p_.world_size, shard_bytes = p_.m * p_.k * 2;
+    Correctness c;
+    c.elements = (W - 1) * p_.m * p_.k;
+    const DeviceBuffer& want = full();
+    int64_t bad = 0, first = -1;
+    for (int64_t j = 0; j < W; ++j) {
+      if (j == args_.rank) continue;
+      std::vector<uint16_t> got(static_cast<size_t>(p_.m * p_.k)), ref(got.size());
+      gathered_.download(got.data(), static_cast<size_t>(shard_bytes), static_cast<size_t>(j * shard_bytes));
+      want.download(ref.data(), static_cast<size_t>(shard_bytes), static_cast<size_t>(j * shard_bytes));
+      for (size_t i = 0; i < got.size(); ++i)
+        if (got[i] != ref[i]) {
+          ++bad;
+          if (first < 0) first = j;
+        }
+    }
+    c.mismatches = bad;
+    c.passed = bad == 0;
+    if (first >= 0) c.worst = "gathered shard " + std::to_string(first);
+    c.note = "gather arm: every peer's shard lands in its slot of the gathered A bit for bit; computes no GEMM";
+    return c;
+  }
+
+  Params p_;
+  uint64_t seed_;
+  Tolerance tol_;
+  DeviceBuffer a_local_, b_, gathered_, c_, full_, gpu_ref_;
+  std::vector<DeviceBuffer> sim_;
+  std::vector<const void*> shards_;
+  std::unique_ptr<Resources> res_;
+  ag_gemm_args args_{};
+  std::vector<double> cpu_ref_;
+};
+
+}  // namespace
+}  // namespace kgate::ag_gemm::gpu
+
+namespace kgate::ag_gemm {
+
+std::unique_ptr<RowContext> make_gpu_context(const CaseRow& row, uint64_t seed, void* be) {
+  return std::make_unique<gpu::Context>(row, seed, *static_cast<kgate::gpu::GpuBackend*>(be));
+}
+
+}  // namespace kgate::ag_gemm
