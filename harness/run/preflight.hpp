@@ -26,8 +26,8 @@ void preflight_run(const RunConfig& cfg, const std::string& backend_name = "");
 
 // On the cuda backend, a table of a family with ranks (a world_size parameter): every row's
 // world_size is the run's (cfg.world_size); a family without ranks refuses a world size other than
-// 1. The CPU backend (and a preflight naming no backend) plays every row's ranks in one process
-// and refuses only a world size other than 1. InputError naming the flag and the first row that differs.
+// 1. The CPU backend plays every row's ranks in one process and refuses a world size other than 1;
+// a preflight naming no backend does not check. InputError naming the flag and the first row that differs.
 void check_world_size(const RunConfig& cfg, const CaseTable& t, const std::string& backend_name);
 
 // Loads the export arms (export:PATH:NAME) the run names, checking each library against the
