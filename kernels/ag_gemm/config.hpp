@@ -1,6 +1,7 @@
 #pragma once
 // ag_gemm: the launch descriptor and the overlap schedule, pure functions of it (unit-tested on
 // the CPU; kernels/ag_gemm/arms.cpp follows them).
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,39 @@ inline std::vector<int> shard_order(const Problem& p, bool through_nccl) {
   std::vector<int> o;
   for (int i = 0; i < p.world_size; ++i) o.push_back(shard_at(p, i, through_nccl));
   return o;
+}
+
+// One GEMM of the overlap arm: `count` shards from slot `first` of the gathered A (contiguous
+// rows), started once step `after` has arrived (the steps arrive in order on one stream, so the
+// group's last step is the one to wait for; step 0, the own shard, is already here).
+struct GemmGroup {
+  int first = 0, count = 0, after = 0;
+  bool operator==(const GemmGroup&) const = default;
+};
+
+// The overlap arm's GEMMs: the own shard alone first (nothing to wait for), then the steps
+// 1 .. w-1 in groups of 1, 2, 4, ... steps: each group's GEMM takes about as long as all the GEMMs
+// before it together, so while it runs the next group's shards (at most twice as many) move, and
+// the GEMMs grow instead of running w small ones (a GEMM of m rows fills fewer SMs). A group whose
+// shards are not contiguous slots (the order wraps past the last rank) is split at the wrap.
+inline std::vector<GemmGroup> gemm_groups(const Problem& p, bool through_nccl) {
+  std::vector<GemmGroup> g{{p.rank, 1, 0}};
+  for (int start = 1, size = 1; start < p.world_size; start += size, size *= 2) {
+    const int end = std::min(p.world_size, start + size);  // steps [start, end)
+    int lo = shard_at(p, start, through_nccl), hi = lo, after = start;
+    for (int i = start + 1; i < end; ++i) {
+      const int s = shard_at(p, i, through_nccl);
+      if (s == hi + 1) hi = s;
+      else if (s == lo - 1) lo = s;
+      else {  // the wrap: close the run so far
+        g.push_back({lo, hi - lo + 1, after});
+        lo = hi = s;
+      }
+      after = i;
+    }
+    g.push_back({lo, hi - lo + 1, after});
+  }
+  return g;
 }
 
 }  // namespace kgate::ag_gemm

@@ -34,7 +34,7 @@ void add_arms(Registry& r) {
          nullptr, arm(gpu::kBaselineArm)});
   r.add({"ag_gemm.overlap", "ag_gemm", "cuda", "candidate", {"sm_90a"}, {}, dev,
          "own shard's GEMM first, straight from A_r; the peers' shards move on a second stream (copy engine from "
-         "peer pointers, or NCCL send/recv steps), each shard's GEMM waiting on its own arrival event",
+         "peer pointers, or NCCL send/recv steps), then GEMMs over groups of 1, 2, 4, ... arrived shards, each waiting on its last arrival event",
          nullptr, arm(gpu::kOverlapArm)});
   r.add({"ag_gemm.floor", "ag_gemm", "cuda", "floor", {"sm_90a"}, {}, dev,
          "one cuBLAS GEMM of the A already gathered, no communication (the compute floor)", nullptr,
