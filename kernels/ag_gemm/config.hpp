@@ -53,12 +53,19 @@ struct GemmGroup {
 // The overlap arm's GEMMs: the own shard alone first (nothing to wait for), then the steps
 // 1 .. w-1 in groups of 1, 2, 4, ... steps: each group's GEMM takes about as long as all the GEMMs
 // before it together, so while it runs the next group's shards (at most twice as many) move, and
-// the GEMMs grow instead of running w small ones (a GEMM of m rows fills fewer SMs). A group whose
-// shards are not contiguous slots (the order wraps past the last rank) is split at the wrap.
+// the GEMMs grow instead of running w small ones. A group has at least kMinGroupRows rows (a GEMM
+// of fewer fills too few SMs: at w 8 the packed-QKV row's 512-row GEMMs ran at 26 us each, its
+// 4096-row GEMM at 110 us; a heuristic, not a fit), and a remainder under that joins the group
+// before it. A group whose shards are not contiguous slots (the order wraps past the last rank)
+// is split at the wrap.
+inline constexpr long long kMinGroupRows = 1536;
 inline std::vector<GemmGroup> gemm_groups(const Problem& p, bool through_nccl) {
   std::vector<GemmGroup> g{{p.rank, 1, 0}};
-  for (int start = 1, size = 1; start < p.world_size; start += size, size *= 2) {
-    const int end = std::min(p.world_size, start + size);  // steps [start, end)
+  const int min_steps = static_cast<int>(std::min<long long>(p.world_size, (kMinGroupRows + p.m - 1) / p.m));
+  for (int start = 1, size = std::max(1, min_steps); start < p.world_size; start += size, size *= 2) {
+    size = std::min(size, p.world_size - start);
+    if (p.world_size - (start + size) < min_steps) size = p.world_size - start;  // no runt after this group
+    const int end = start + size;  // steps [start, end)
     int lo = shard_at(p, start, through_nccl), hi = lo, after = start;
     for (int i = start + 1; i < end; ++i) {
       const int s = shard_at(p, i, through_nccl);
