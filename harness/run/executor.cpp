@@ -1,5 +1,7 @@
 #include "harness/run/executor.hpp"
 
+#include "harness/run/campaign.hpp"
+
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -259,8 +261,17 @@ UnitResult RankThreadsExecutor::run_unit(const UnitSpec& spec) {
     u.error = broken_;
     return u;
   }
-  for (size_t r = 0; r < ranks_.size(); ++r) {
-    UnitResult& g = *res->got[r];
+  std::vector<UnitResult> got;
+  for (auto& g : res->got) got.push_back(std::move(*g));
+  return merge_rank_units(spec, std::move(got));
+}
+
+UnitResult merge_rank_units(const UnitSpec& spec, std::vector<UnitResult> got) {
+  UnitResult u;
+  u.row_id = spec.row_id;
+  u.group = spec.group;
+  for (size_t r = 0; r < got.size(); ++r) {
+    UnitResult& g = got[r];
     if (!g.error.empty() && u.error.empty()) u.error = "rank " + std::to_string(r) + ": " + g.error;
     if (g.check && (!u.check || (u.check->disposition == Disposition::passed && g.check->disposition != Disposition::passed))) {
       u.check = g.check;
@@ -269,18 +280,50 @@ UnitResult RankThreadsExecutor::run_unit(const UnitSpec& spec) {
   }
   if (!u.error.empty() || (u.check && u.check->disposition != Disposition::passed)) return u;
   size_t timed = 0;
-  for (size_t r = 0; r < ranks_.size(); ++r) timed += res->got[r]->timed();
+  for (const UnitResult& g : got) timed += g.timed();
   if (timed == 0) return u;
-  if (timed != ranks_.size()) {
-    u.error = "rank runner: " + std::to_string(timed) + " of " + std::to_string(ranks_.size()) + " ranks returned samples";
+  if (timed != got.size()) {
+    u.error = "rank runner: " + std::to_string(timed) + " of " + std::to_string(got.size()) + " ranks returned samples";
     return u;
   }
-  for (size_t r = 0; r < ranks_.size(); ++r)
-    for (RankResult rr : res->got[r]->ranks) {
+  for (size_t r = 0; r < got.size(); ++r)
+    for (RankResult rr : got[r].ranks) {
       rr.rank = static_cast<int>(r);
       u.ranks.push_back(std::move(rr));
     }
   return u;
+}
+
+RankPlanExecutor::RankPlanExecutor(const RunConfig& cfg, std::unique_ptr<Backend> backend)
+    : backend_(std::move(backend)), plan_(make_plan(cfg, backend_->name())) {
+  inner_ = std::make_unique<InProcessExecutor>(plan_, *backend_);
+}
+
+RankProcessExecutor::RankProcessExecutor(std::unique_ptr<Executor> local, std::shared_ptr<UnitExchange> exchange)
+    : local_(std::move(local)), ex_(std::move(exchange)) {}
+
+UnitResult RankProcessExecutor::run_unit(const UnitSpec& spec) {
+  if (!broken_.empty()) {
+    UnitResult u;
+    u.row_id = spec.row_id;
+    u.group = spec.group;
+    u.error = broken_;
+    return u;
+  }
+  const UnitResult mine = local_->run_unit(spec);
+  std::vector<UnitResult> got;
+  try {
+    for (const std::string& t : ex_->allgather(seq_++, to_json(mine).dump())) got.push_back(unit_result_from_json(json::parse(t)));
+  } catch (const std::exception& e) {
+    broken_ = "rank " + std::to_string(ex_->rank()) + ": the exchange of unit (" + spec.row_id + ", group " +
+              std::to_string(spec.group) + ") failed: " + e.what() + "; every later unit fails";
+    UnitResult u;
+    u.row_id = spec.row_id;
+    u.group = spec.group;
+    u.error = broken_;
+    return u;
+  }
+  return merge_rank_units(spec, std::move(got));
 }
 
 void RankThreadsExecutor::drop_row(const std::string& row_id) {

@@ -14,6 +14,8 @@
 
 namespace kgate {
 
+struct RunConfig;  // harness/run/campaign.hpp
+
 class Executor {
  public:
   virtual ~Executor() = default;
@@ -84,6 +86,51 @@ class RankThreadsExecutor final : public Executor {
   std::vector<std::shared_ptr<Executor>> ranks_;
   std::chrono::milliseconds timeout_;
   std::string broken_;  // non-empty once a rank hung: why every later unit fails
+};
+
+// One unit's per-rank results (index = rank) merged as RankThreadsExecutor describes: rank-ordered
+// samples, a check that passes only where every rank's did, the first rank's error named "rank r: ".
+UnitResult merge_rank_units(const UnitSpec& spec, std::vector<UnitResult> got);
+
+// Rank r's own executor in a rank-thread run: its plan (made from the run's config, like the
+// campaign's), its backend (rank r's GPU) and an in-process executor over both.
+class RankPlanExecutor final : public Executor {
+ public:
+  RankPlanExecutor(const RunConfig& cfg, std::unique_ptr<Backend> backend);
+  UnitResult run_unit(const UnitSpec& spec) override { return inner_->run_unit(spec); }
+  void drop_row(const std::string& row_id) override { inner_->drop_row(row_id); }
+
+ private:
+  std::unique_ptr<Backend> backend_;
+  Plan plan_;
+  std::unique_ptr<InProcessExecutor> inner_;
+};
+
+// How rank processes hand each other one string per unit: allgather(seq, mine) returns every
+// rank's string (index = rank) once all have given theirs, or throws DeviceError when a rank has
+// not within the exchange's bound. seq counts the calls (every rank makes the same ones).
+class UnitExchange {
+ public:
+  virtual ~UnitExchange() = default;
+  virtual int rank() const = 0;
+  virtual int world_size() const = 0;
+  virtual std::vector<std::string> allgather(uint64_t seq, const std::string& mine) = 0;
+};
+
+// A rank process's executor: its own unit on `local` (this process's GPU), then every rank's
+// result through the exchange, merged (merge_rank_units): each rank process journals and seals the
+// same merged rows. A failed exchange (a rank died or hung) fails the unit and every later one.
+class RankProcessExecutor final : public Executor {
+ public:
+  RankProcessExecutor(std::unique_ptr<Executor> local, std::shared_ptr<UnitExchange> exchange);
+  UnitResult run_unit(const UnitSpec& spec) override;
+  void drop_row(const std::string& row_id) override { local_->drop_row(row_id); }
+
+ private:
+  std::unique_ptr<Executor> local_;
+  std::shared_ptr<UnitExchange> ex_;
+  uint64_t seq_ = 0;
+  std::string broken_;
 };
 
 // Backend identity as a receipt records it; with --isolate a child process reports it.

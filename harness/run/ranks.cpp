@@ -2,7 +2,9 @@
 #include "harness/run/ranks.hpp"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <thread>
 
 #include "harness/core/crypto.hpp"
@@ -134,6 +136,52 @@ std::vector<uint8_t> wait_for(const std::string& path, const std::string& tag, i
                         " s (the file held: " + seen + "); is rank 0 running, and is the path on a filesystem every rank sees?");
     std::this_thread::sleep_for(poll);
   }
+}
+
+FileExchange::FileExchange(std::string dir, std::string key, int rank, int world_size, std::chrono::milliseconds timeout,
+                           std::chrono::milliseconds poll)
+    : dir_(std::move(dir)), key_(std::move(key)), rank_(rank), world_(world_size), timeout_(timeout), poll_(poll) {
+  if (world_ < 1 || rank_ < 0 || rank_ >= world_)
+    throw InputError("unit exchange: rank " + std::to_string(rank_) + " of world size " + std::to_string(world_));
+  std::error_code ec;
+  std::filesystem::create_directories(dir_, ec);
+  if (!std::filesystem::is_directory(dir_))
+    throw InputError("unit exchange: " + quoted(dir_) + " is not a directory and cannot be made one");
+}
+
+std::string FileExchange::path(uint64_t seq, int rank) const {
+  return dir_ + "/" + key_ + "." + std::to_string(seq) + "." + std::to_string(rank) + ".json";
+}
+
+std::vector<std::string> FileExchange::allgather(uint64_t seq, const std::string& mine) {
+  write_file_atomic(path(seq, rank_), json{{"seq", seq}, {"rank", rank_}, {"payload", mine}}.dump());
+  std::vector<std::string> all(static_cast<size_t>(world_));
+  all[static_cast<size_t>(rank_)] = mine;
+  std::vector<bool> have(static_cast<size_t>(world_), false);
+  have[static_cast<size_t>(rank_)] = true;
+  const auto start = std::chrono::steady_clock::now();
+  for (int left = world_ - 1; left > 0;) {
+    for (int r = 0; r < world_; ++r) {
+      if (have[static_cast<size_t>(r)] || !file_exists(path(seq, r))) continue;
+      const json doc = json::parse(read_file(path(seq, r)));  // written by rename: whole
+      if (doc.at("seq").get<uint64_t>() != seq || doc.at("rank").get<int>() != r)
+        throw InputError("unit exchange: " + quoted(path(seq, r)) + " holds another unit (remove it)");
+      all[static_cast<size_t>(r)] = doc.at("payload").get<std::string>();
+      have[static_cast<size_t>(r)] = true;
+      --left;
+    }
+    if (left == 0) break;
+    if (std::chrono::steady_clock::now() - start > timeout_) {
+      std::string missing;
+      for (int r = 0; r < world_; ++r)
+        if (!have[static_cast<size_t>(r)]) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+      throw DeviceError("unit exchange " + quoted(dir_) + ": rank(s) " + missing + " gave no result for unit " +
+                        std::to_string(seq) + " within " + std::to_string(timeout_.count() / 1000.0) + " s");
+    }
+    std::this_thread::sleep_for(poll_);
+  }
+  if (seq > 0) std::remove(path(seq - 1, rank_).c_str());
+  return all;
 }
 
 }  // namespace kgate::ranks

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/run/executor.hpp"
+
 namespace kgate::ranks {
 
 // A rank's place in the job. launcher: "none" (no launcher variables: one process, world 1),
@@ -42,6 +44,27 @@ void publish(const std::string& path, const std::string& tag, int world_size, co
 std::vector<uint8_t> wait_for(const std::string& path, const std::string& tag, int world_size,
                               std::chrono::milliseconds timeout,
                               std::chrono::milliseconds poll = std::chrono::milliseconds(20));
+
+// The rank processes' unit exchange through files in DIR (on the filesystem the rendezvous file
+// is on, shared by the nodes): rank r writes DIR/<key>.<seq>.<r>.json atomically, then reads every
+// other rank's file of that seq, polling, bounded by `timeout` (DeviceError naming the ranks it
+// waited for, the seq and the seconds). key names this job (the communicator id's digest: a new id
+// per run, so an earlier run's files are never read). A rank deletes its own file of seq - 1 once
+// seq is complete (every rank has then read it).
+class FileExchange final : public UnitExchange {
+ public:
+  FileExchange(std::string dir, std::string key, int rank, int world_size, std::chrono::milliseconds timeout,
+               std::chrono::milliseconds poll = std::chrono::milliseconds(5));
+  int rank() const override { return rank_; }
+  int world_size() const override { return world_; }
+  std::vector<std::string> allgather(uint64_t seq, const std::string& mine) override;
+
+ private:
+  std::string path(uint64_t seq, int rank) const;
+  std::string dir_, key_;
+  int rank_, world_;
+  std::chrono::milliseconds timeout_, poll_;
+};
 
 // Bytes <-> lowercase hex (the id's form in the file). from_hex throws InputError on odd length
 // or a non-hex character.

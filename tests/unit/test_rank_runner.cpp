@@ -10,6 +10,7 @@
 #include "harness/core/fileio.hpp"
 #include "harness/core/receipt.hpp"
 #include "harness/run/campaign.hpp"
+#include "harness/run/ranks.hpp"
 #include "tests/unit/fake_backend.hpp"
 #include "tests/unit/temp_dir.hpp"
 
@@ -91,6 +92,89 @@ TEST_F(RankRunnerTest, WorldOneThroughTheRankRunnerIsTheSingleProcessPath) {
     EXPECT_EQ(ra["pairs"][0]["candidate_stats"], rb["pairs"][0]["candidate_stats"]) << ra["id"];
     EXPECT_EQ(ra["pairs"][0]["baseline_stats"], rb["pairs"][0]["baseline_stats"]) << ra["id"];
   }
+}
+
+// World size 1 through the rank-process path (the file exchange, one rank) seals the rows, arms and
+// statistics of the rank-thread runner at world size 1 (and so of the single-process path).
+TEST_F(RankRunnerTest, WorldOneThroughTheProcessPathIsTheThreadRunner) {
+  FakeBackend be;
+  cfg_.out_path = (dir_ / "threads.json").string();
+  cfg_.wrap_executor = ranks_of({});
+  run_campaign(cfg_, be);
+  FakeBackend be2;
+  cfg_.out_path = (dir_ / "processes.json").string();
+  const std::string units = (dir_ / "units").string();
+  cfg_.wrap_executor = [units](std::unique_ptr<Executor> local) {
+    return std::make_unique<RankProcessExecutor>(std::move(local),
+                                                 std::make_shared<ranks::FileExchange>(units, "job", 0, 1, 10s));
+  };
+  run_campaign(cfg_, be2);
+  const json a = receipt("threads.json"), b = receipt("processes.json");
+  EXPECT_EQ(a["arms"], b["arms"]);
+  EXPECT_EQ(a["cases"], b["cases"]);
+  EXPECT_EQ(a["backend"], b["backend"]);
+  ASSERT_EQ(a["rows"].size(), b["rows"].size());
+  for (size_t i = 0; i < a["rows"].size(); ++i) {
+    const json &ra = a["rows"][i], &rb = b["rows"][i];
+    EXPECT_EQ(ra["id"], rb["id"]);
+    EXPECT_EQ(ra["params"], rb["params"]);
+    EXPECT_EQ(ra["disposition"], rb["disposition"]);
+    EXPECT_EQ(ra["pairs"][0]["candidate_stats"], rb["pairs"][0]["candidate_stats"]) << ra["id"];
+    EXPECT_EQ(ra["pairs"][0]["baseline_stats"], rb["pairs"][0]["baseline_stats"]) << ra["id"];
+  }
+  size_t left = 0;  // each unit's file is removed once the next unit completes: one is left
+  for (const auto& e : fs::directory_iterator(units)) left += e.is_regular_file();
+  EXPECT_EQ(left, 1u);
+}
+
+// Two rank processes (threads here, each its own campaign, executor and exchange) over one unit
+// directory: both seal the same merged rows, and the slower rank decides each sample.
+TEST_F(RankRunnerTest, TwoRankProcessesSealTheSameMergedRows) {
+  const std::string units = (dir_ / "units").string();
+  auto run_rank = [&](int rank, double scale) {
+    FakeBehaviour b;
+    b.us = [scale](const std::string& arm, int) { return (arm == "ssu.fake_ref" ? 10.0 : 5.0) * scale; };
+    FakeBackend be(b);
+    RunConfig c = cfg_;
+    c.out_path = (dir_ / ("p" + std::to_string(rank) + ".json")).string();
+    c.quiet = true;
+    c.wrap_executor = [units, rank](std::unique_ptr<Executor> local) {
+      return std::make_unique<RankProcessExecutor>(std::move(local),
+                                                   std::make_shared<ranks::FileExchange>(units, "job2", rank, 2, 20s));
+    };
+    run_campaign(c, be);
+  };
+  std::thread other([&] { run_rank(1, 3.0); });
+  run_rank(0, 1.0);
+  other.join();
+  const json a = receipt("p0.json"), b = receipt("p1.json");
+  ASSERT_EQ(a["rows"].size(), 3u);
+  for (size_t i = 0; i < a["rows"].size(); ++i) {
+    EXPECT_EQ(a["rows"][i]["pairs"], b["rows"][i]["pairs"]) << i;
+    EXPECT_DOUBLE_EQ(a["rows"][i]["pairs"][0]["candidate_stats"]["median_us"].get<double>(), 15.0);
+    EXPECT_DOUBLE_EQ(a["rows"][i]["pairs"][0]["baseline_stats"]["median_us"].get<double>(), 30.0);
+  }
+}
+
+// A rank process whose peer never answers fails the unit within the exchange's bound, names the
+// rank, and every later unit fails the same way; the campaign ends.
+TEST_F(RankRunnerTest, AMissingRankProcessFailsWithinTheBound) {
+  FakeBackend be;
+  cfg_.out_path = (dir_ / "alone.json").string();
+  const std::string units = (dir_ / "units").string();
+  cfg_.wrap_executor = [units](std::unique_ptr<Executor> local) {
+    return std::make_unique<RankProcessExecutor>(std::move(local),
+                                                 std::make_shared<ranks::FileExchange>(units, "job3", 0, 2, 150ms));
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  run_campaign(cfg_, be);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 3s);
+  const json p = receipt("alone.json");
+  ASSERT_EQ(p["rows"].size(), 3u);
+  EXPECT_NE(p["rows"][0]["error"].get<std::string>().find("rank(s) 1 gave no result for unit 0"), std::string::npos)
+      << p["rows"][0]["error"];
+  for (const auto& row : p["rows"])
+    EXPECT_NE(row["error"].get<std::string>().find("every later unit fails"), std::string::npos) << row["id"];
 }
 
 TEST_F(RankRunnerTest, AtWorldTwoTheSlowerRankDecidesEverySample) {
