@@ -11,6 +11,10 @@
 #include "harness/core/suggest.hpp"
 #include "harness/core/text.hpp"
 #include "harness/run/preflight.hpp"
+#include "harness/run/ranks.hpp"
+#ifdef KGATE_HAVE_CUDA
+#include "harness/gpu/gpu.hpp"
+#endif
 
 namespace kgate::cli {
 namespace {
@@ -21,6 +25,10 @@ struct RunOpts {
   bool resume = false, force = false, warm = false, quiet = false, isolate = false, json = false, no_peaks = false;
   int groups = 3, blocks = 6, m = 2;
   int simulate_ranks = 0;  // 0: off
+  int gpus = 0;            // rank threads, 0: off
+  std::string rendezvous;  // rank processes (launcher environment), "": off
+  double rank_timeout_s = 300;
+  ranks::RankEnv env;      // read when --rendezvous is given
   uint64_t seed = 20261129;
   double warmup_us = 1000;
   int warmup_calls = 3;
@@ -38,6 +46,11 @@ RunConfig make_config(const RunOpts& o, const std::string& cases, const std::str
   if (out.empty()) {
     out = o.out_dir + "/" + default_receipt_name(load_case_table(cases).name, cand, c.baselines, built_git_commit());
     check_output_path(out, "--out");
+  }
+  if (!o.rendezvous.empty() && o.env.rank > 0) {  // every rank seals the merged rows; rank 0 at --out
+    const std::string stem = out.size() > 5 && out.ends_with(".json") ? out.substr(0, out.size() - 5) : out;
+    out = stem + ".rank" + std::to_string(o.env.rank) + ".json";
+    check_output_path(out, "--out (rank " + std::to_string(o.env.rank) + ")");
   }
   check_not_overwriting(out, o.force, o.resume, "--out");
   c.cases_path = portable_path(cases);
@@ -64,6 +77,8 @@ RunConfig make_config(const RunOpts& o, const std::string& cases, const std::str
     c.world_size = o.simulate_ranks;
     c.simulated = true;
   }
+  if (o.gpus) c.world_size = o.gpus;
+  if (!o.rendezvous.empty()) c.world_size = o.env.world_size;
   preflight_run(c, backend_name);
   return c;
 }
@@ -132,6 +147,37 @@ std::vector<RunConfig> suite_configs(const RunOpts& o, const std::string& suite_
   return configs;
 }
 
+// --gpus / --rendezvous: opens this process's rank(s) and makes the campaign's executor the rank
+// runner (c.wrap_executor); returns rank 0's (or this process's) backend.
+std::unique_ptr<Backend> open_ranks(const RunOpts& o, RunConfig& c) {
+#ifdef KGATE_HAVE_CUDA
+  const auto timeout = std::chrono::milliseconds(static_cast<long long>(o.rank_timeout_s * 1000));
+  if (o.gpus) {
+    auto backends = std::make_shared<std::vector<std::unique_ptr<Backend>>>(
+        gpu::make_thread_rank_backends(o.timer, o.warm, o.gpus, timeout));
+    std::unique_ptr<Backend> rank0 = std::move(backends->front());
+    c.wrap_executor = [backends, c, timeout](std::unique_ptr<Executor> local) {
+      std::vector<std::shared_ptr<Executor>> all{std::shared_ptr<Executor>(std::move(local))};
+      for (size_t r = 1; r < backends->size(); ++r)
+        all.push_back(std::make_shared<RankPlanExecutor>(c, std::move((*backends)[r])));
+      return std::make_unique<RankThreadsExecutor>(all, timeout);
+    };
+    return rank0;
+  }
+  gpu::ProcessRank pr = gpu::make_process_rank_backend(o.timer, o.warm, o.rendezvous, timeout);
+  auto ex = std::make_shared<ranks::FileExchange>(o.rendezvous + ".units", pr.job_key, pr.rank, pr.world_size, timeout);
+  c.wrap_executor = [ex](std::unique_ptr<Executor> local) {
+    return std::make_unique<RankProcessExecutor>(std::move(local), ex);
+  };
+  if (pr.rank > 0) c.quiet = true;
+  return std::move(pr.backend);
+#else
+  (void)o;
+  (void)c;
+  throw InputError("--gpus/--rendezvous: this kgate was built without CUDA");
+#endif
+}
+
 }  // namespace
 
 void add_run(CLI::App& app, Action& action) {
@@ -169,6 +215,19 @@ void add_run(CLI::App& app, Action& action) {
                  "play W ranks on one GPU (families with ranks: ag_gemm): the peers' shards are local buffers moved by "
                  "the copy engine, the calls the candidate makes for peer copies; every row's world_size must be W. "
                  "Receipts say so (environment.ranks.simulated): it proves the overlap schedule, not NVLink speed");
+  sc->add_option("--gpus", o->gpus,
+                 "N ranks as threads of this process, rank r on visible GPU r, one NCCL communicator over them; every "
+                 "sample is timed on every rank and the slowest rank's time is the sample's; every row's world_size "
+                 "must be N");
+  sc->add_option("--rendezvous", o->rendezvous,
+                 "PATH on a filesystem every rank sees: this process is one rank of a job started by srun or mpirun "
+                 "(rank, world size and local rank from SLURM_*, OMPI_COMM_WORLD_* or PMI_*; GPU = local rank); "
+                 "rank 0 hands out the NCCL id through PATH, units' results meet in PATH.units/; rank 0's receipt is "
+                 "--out, rank r's --out with .rank<r> (the same merged rows)");
+  sc->add_option("--rank-timeout", o->rank_timeout_s,
+                 "seconds any rank waits for the others (communicator, a unit's results) before failing with the "
+                 "ranks it waited for")
+      ->capture_default_str();
   sc->add_flag("--isolate", o->isolate, "run each row's units in a child process: a kernel that faults (illegal address, "
                                         "trap) fails its row with the error recorded, and the campaign goes on");
   sc->footer(help_footer(
@@ -205,6 +264,21 @@ void add_run(CLI::App& app, Action& action) {
       // every other flag and file; only then is the device opened and announced. With --isolate
       // the device is opened only in child processes (a forked CUDA context is unusable).
       const std::string backend_name = backend_name_for(o->backend, o->isolate);
+      const bool ranked = o->gpus || !o->rendezvous.empty();
+      if (ranked) {
+        if (o->gpus && !o->rendezvous.empty()) throw InputError("--gpus and --rendezvous: one runner at a time");
+        if (o->simulate_ranks) throw InputError("--simulate-ranks: plays ranks on one GPU; not with --gpus or --rendezvous");
+        if (o->isolate) throw InputError("--isolate: not with --gpus or --rendezvous (a rank's units run in its thread or process)");
+        if (o->cases.empty()) throw InputError("--gpus/--rendezvous: need --cases (a suite is not run by ranks)");
+        if (o->gpus < 0 || o->gpus > 1024) throw InputError("--gpus: N must be in [1, 1024], got " + std::to_string(o->gpus));
+        if (!(o->rank_timeout_s > 0 && o->rank_timeout_s <= 86400))
+          throw InputError("--rank-timeout: must be in (0, 86400] seconds");
+        if (backend_name != "cuda") throw InputError("--gpus/--rendezvous: need the cuda backend (this machine: " + backend_name + ")");
+        if (!o->rendezvous.empty()) {
+          o->env = ranks::rank_env_from_process();
+          check_output_path(o->rendezvous, "--rendezvous");
+        }
+      }
       std::vector<RunConfig> configs;
       std::string suite_path;
       if (!o->cases.empty()) {
@@ -222,7 +296,8 @@ void add_run(CLI::App& app, Action& action) {
         return select_backend(backend_name, o->timer, o->warm, false, o->simulate_ranks);
       };
       std::unique_ptr<Backend> shared;
-      if (!o->isolate) shared = select_backend(o->backend, o->timer, o->warm, true, o->simulate_ranks);
+      if (ranked) shared = open_ranks(*o, configs.front());
+      else if (!o->isolate) shared = select_backend(o->backend, o->timer, o->warm, true, o->simulate_ranks);
       else if (o->backend == "auto" && backend_name == "cpu")
         std::fprintf(stderr, "kgate: no NVIDIA driver node: using the CPU backend (host timer)\n");
       int rc = kExitOk;

@@ -224,10 +224,23 @@ std::unique_ptr<RowContext> GpuBackend::prepare(const Family& fam, const CaseRow
   return fam.make_gpu_context(row, seed, this);
 }
 
+double GpuBackend::agree_max(double v) {
+  if (role_.world_size == 1 || role_.simulated || !role_.comm) return v;
+  device_.make_current();
+  if (!agree_) agree_ = std::make_unique<DeviceBuffer>(sizeof(double));
+  const cudaStream_t s = device_.stream();
+  KGATE_CUDA(cudaMemcpyAsync(agree_->get(), &v, sizeof v, cudaMemcpyHostToDevice, s));
+  KGATE_NCCL(ncclAllReduce(agree_->get(), agree_->get(), 1, ncclFloat64, ncclMax, static_cast<ncclComm_t>(role_.comm), s));
+  KGATE_CUDA(cudaMemcpyAsync(&v, agree_->get(), sizeof v, cudaMemcpyDeviceToHost, s));
+  KGATE_CUDA(cudaStreamSynchronize(s));
+  return v;
+}
+
 Sample GpuBackend::sample(const Launch& launch) {
   device_.make_current();
   if (!warm_) device_.flusher().flush(device_.stream());
   KGATE_CUDA(cudaDeviceSynchronize());
+  agree_max(0);  // ranks of a job: start the sample together
   Measurement m = timer_->measure(launch, device_.stream());
   Sample s;
   s.us = m.us;
@@ -246,7 +259,7 @@ double GpuRowContext::warm_call_us(const Implementation& impl) {
 
 double GpuBackend::warm_call(const Launch& launch) {
   device_.make_current();
-  return events_->measure(launch, device_.stream()).us;
+  return agree_max(events_->measure(launch, device_.stream()).us);
 }
 
 std::unique_ptr<Backend> make_backend(const std::string& timer, bool warm, int ordinal) {

@@ -46,6 +46,7 @@ struct RankRole {
   void* comm = nullptr;
   std::shared_ptr<PeerTable> peers;
   std::string runner = "single";  // "single" | "simulated" | "threads" | "processes" (recorded)
+  std::shared_ptr<void> job;      // keeps the job's communicators alive while a rank's backend is
 };
 
 class GpuBackend final : public Backend {
@@ -70,6 +71,13 @@ class GpuBackend final : public Backend {
   // communicator this backend makes on first use (NCCL's all-gather at world size 1 is a copy,
   // and the baseline runs it as users' code does).
   void* nccl_comm();
+  // The maximum of v over the job's ranks (an NCCL all-reduce on the role's communicator); v
+  // itself where this backend is the only rank or a simulated one. Every rank must call it the
+  // same number of times: sample() calls it before every sample (a barrier: the ranks start each
+  // sample together) and warm_call() on every call's time, so that every rank's warm-up, which
+  // runs until its time budget is spent, makes the same number of calls (a collective arm's calls
+  // must pair across ranks).
+  double agree_max(double v);
   // One protocol sample: flush L2 (unless --warm), synchronize, measure the launch.
   Sample sample(const Launch& launch);
   // One untimed-by-protocol call (warm-up), timed with events so warm-up can reach its budget.
@@ -83,6 +91,7 @@ class GpuBackend final : public Backend {
   bool warm_;
   RankRole role_;
   void* own_comm_ = nullptr;
+  std::unique_ptr<DeviceBuffer> agree_;
 };
 
 // Base of every family's GPU row context: timing and warm-up go through the backend.

@@ -1,7 +1,9 @@
 #pragma once
 // The GPU backend's entry points (compiled only with CUDA; the CLI guards with KGATE_HAVE_CUDA).
+#include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "harness/core/registry.hpp"
 #include "harness/run/campaign.hpp"
@@ -17,5 +19,24 @@ std::unique_ptr<Backend> make_backend(const std::string& timer, bool warm);
 std::unique_ptr<Backend> make_backend(const std::string& timer, bool warm, int ordinal);
 // A backend simulating `world_size` ranks on GPU 0 (RankRole::simulated).
 std::unique_ptr<Backend> make_simulated_backend(const std::string& timer, bool warm, int world_size);
+
+// `n` ranks as threads of this process: rank r's backend on visible GPU r, one NCCL communicator
+// over them (ncclCommInitAll), a peer table for device pointers (waits bounded by `timeout`); the
+// communicators live until the last of the backends. InputError when fewer than n GPUs are visible.
+std::vector<std::unique_ptr<Backend>> make_thread_rank_backends(const std::string& timer, bool warm, int n,
+                                                                std::chrono::milliseconds timeout);
+
+// This process as one rank of a job started by a launcher (harness/run/ranks.hpp: rank, world
+// size and local rank from its variables): its backend on visible GPU local_rank, the NCCL
+// communicator made from the unique id rank 0 hands out through the rendezvous file at
+// `rendezvous`. Every wait is bounded by `timeout` (DeviceError naming what it waited for).
+// job_key names this job's communicator (a digest of its unique id) for the unit exchange.
+struct ProcessRank {
+  std::unique_ptr<Backend> backend;
+  std::string job_key;
+  int rank = 0, world_size = 1;
+};
+ProcessRank make_process_rank_backend(const std::string& timer, bool warm, const std::string& rendezvous,
+                                      std::chrono::milliseconds timeout);
 
 }  // namespace kgate::gpu

@@ -38,6 +38,13 @@ try drift_inf "drift(inf)" --policy 'correct,drift(inf)'
 try limit_neg "limit(-1)" --policy 'limit(-1)'
 echo '{"gates": ["limit"], "limit": 1e400}' > huge_policy.json
 try policy_file_overflow "huge_policy.json: malformed JSON" --policy huge_policy.json
+# The rank runners' flags (this test's table is ssu: no ranks; the CPU backend plays ranks itself).
+try simulate_cpu "--simulate-ranks: needs the cuda backend" --simulate-ranks 4
+try simulate_one "--simulate-ranks: W must be in" --simulate-ranks 1
+try gpus_and_rdv "--gpus and --rendezvous: one runner" --gpus 2 --rendezvous rdv
+try gpus_simulate "--simulate-ranks: plays ranks on one GPU" --gpus 2 --simulate-ranks 2
+try gpus_cpu "--gpus/--rendezvous: need the cuda backend" --gpus 2
+try rank_timeout "--rank-timeout" --gpus 2 --rank-timeout 0
 long=$(head -c 100000 /dev/zero | tr '\0' 'x')
 try policy_long "--policy: 100000 bytes" --policy "$long"
 try out_long "--out: path of 100005 bytes" --out "$long.json"
