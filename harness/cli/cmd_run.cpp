@@ -166,8 +166,11 @@ std::unique_ptr<Backend> open_ranks(const RunOpts& o, RunConfig& c) {
   }
   gpu::ProcessRank pr = gpu::make_process_rank_backend(o.timer, o.warm, o.rendezvous, timeout);
   auto ex = std::make_shared<ranks::FileExchange>(o.rendezvous + ".units", pr.job_key, pr.rank, pr.world_size, timeout);
-  c.wrap_executor = [ex](std::unique_ptr<Executor> local) {
-    return std::make_unique<RankProcessExecutor>(std::move(local), ex);
+  c.wrap_executor = [ex, timeout](std::unique_ptr<Executor> local) {
+    // This rank's own unit is bounded too (a collective a dead peer never joins blocks it): run
+    // through the thread runner with one rank, it fails within the timeout, and so does the job.
+    std::vector<std::shared_ptr<Executor>> one{std::shared_ptr<Executor>(std::move(local))};
+    return std::make_unique<RankProcessExecutor>(std::make_unique<RankThreadsExecutor>(one, timeout), ex);
   };
   if (pr.rank > 0) c.quiet = true;
   return std::move(pr.backend);
