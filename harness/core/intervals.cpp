@@ -24,6 +24,17 @@ uint64_t union_length(std::vector<Interval>& iv) {
   return total;
 }
 
+std::vector<std::pair<uint64_t, uint64_t>> merged_intervals(std::vector<Interval> iv) {
+  std::sort(iv.begin(), iv.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  for (const auto& x : iv) {
+    if (x.end <= x.start) continue;
+    if (out.empty() || x.start > out.back().second) out.emplace_back(x.start, x.end);
+    else out.back().second = std::max(out.back().second, x.end);
+  }
+  return out;
+}
+
 uint64_t span_length(const std::vector<Interval>& iv) {
   if (iv.empty()) return 0;
   uint64_t s = UINT64_MAX, e = 0;

@@ -180,8 +180,12 @@ std::map<std::string, std::vector<SignatureCount>> signature_counts_from(const R
 
 json side_json(const std::map<std::string, SideSeries>& m) {
   json out = json::object();
-  for (const auto& [arm, s] : m)
+  for (const auto& [arm, s] : m) {
     out[arm] = {{"events_us", s.events_us}, {"self_us", s.self_us}, {"sm_clock_mhz", s.sm_clock_mhz}};
+    // Written only where present: receipts without ranks keep their form.
+    if (!s.intervals_ns.empty()) out[arm]["intervals_ns"] = s.intervals_ns;
+    if (!s.cross_device_us.empty()) out[arm]["cross_device_us"] = s.cross_device_us;
+  }
   return out;
 }
 
@@ -190,7 +194,19 @@ std::map<std::string, SideSeries> side_from(const Reader& r, const std::string& 
   Reader m = r.sub(key);
   for (auto it = m.raw().begin(); it != m.raw().end(); ++it) {
     Reader a = m.sub(it.key());
-    out[it.key()] = {a.nums("events_us"), a.nums("self_us"), a.nums("sm_clock_mhz")};
+    SideSeries s{a.nums("events_us"), a.nums("self_us"), a.nums("sm_clock_mhz"), {}, {}};
+    if (a.has_value("cross_device_us")) s.cross_device_us = a.nums("cross_device_us");
+    if (a.has_value("intervals_ns"))
+      for (const auto& call : a.arr("intervals_ns")) {
+        if (!call.is_array() || call.size() % 2) a.fail("intervals_ns", "an entry is not an array of (start, end) pairs");
+        std::vector<uint64_t> v;
+        for (const auto& x : call) {
+          if (!x.is_number_unsigned()) a.fail("intervals_ns", "an entry is not a non-negative integer");
+          v.push_back(x.get<uint64_t>());
+        }
+        s.intervals_ns.push_back(std::move(v));
+      }
+    out[it.key()] = std::move(s);
   }
   return out;
 }
@@ -359,6 +375,7 @@ json to_json(const RowRecord& r) {
   j["events_timer_us"] = side_summary_json(r.events_timer_us);
   j["self_clock_us"] = side_summary_json(r.self_clock_us);
   j["sm_clock_mhz"] = side_summary_json(r.sm_clock_mhz);
+  if (r.cross_device_us) j["cross_device_us"] = side_summary_json(r.cross_device_us);  // ranked rows only
   j["throttled_samples"] = r.throttled_samples ? json(*r.throttled_samples) : json(nullptr);
   j["verdicts"] = {{"raw", r.verdicts.raw}, {"policy", r.verdicts.policy}, {"failed", r.verdicts.failed}};
   return j;
@@ -432,6 +449,7 @@ RowRecord row_record_from_json(const json& j) {
   row.events_timer_us = side_summary_from(r, "events_timer_us");
   row.self_clock_us = side_summary_from(r, "self_clock_us");
   row.sm_clock_mhz = side_summary_from(r, "sm_clock_mhz");
+  if (r.has_value("cross_device_us")) row.cross_device_us = side_summary_from(r, "cross_device_us");
   if (r.has_value("throttled_samples")) row.throttled_samples = r.integer("throttled_samples");
   else r.at("throttled_samples");
   AuditReader v = r.sub("verdicts");

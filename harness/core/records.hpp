@@ -55,12 +55,22 @@ struct Sample {
   double sm_clock_mhz = 0;             // 0 when unknown
   double events_us = 0;                // events timer alongside, when available (0 = none)
   double self_us = 0;                  // the kernel's own clock (calibration arms), 0 = none
+  // CUPTI timer: the call's activity as merged [start, end) ns intervals on the process's one
+  // clock (every device it touched); empty for other timers. Ranks' samples are unioned from these.
+  std::vector<std::pair<uint64_t, uint64_t>> intervals_ns;
 };
 
 // Series measured beside the protocol timer, per arm, in call order.
 struct SideSeries {
   std::vector<double> events_us, self_us, sm_clock_mhz;
-  bool empty() const { return events_us.empty() && self_us.empty() && sm_clock_mhz.empty(); }
+  // A rank's series (journal only): per call, its intervals flattened (start, end, start, ...).
+  std::vector<std::vector<uint64_t>> intervals_ns;
+  // The row's series (assembled from every rank, world size > 1): per call, the length of the
+  // union of every rank's intervals of that call, us: the cross-device union.
+  std::vector<double> cross_device_us;
+  bool empty() const {
+    return events_us.empty() && self_us.empty() && sm_clock_mhz.empty() && intervals_ns.empty() && cross_device_us.empty();
+  }
 };
 
 // A distinct activity signature and how many calls showed it.
@@ -183,6 +193,9 @@ struct RowRecord {
   // Derived from the samples, the policy and the arms' declarations (verdicts.hpp).
   std::optional<std::map<std::string, SignatureRecord>> signatures;
   std::optional<std::map<std::string, SideSummary>> events_timer_us, self_clock_us, sm_clock_mhz;
+  // Rows of several ranks timed with CUPTI: per arm, the cross-device union of its calls
+  // (written only where present: single-rank receipts have no such field).
+  std::optional<std::map<std::string, SideSummary>> cross_device_us;
   std::optional<int64_t> throttled_samples;
   Verdicts verdicts;
 };

@@ -150,6 +150,7 @@ void derive_row(RowRecord& row, const RowSamples* samples, const Policy& policy,
   row.events_timer_us.reset();
   row.self_clock_us.reset();
   row.sm_clock_mhz.reset();
+  row.cross_device_us.reset();
   row.throttled_samples.reset();
   for (auto& p : row.pairs) p = PairRecord{p.baseline, p.candidate, {}, {}, {}, {}, {}, {}, {}};
   if (measured) {
@@ -187,6 +188,7 @@ void derive_row(RowRecord& row, const RowSamples* samples, const Policy& policy,
     row.events_timer_us = side_summary(samples->side, &SideSeries::events_us);
     row.self_clock_us = side_summary(samples->side, &SideSeries::self_us);
     row.sm_clock_mhz = side_summary(samples->side, &SideSeries::sm_clock_mhz);
+    row.cross_device_us = side_summary(samples->side, &SideSeries::cross_device_us);
     // Throttled samples: SM clock read after the call below 95 % of the device's maximum.
     if (ctx.max_sm_clock_mhz > 0 && row.sm_clock_mhz) {
       int64_t throttled = 0;

@@ -36,6 +36,12 @@ uint64_t ActivityRouter::begin(uint32_t device) {
   return id;
 }
 
+namespace {
+thread_local std::vector<std::pair<uint64_t, uint64_t>> t_last_intervals;
+}
+
+const std::vector<std::pair<uint64_t, uint64_t>>& ActivityRouter::last_taken_intervals() { return t_last_intervals; }
+
 ActivityRouter::Taken ActivityRouter::take(uint32_t device, uint64_t ext) {
   std::unique_lock<std::mutex> lock(mu_);
   delivered_.wait(lock, [this] { return deliveries_ == 0; });
@@ -58,6 +64,9 @@ ActivityRouter::Taken ActivityRouter::take(uint32_t device, uint64_t ext) {
     t.dropped += now->second - (then == f->second.dropped_at_begin.end() ? 0 : then->second);
   }
   in_flight_.erase(f);
+  std::vector<Interval> iv;
+  for (const auto& r : t.records) iv.push_back({r.start, r.end, static_cast<int>(r.device)});
+  t_last_intervals = merged_intervals(std::move(iv));
   return t;
 }
 

@@ -69,6 +69,10 @@ class ActivityRouter {
   // Extracts and erases the records of `ext` (begun on `device`); waits for deliveries in
   // progress (a buffer being parsed by another thread's flush) to land first.
   Taken take(uint32_t device, uint64_t ext);
+  // The merged intervals (ns on the one clock, sorted, disjoint) of the records the calling
+  // thread's last take() returned: a sample's activity over every device it touched, for the
+  // union of several ranks' samples (records.hpp, Sample::intervals_ns). Empty before any take().
+  static const std::vector<std::pair<uint64_t, uint64_t>>& last_taken_intervals();
   // A measurement that failed before take(): forget it; its late records become orphans.
   void abandon(uint64_t ext);
 

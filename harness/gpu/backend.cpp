@@ -247,6 +247,10 @@ Sample GpuBackend::sample(const Launch& launch) {
   s.signature = m.signature;
   s.events_us = m.events_us;
   s.sm_clock_mhz = current_sm_clock_mhz(device_.info().pci_bus_id);
+  // Only a job's ranks need the intervals (their cross-device union); a single rank's journal
+  // stays as it was.
+  if (timer_->name() == "cupti" && role_.world_size > 1 && !role_.simulated)
+    s.intervals_ns = ActivityRouter::last_taken_intervals();
   return s;
 }
 

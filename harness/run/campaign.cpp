@@ -13,6 +13,7 @@
 #include "harness/core/crypto.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/fileio.hpp"
+#include "harness/core/intervals.hpp"
 #include "harness/core/json_io.hpp"
 #include "harness/core/receipt.hpp"
 #include "harness/core/verdicts.hpp"
@@ -83,7 +84,33 @@ void apply_unit(std::map<std::string, RowState>& state, const UnitResult& u) {
   if (u.timed()) st.units[u.group] = u.ranks;
 }
 
-// Per sample, the maximum over ranks (the slowest rank decides); side series from rank 0.
+// Per call of `arm`, the length of the union of every rank's intervals of that call (us): the
+// cross-device union on the one CUPTI clock of the process (rank threads; rank processes on
+// different nodes do not share a clock, the value then means little). Empty unless there are
+// several ranks and every rank has intervals for every call.
+std::vector<double> cross_device_union_us(const std::vector<RankResult>& ranks, const std::string& arm) {
+  if (ranks.size() < 2) return {};
+  size_t calls = 0;
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    auto it = ranks[r].side.find(arm);
+    if (it == ranks[r].side.end() || it->second.intervals_ns.empty()) return {};
+    if (r == 0) calls = it->second.intervals_ns.size();
+    else if (it->second.intervals_ns.size() != calls) return {};
+  }
+  std::vector<double> out;
+  for (size_t c = 0; c < calls; ++c) {
+    std::vector<Interval> iv;
+    for (const auto& rk : ranks) {
+      const std::vector<uint64_t>& f = rk.side.at(arm).intervals_ns[c];
+      for (size_t i = 0; i + 1 < f.size(); i += 2) iv.push_back({f[i], f[i + 1], rk.rank});
+    }
+    out.push_back(static_cast<double>(union_length(iv)) / 1000.0);
+  }
+  return out;
+}
+
+// Per sample, the maximum over ranks (the slowest rank decides); side series from rank 0, and the
+// cross-device union of every rank's calls.
 RowSamples assemble_samples(const RowState& st, size_t pairs) {
   RowSamples s;
   s.baseline.resize(pairs);
@@ -105,6 +132,8 @@ RowSamples assemble_samples(const RowState& st, size_t pairs) {
       d.events_us.insert(d.events_us.end(), series.events_us.begin(), series.events_us.end());
       d.self_us.insert(d.self_us.end(), series.self_us.begin(), series.self_us.end());
       d.sm_clock_mhz.insert(d.sm_clock_mhz.end(), series.sm_clock_mhz.begin(), series.sm_clock_mhz.end());
+      const std::vector<double> u = cross_device_union_us(ranks, arm);
+      d.cross_device_us.insert(d.cross_device_us.end(), u.begin(), u.end());
     }
     for (const auto& rk : ranks)
       for (const auto& [arm, counts] : rk.signatures) merge_signature_counts(s.signatures[arm], counts);

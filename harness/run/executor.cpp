@@ -134,6 +134,11 @@ RankResult InProcessExecutor::time_unit(const UnitSpec& spec, RowContext& ctx) {
         if (s.events_us > 0) side.events_us.push_back(s.events_us);
         if (s.sm_clock_mhz > 0) side.sm_clock_mhz.push_back(s.sm_clock_mhz);
         if (s.self_us > 0) side.self_us.push_back(s.self_us);
+        if (!s.intervals_ns.empty()) {
+          std::vector<uint64_t> flat;
+          for (const auto& [a, z] : s.intervals_ns) flat.insert(flat.end(), {a, z});
+          side.intervals_ns.push_back(std::move(flat));
+        }
       }
       rr.baseline.push_back(std::move(sb));
       rr.candidate.push_back(std::move(sc));

@@ -72,6 +72,11 @@ TEST(Gpu, CuptiTimerMeasuresOneKernelAndExcludesFlush) {
     EXPECT_GT(m.us, 0);
     EXPECT_LT(m.us, 100);
     EXPECT_GE(m.events_us, m.us * 0.5);
+    // The intervals a job's rank records for the cross-device union: this call's, whose union
+    // is the timer's value.
+    const auto& iv = gpu::ActivityRouter::last_taken_intervals();
+    ASSERT_EQ(iv.size(), 1u);
+    EXPECT_NEAR(static_cast<double>(iv[0].second - iv[0].first) / 1000.0, m.us, 1e-6);
   }
 }
 

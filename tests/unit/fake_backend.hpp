@@ -21,6 +21,9 @@ struct FakeBehaviour {
   std::function<double(const std::string& arm, int call)> us = [](const std::string& arm, int call) {
     return arm == "ssu.fake_ref" ? 10.0 + 0.01 * (call % 5) : 8.0 + 0.01 * (call % 7);
   };
+  // The call's activity intervals (as a CUPTI timer of a job's rank gives them); none by default.
+  std::function<std::vector<std::pair<uint64_t, uint64_t>>(const std::string& arm, int call)> intervals =
+      [](const std::string&, int) { return std::vector<std::pair<uint64_t, uint64_t>>{}; };
   // Called when a row's inputs are made (may throw InputError, a runtime error, or raise).
   std::function<void(const CaseRow&)> on_prepare = [](const CaseRow&) {};
 };
@@ -39,6 +42,7 @@ class FakeContext final : public RowContext {
     Sample s;
     s.signature = b_.signature(impl.name, n);
     s.us = b_.us(impl.name, n);
+    s.intervals_ns = b_.intervals(impl.name, n);
     return s;
   }
   double warm_call_us(const Implementation&) override { return 1000; }

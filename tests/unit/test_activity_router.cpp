@@ -62,6 +62,29 @@ TEST(ActivityRouter, RecordsBeforeAndAfterTheirCorrelation) {
   EXPECT_EQ(st.in_flight, 0u);
 }
 
+// A take() leaves its records' merged intervals for the calling thread (a rank's sample, for the
+// cross-device union): overlapping records of two devices merge, a gap stays; another thread's
+// take() does not touch them.
+TEST(ActivityRouter, TakeLeavesTheThreadsMergedIntervals) {
+  ActivityRouter r;
+  uint64_t id = r.begin(0);
+  r.add_correlation(1, id);
+  r.add_record(rec(0, 1, 300, 400));
+  r.add_record(rec(1, 1, 350, 500));
+  r.add_record(rec(0, 1, 600, 650));
+  r.take(0, id);
+  using P = std::vector<std::pair<uint64_t, uint64_t>>;
+  EXPECT_EQ(ActivityRouter::last_taken_intervals(), (P{{300, 500}, {600, 650}}));
+  std::thread([&] {
+    uint64_t other = r.begin(1);
+    r.add_correlation(2, other);
+    r.add_record(rec(1, 2, 900, 950));
+    r.take(1, other);
+    EXPECT_EQ(ActivityRouter::last_taken_intervals(), (P{{900, 950}}));
+  }).join();
+  EXPECT_EQ(ActivityRouter::last_taken_intervals(), (P{{300, 500}, {600, 650}}));
+}
+
 // The old timer kept one record vector that every measurement cleared: device 0's measurement,
 // whose flush also delivered device 1's records, erased them and device 1 saw nothing.
 TEST(ActivityRouter, OneDevicesTakeLeavesAnotherDevicesRecords) {

@@ -195,6 +195,39 @@ TEST_F(RankRunnerTest, AtWorldTwoTheSlowerRankDecidesEverySample) {
   }
 }
 
+// Two ranks whose calls overlap on the one clock: the row records the cross-device union of each
+// arm's calls (rank 0 busy [1, 11) us, rank 1 [6, 16) and [18, 21) us of each call: 18 us), which
+// the audit recomputes from the sidecar; a single rank's receipt has no such field.
+TEST_F(RankRunnerTest, TheCrossDeviceUnionOfTheRanksCalls) {
+  FakeBehaviour r0, r1;
+  const uint64_t base = uint64_t{1} << 40;  // CUPTI-like absolute ns
+  r0.intervals = [base](const std::string&, int call) {
+    const uint64_t t = base + static_cast<uint64_t>(call) * 100000;
+    return std::vector<std::pair<uint64_t, uint64_t>>{{t + 1000, t + 11000}};
+  };
+  r1.intervals = [base](const std::string&, int call) {
+    const uint64_t t = base + static_cast<uint64_t>(call) * 100000;
+    return std::vector<std::pair<uint64_t, uint64_t>>{{t + 6000, t + 16000}, {t + 18000, t + 21000}};
+  };
+  FakeBackend rank0(r0);
+  cfg_.out_path = (dir_ / "union.json").string();
+  cfg_.wrap_executor = ranks_of({std::make_shared<RankOwn>(cfg_, r1)});
+  run_campaign(cfg_, rank0);
+  const json p = receipt("union.json");
+  for (const auto& row : p["rows"]) {
+    ASSERT_TRUE(row.contains("cross_device_us")) << row["id"];
+    for (const char* arm : {"ssu.fake_ref", "ssu.fake_cand"}) {
+      EXPECT_DOUBLE_EQ(row["cross_device_us"][arm]["median"].get<double>(), 18.0) << row["id"] << " " << arm;
+      EXPECT_EQ(row["cross_device_us"][arm]["n"].get<int64_t>(), row["pairs"][0]["candidate_stats"]["n"].get<int64_t>());
+    }
+  }
+  FakeBackend alone(r0);
+  cfg_.out_path = (dir_ / "alone.json").string();
+  cfg_.wrap_executor = nullptr;
+  run_campaign(cfg_, alone);
+  for (const auto& row : receipt("alone.json")["rows"]) EXPECT_FALSE(row.contains("cross_device_us")) << row["id"];
+}
+
 TEST_F(RankRunnerTest, ARanksFailureFailsItsUnitNamingTheRank) {
   FakeBehaviour refuses;
   refuses.on_prepare = [](const CaseRow& r) {
