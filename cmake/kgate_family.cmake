@@ -48,7 +48,7 @@ function(kgate_add_family)
   set(lib kgate_family_${F_NAME})
   add_library(${lib} STATIC ${srcs})
   target_include_directories(${lib} PUBLIC ${PROJECT_SOURCE_DIR})
-  target_compile_options(${lib} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra>
+  target_compile_options(${lib} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Winfinite-recursion>
     $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo --expt-relaxed-constexpr -Xptxas=-warn-spills>)
   target_link_libraries(${lib} PUBLIC kgate_core)
   if(KGATE_HAVE_CUDA)
@@ -72,7 +72,7 @@ function(_kgate_add_export family kdir sources)
   add_library(${lib} SHARED EXCLUDE_FROM_ALL ${srcs})
   target_include_directories(${lib} PRIVATE ${PROJECT_SOURCE_DIR} ${NCCL_INCLUDE_DIR})
   target_compile_definitions(${lib} PRIVATE KGATE_HAVE_CUDA=1 KGATE_EXPORT_ARMS="${KGATE_EXPORT_ARMS}")
-  target_compile_options(${lib} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra>
+  target_compile_options(${lib} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Winfinite-recursion>
     $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo --expt-relaxed-constexpr -Xptxas=-warn-spills>)
   target_link_libraries(${lib} PRIVATE nlohmann_json::nlohmann_json CUDA::cudart)
   set_target_properties(${lib} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF CUDA_RUNTIME_LIBRARY Shared

@@ -165,7 +165,9 @@ std::unique_ptr<Backend> open_ranks(const RunOpts& o, RunConfig& c) {
     return rank0;
   }
   gpu::ProcessRank pr = gpu::make_process_rank_backend(o.timer, o.warm, o.rendezvous, timeout);
-  auto ex = std::make_shared<ranks::FileExchange>(o.rendezvous + ".units", pr.job_key, pr.rank, pr.world_size, timeout);
+  // The exchange outwaits a rank's own bounded unit, so a peer's failure arrives as its error.
+  auto ex = std::make_shared<ranks::FileExchange>(o.rendezvous + ".units", pr.job_key, pr.rank, pr.world_size,
+                                                  2 * timeout + std::chrono::seconds(30));
   c.wrap_executor = [ex, timeout](std::unique_ptr<Executor> local) {
     // This rank's own unit is bounded too (a collective a dead peer never joins blocks it): run
     // through the thread runner with one rank, it fails within the timeout, and so does the job.
@@ -224,7 +226,7 @@ void add_run(CLI::App& app, Action& action) {
                  "must be N");
   sc->add_option("--rendezvous", o->rendezvous,
                  "PATH on a filesystem every rank sees: this process is one rank of a job started by srun or mpirun "
-                 "(rank, world size and local rank from SLURM_*, OMPI_COMM_WORLD_* or PMI_*; GPU = local rank); "
+                 "(rank, world size and local rank from SLURM_*, OMPI_COMM_WORLD_* or PMI_*; GPU = local rank, or the one GPU a task sees); "
                  "rank 0 hands out the NCCL id through PATH, units' results meet in PATH.units/; rank 0's receipt is "
                  "--out, rank r's --out with .rank<r> (the same merged rows)");
   sc->add_option("--rank-timeout", o->rank_timeout_s,
@@ -272,6 +274,8 @@ void add_run(CLI::App& app, Action& action) {
         if (o->gpus && !o->rendezvous.empty()) throw InputError("--gpus and --rendezvous: one runner at a time");
         if (o->simulate_ranks) throw InputError("--simulate-ranks: plays ranks on one GPU; not with --gpus or --rendezvous");
         if (o->isolate) throw InputError("--isolate: not with --gpus or --rendezvous (a rank's units run in its thread or process)");
+        if (o->resume && !o->rendezvous.empty())
+          throw InputError("--resume: not with --rendezvous (each rank's journal may end at another unit)");
         if (o->cases.empty()) throw InputError("--gpus/--rendezvous: need --cases (a suite is not run by ranks)");
         if (o->gpus < 0 || o->gpus > 1024) throw InputError("--gpus: N must be in [1, 1024], got " + std::to_string(o->gpus));
         if (!(o->rank_timeout_s > 0 && o->rank_timeout_s <= 86400))

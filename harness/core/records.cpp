@@ -198,7 +198,8 @@ std::map<std::string, SideSeries> side_from(const Reader& r, const std::string& 
     if (a.has_value("cross_device_us")) s.cross_device_us = a.nums("cross_device_us");
     if (a.has_value("intervals_ns"))
       for (const auto& call : a.arr("intervals_ns")) {
-        if (!call.is_array() || call.size() % 2) a.fail("intervals_ns", "an entry is not an array of (start, end) pairs");
+        if (!call.is_array() || call.size() % 4)
+          a.fail("intervals_ns", "an entry is not an array of (start_s, start_ns, end_s, end_ns) quadruples");
         std::vector<uint64_t> v;
         for (const auto& x : call) {
           if (!x.is_number_unsigned()) a.fail("intervals_ns", "an entry is not a non-negative integer");

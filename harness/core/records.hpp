@@ -63,7 +63,9 @@ struct Sample {
 // Series measured beside the protocol timer, per arm, in call order.
 struct SideSeries {
   std::vector<double> events_us, self_us, sm_clock_mhz;
-  // A rank's series (journal only): per call, its intervals flattened (start, end, start, ...).
+  // A rank's series (journal only): per call, its intervals flattened, each timestamp t as two
+  // integers t / 1e9 and t % 1e9 (start_s, start_ns, end_s, end_ns, ...): a journal's JSON numbers
+  // are doubles when it is read back, exact only below 2^53, and CUPTI's ns are ~1.7e18.
   std::vector<std::vector<uint64_t>> intervals_ns;
   // The row's series (assembled from every rank, world size > 1): per call, the length of the
   // union of every rank's intervals of that call, us: the cross-device union.

@@ -59,7 +59,10 @@ std::vector<std::unique_ptr<Backend>> make_thread_rank_backends(const std::strin
 ProcessRank make_process_rank_backend(const std::string& timer, bool warm, const std::string& rendezvous,
                                       std::chrono::milliseconds timeout) {
   const ranks::RankEnv env = ranks::rank_env_from_process();
-  if (const int have = visible_gpus(); env.local_rank >= have)
+  const int have = visible_gpus();
+  // One GPU per task (srun --gpus-per-task=1): the task sees only its own, as device 0.
+  const int dev = have == 1 ? 0 : env.local_rank;
+  if (dev >= have)
     throw InputError("--rendezvous: local rank " + std::to_string(env.local_rank) + " (" + env.launcher + ") but only " +
                      std::to_string(have) + " GPU(s) visible");
   const std::string tag = ranks::rendezvous_tag(env);
@@ -81,7 +84,7 @@ ProcessRank make_process_rank_backend(const std::string& timer, bool warm, const
   comms->c.resize(1, nullptr);
   auto init = std::make_shared<std::promise<ncclResult_t>>();
   std::future<ncclResult_t> done = init->get_future();
-  const int dev = env.local_rank, world = env.world_size, rank = env.rank;
+  const int world = env.world_size, rank = env.rank;
   std::thread([init, comms, id, dev, world, rank] {
     cudaSetDevice(dev);
     init->set_value(ncclCommInitRank(&comms->c[0], world, id, rank));

@@ -102,7 +102,8 @@ std::vector<double> cross_device_union_us(const std::vector<RankResult>& ranks, 
     std::vector<Interval> iv;
     for (const auto& rk : ranks) {
       const std::vector<uint64_t>& f = rk.side.at(arm).intervals_ns[c];
-      for (size_t i = 0; i + 1 < f.size(); i += 2) iv.push_back({f[i], f[i + 1], rk.rank});
+      constexpr uint64_t kNs = 1000000000;  // (s, ns) pairs: records.hpp
+      for (size_t i = 0; i + 3 < f.size(); i += 4) iv.push_back({f[i] * kNs + f[i + 1], f[i + 2] * kNs + f[i + 3], rk.rank});
     }
     out.push_back(static_cast<double>(union_length(iv)) / 1000.0);
   }

@@ -136,7 +136,8 @@ RankResult InProcessExecutor::time_unit(const UnitSpec& spec, RowContext& ctx) {
         if (s.self_us > 0) side.self_us.push_back(s.self_us);
         if (!s.intervals_ns.empty()) {
           std::vector<uint64_t> flat;
-          for (const auto& [a, z] : s.intervals_ns) flat.insert(flat.end(), {a, z});
+          constexpr uint64_t kNs = 1000000000;
+          for (const auto& [a, z] : s.intervals_ns) flat.insert(flat.end(), {a / kNs, a % kNs, z / kNs, z % kNs});
           side.intervals_ns.push_back(std::move(flat));
         }
       }
@@ -318,7 +319,12 @@ UnitResult RankProcessExecutor::run_unit(const UnitSpec& spec) {
   const UnitResult mine = local_->run_unit(spec);
   std::vector<UnitResult> got;
   try {
-    for (const std::string& t : ex_->allgather(seq_++, to_json(mine).dump())) got.push_back(unit_result_from_json(json::parse(t)));
+    for (const std::string& t : ex_->allgather(seq_++, to_json(mine).dump())) {
+      got.push_back(unit_result_from_json(json::parse(t)));
+      if (got.back().row_id != spec.row_id || got.back().group != spec.group)
+        throw DeviceError("rank " + std::to_string(got.size() - 1) + " sent unit (" + got.back().row_id + ", group " +
+                          std::to_string(got.back().group) + "): the ranks are not at the same unit");
+    }
   } catch (const std::exception& e) {
     broken_ = "rank " + std::to_string(ex_->rank()) + ": the exchange of unit (" + spec.row_id + ", group " +
               std::to_string(spec.group) + ") failed: " + e.what() + "; every later unit fails";

@@ -47,7 +47,7 @@ namespace {
 
 size_t shard_elems(const ag_gemm_args& a) { return static_cast<size_t>(a.m) * static_cast<size_t>(a.k); }
 cudaDataType_t cuda_type(const ag_gemm_args& a) { return a.fp16 ? CUDA_R_16F : CUDA_R_16BF; }
-ncclDataType_t nccl_type(const ag_gemm_args& a) { return a.fp16 ? ncclFloat16 : nccl_type(a); }
+ncclDataType_t nccl_type(const ag_gemm_args& a) { return a.fp16 ? ncclFloat16 : ncclBfloat16; }
 const __nv_bfloat16* rows_of(const void* base, long long row, long long cols) {
   return static_cast<const __nv_bfloat16*>(base) + row * cols;  // 2-byte elements (BF16 or FP16)
 }
@@ -134,7 +134,8 @@ void launch_gather(const ag_gemm_args& a, Resources& r, cudaStream_t s) {
 }
 
 const char* transport(const ag_gemm_args& a) {
-  return a.comm && !a.peer_shards ? "nccl" : a.world_size == 1 ? "none" : "copy engine (cudaMemcpyAsync from peer pointers)";
+  if (a.world_size == 1) return "none";
+  return a.peer_shards ? "copy engine (cudaMemcpyBatchAsync from peer pointers)" : "nccl";
 }
 
 json config_baseline(const ag_gemm_args& a) {

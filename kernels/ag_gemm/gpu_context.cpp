@@ -8,6 +8,7 @@
 //    pointer and waits (bounded) for the others'; peer access is enabled to each peer's device.
 //  - Otherwise (world size 1, or rank processes): the peers' shards come through NCCL.
 #include <bit>
+#include <cstdio>
 #include <memory>
 
 #include "harness/core/numeric.hpp"
@@ -40,7 +41,7 @@ void enable_peer_access(const void* ptr, int self) {
 class Context final : public kgate::gpu::GpuRowContext {
  public:
   Context(const CaseRow& row, uint64_t seed, kgate::gpu::GpuBackend& be)
-      : GpuRowContext(be), p_(Params::from_json(row.params)), seed_(seed), tol_(row.tolerance) {
+      : GpuRowContext(be), p_(Params::from_json(row.params)), seed_(seed), tol_(row.tolerance), row_id_(row.id) {
     const kgate::gpu::RankRole& role = be.role();
     if (p_.world_size != role.world_size)
       throw InputError("world_size: the row has " + std::to_string(p_.world_size) + " ranks, this run " +
@@ -74,6 +75,20 @@ class Context final : public kgate::gpu::GpuRowContext {
                          shards_.empty() ? nullptr : shards_.data()};
     if (p_.world_size > 1 && !args_.comm && !args_.peer_shards)
       throw InputError("world_size " + std::to_string(p_.world_size) + ": this rank has neither a communicator nor peers");
+  }
+
+  // Rank threads read each other's shards: no rank frees its own before every rank's copies of
+  // it are done (this device idle, then a bounded barrier of the row's ranks).
+  ~Context() override {
+    const kgate::gpu::RankRole& role = be_.role();
+    if (role.simulated || !role.peers) return;
+    try {
+      KGATE_CUDA(cudaDeviceSynchronize());
+      role.peers->publish(row_id_ + "/done", role.rank, this);
+      role.peers->wait_all(row_id_ + "/done");
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "kgate: rank %d, row %s: %s\n", role.rank, row_id_.c_str(), e.what());
+    }
   }
 
   Correctness check(const Implementation& impl) override {
@@ -179,6 +194,7 @@ class Context final : public kgate::gpu::GpuRowContext {
   Params p_;
   uint64_t seed_;
   Tolerance tol_;
+  std::string row_id_;
   DeviceBuffer a_local_, b_, gathered_, c_, full_, gpu_ref_;
   std::vector<DeviceBuffer> sim_;
   std::vector<const void*> shards_;

@@ -36,6 +36,16 @@ TEST(AgGemmPlan, DoublingGroupsFromTheOwnShard) {
   EXPECT_EQ(ag_gemm::gemm_groups({4, 0, 1, 64, 64}, false), (std::vector<GemmGroup>{{0, 1, 0}, {1, 3, 3}}));
 }
 
+// Through NCCL every rank's step i pairs: rank r receives at step i from the rank that sends to r.
+TEST(AgGemmPlan, NcclStepsPairAcrossRanks) {
+  for (int w = 1; w <= 12; ++w)
+    for (int r = 0; r < w; ++r)
+      for (int i = 0; i < w; ++i) {
+        const int from = ag_gemm::shard_at({w, r, 4, 4, 4}, i, true);  // whom r receives from
+        EXPECT_EQ((from + i) % w, r) << w << " " << r << " " << i;      // that rank sends to (from + i) % w
+      }
+}
+
 // Every world size and rank, both transports: the groups cover every slot once, each group's slots
 // are contiguous and arrived by its step, and the steps only grow.
 TEST(AgGemmPlan, GroupsCoverEverySlotOnceInArrivalOrder) {

@@ -145,8 +145,11 @@ TEST_F(RankRunnerTest, TwoRankProcessesSealTheSameMergedRows) {
     run_campaign(c, be);
   };
   std::thread other([&] { run_rank(1, 3.0); });
+  struct Join {
+    std::thread& t;
+    ~Join() { t.join(); }
+  } join{other};
   run_rank(0, 1.0);
-  other.join();
   const json a = receipt("p0.json"), b = receipt("p1.json");
   ASSERT_EQ(a["rows"].size(), 3u);
   for (size_t i = 0; i < a["rows"].size(); ++i) {
@@ -168,7 +171,7 @@ TEST_F(RankRunnerTest, AMissingRankProcessFailsWithinTheBound) {
   };
   const auto t0 = std::chrono::steady_clock::now();
   run_campaign(cfg_, be);
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, 3s);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 10s);  // 3 units x 150 ms, not 20 s each
   const json p = receipt("alone.json");
   ASSERT_EQ(p["rows"].size(), 3u);
   EXPECT_NE(p["rows"][0]["error"].get<std::string>().find("rank(s) 1 gave no result for unit 0"), std::string::npos)
@@ -200,7 +203,7 @@ TEST_F(RankRunnerTest, AtWorldTwoTheSlowerRankDecidesEverySample) {
 // the audit recomputes from the sidecar; a single rank's receipt has no such field.
 TEST_F(RankRunnerTest, TheCrossDeviceUnionOfTheRanksCalls) {
   FakeBehaviour r0, r1;
-  const uint64_t base = uint64_t{1} << 40;  // CUPTI-like absolute ns
+  const uint64_t base = 1764650000123456789ull;  // CUPTI's absolute ns: far above 2^53
   r0.intervals = [base](const std::string&, int call) {
     const uint64_t t = base + static_cast<uint64_t>(call) * 100000;
     return std::vector<std::pair<uint64_t, uint64_t>>{{t + 1000, t + 11000}};
