@@ -228,7 +228,8 @@ TEST_F(RankRunnerTest, TheCrossDeviceUnionOfTheRanksCalls) {
   cfg_.out_path = (dir_ / "alone.json").string();
   cfg_.wrap_executor = nullptr;
   run_campaign(cfg_, alone);
-  for (const auto& row : receipt("alone.json")["rows"]) EXPECT_FALSE(row.contains("cross_device_us")) << row["id"];
+  const json single = receipt("alone.json");  // kept alive: a range-for over a temporary's member dangles
+  for (const auto& row : single["rows"]) EXPECT_FALSE(row.contains("cross_device_us")) << row["id"];
 }
 
 TEST_F(RankRunnerTest, ARanksFailureFailsItsUnitNamingTheRank) {
