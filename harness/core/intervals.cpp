@@ -4,28 +4,12 @@
 
 namespace kgate {
 
-uint64_t union_length(std::vector<Interval>& iv) {
-  std::sort(iv.begin(), iv.end(),
-            [](const Interval& a, const Interval& b) { return a.start < b.start; });
-  uint64_t total = 0, cur_s = 0, cur_e = 0;
-  bool open = false;
-  for (const auto& x : iv) {
-    if (x.end <= x.start) continue;
-    if (!open || x.start > cur_e) {
-      if (open) total += cur_e - cur_s;
-      cur_s = x.start;
-      cur_e = x.end;
-      open = true;
-    } else if (x.end > cur_e) {
-      cur_e = x.end;
-    }
-  }
-  if (open) total += cur_e - cur_s;
-  return total;
-}
+namespace {
 
-std::vector<std::pair<uint64_t, uint64_t>> merged_intervals(std::vector<Interval> iv) {
-  std::sort(iv.begin(), iv.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+bool by_start(const Interval& a, const Interval& b) { return a.start < b.start; }
+
+// The union of intervals sorted by start, as disjoint [start, end) pairs; empty ones dropped.
+std::vector<std::pair<uint64_t, uint64_t>> merge_sorted(const std::vector<Interval>& iv) {
   std::vector<std::pair<uint64_t, uint64_t>> out;
   for (const auto& x : iv) {
     if (x.end <= x.start) continue;
@@ -33,6 +17,20 @@ std::vector<std::pair<uint64_t, uint64_t>> merged_intervals(std::vector<Interval
     else out.back().second = std::max(out.back().second, x.end);
   }
   return out;
+}
+
+}  // namespace
+
+uint64_t union_length(std::vector<Interval>& iv) {
+  std::sort(iv.begin(), iv.end(), by_start);
+  uint64_t total = 0;
+  for (const auto& [s, e] : merge_sorted(iv)) total += e - s;
+  return total;
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> merged_intervals(std::vector<Interval> iv) {
+  std::sort(iv.begin(), iv.end(), by_start);
+  return merge_sorted(iv);
 }
 
 uint64_t span_length(const std::vector<Interval>& iv) {

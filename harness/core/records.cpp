@@ -8,6 +8,19 @@
 
 namespace kgate {
 
+constexpr uint64_t kNsPerS = 1000000000;  // SideSeries::intervals_ns: (s, ns) integers
+
+std::vector<uint64_t> SideSeries::flatten_intervals(const std::vector<std::pair<uint64_t, uint64_t>>& iv) {
+  std::vector<uint64_t> flat;
+  for (const auto& [a, z] : iv) flat.insert(flat.end(), {a / kNsPerS, a % kNsPerS, z / kNsPerS, z % kNsPerS});
+  return flat;
+}
+
+void SideSeries::append_intervals(const std::vector<uint64_t>& f, int device, std::vector<Interval>& out) {
+  for (size_t i = 0; i + 3 < f.size(); i += 4)
+    out.push_back({f[i] * kNsPerS + f[i + 1], f[i + 2] * kNsPerS + f[i + 3], device});
+}
+
 namespace {
 
 const char* const kDispositions[] = {"passed", "incorrect", "failed", "not_supported", "invalid_problem", "skipped"};

@@ -13,6 +13,7 @@
 
 #include "harness/core/cases.hpp"
 #include "harness/core/family.hpp"
+#include "harness/core/intervals.hpp"
 #include "harness/core/jcs.hpp"
 #include "harness/core/registry.hpp"
 #include "harness/core/schedule.hpp"
@@ -67,6 +68,9 @@ struct SideSeries {
   // integers t / 1e9 and t % 1e9 (start_s, start_ns, end_s, end_ns, ...): a journal's JSON numbers
   // are doubles when it is read back, exact only below 2^53, and CUPTI's ns are ~1.7e18.
   std::vector<std::vector<uint64_t>> intervals_ns;
+  // One call's intervals in that form, and back (device: the rank, for the union).
+  static std::vector<uint64_t> flatten_intervals(const std::vector<std::pair<uint64_t, uint64_t>>& iv);
+  static void append_intervals(const std::vector<uint64_t>& flat, int device, std::vector<Interval>& out);
   // The row's series (assembled from every rank, world size > 1): per call, the length of the
   // union of every rank's intervals of that call, us: the cross-device union.
   std::vector<double> cross_device_us;

@@ -64,6 +64,7 @@ ActivityRouter::Taken ActivityRouter::take(uint32_t device, uint64_t ext) {
     t.dropped += now->second - (then == f->second.dropped_at_begin.end() ? 0 : then->second);
   }
   in_flight_.erase(f);
+  lock.unlock();  // the rest is this thread's own
   std::vector<Interval> iv;
   for (const auto& r : t.records) iv.push_back({r.start, r.end, static_cast<int>(r.device)});
   t_last_intervals = merged_intervals(std::move(iv));

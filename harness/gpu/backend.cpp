@@ -312,10 +312,8 @@ std::vector<const void*> PeerTable::wait_all(const std::string& key) {
     return it != table_.end() && std::all_of(it->second.begin(), it->second.end(), [](const void* p) { return p; });
   };
   if (!cv_.wait_for(lock, timeout_, full)) {
-    std::string missing;
     auto it = table_.find(key);
-    for (int r = 0; r < world_; ++r)
-      if (it == table_.end() || !it->second[static_cast<size_t>(r)]) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+    const std::string missing = missing_ranks(static_cast<size_t>(world_), [&](size_t r) { return it == table_.end() || !it->second[r]; });
     throw DeviceError("peer exchange '" + key + "': rank(s) " + missing + " did not publish within " +
                       std::to_string(timeout_.count()) + " ms");
   }

@@ -100,11 +100,7 @@ std::vector<double> cross_device_union_us(const std::vector<RankResult>& ranks, 
   std::vector<double> out;
   for (size_t c = 0; c < calls; ++c) {
     std::vector<Interval> iv;
-    for (const auto& rk : ranks) {
-      const std::vector<uint64_t>& f = rk.side.at(arm).intervals_ns[c];
-      constexpr uint64_t kNs = 1000000000;  // (s, ns) pairs: records.hpp
-      for (size_t i = 0; i + 3 < f.size(); i += 4) iv.push_back({f[i] * kNs + f[i + 1], f[i + 2] * kNs + f[i + 3], rk.rank});
-    }
+    for (const auto& rk : ranks) SideSeries::append_intervals(rk.side.at(arm).intervals_ns[c], rk.rank, iv);
     out.push_back(static_cast<double>(union_length(iv)) / 1000.0);
   }
   return out;

@@ -134,12 +134,7 @@ RankResult InProcessExecutor::time_unit(const UnitSpec& spec, RowContext& ctx) {
         if (s.events_us > 0) side.events_us.push_back(s.events_us);
         if (s.sm_clock_mhz > 0) side.sm_clock_mhz.push_back(s.sm_clock_mhz);
         if (s.self_us > 0) side.self_us.push_back(s.self_us);
-        if (!s.intervals_ns.empty()) {
-          std::vector<uint64_t> flat;
-          constexpr uint64_t kNs = 1000000000;
-          for (const auto& [a, z] : s.intervals_ns) flat.insert(flat.end(), {a / kNs, a % kNs, z / kNs, z % kNs});
-          side.intervals_ns.push_back(std::move(flat));
-        }
+        if (!s.intervals_ns.empty()) side.intervals_ns.push_back(SideSeries::flatten_intervals(s.intervals_ns));
       }
       rr.baseline.push_back(std::move(sb));
       rr.candidate.push_back(std::move(sc));
@@ -258,9 +253,7 @@ UnitResult RankThreadsExecutor::run_unit(const UnitSpec& spec) {
   }
   std::unique_lock<std::mutex> lock(res->m);
   if (!res->cv.wait_for(lock, timeout_, [&] { return res->left == 0; })) {
-    std::string missing;
-    for (size_t r = 0; r < ranks_.size(); ++r)
-      if (!res->got[r]) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+    const std::string missing = missing_ranks(ranks_.size(), [&](size_t r) { return !res->got[r]; });
     broken_ = "rank runner: rank " + missing + " returned no result for unit (" + spec.row_id + ", group " +
               std::to_string(spec.group) + ") within " + std::to_string(timeout_.count() / 1000.0) +
               " s; the runner stops (every later unit fails)";
@@ -270,6 +263,13 @@ UnitResult RankThreadsExecutor::run_unit(const UnitSpec& spec) {
   std::vector<UnitResult> got;
   for (auto& g : res->got) got.push_back(std::move(*g));
   return merge_rank_units(spec, std::move(got));
+}
+
+std::string missing_ranks(size_t world_size, const std::function<bool(size_t)>& missing) {
+  std::string out;
+  for (size_t r = 0; r < world_size; ++r)
+    if (missing(r)) out += (out.empty() ? "" : ", ") + std::to_string(r);
+  return out;
 }
 
 UnitResult merge_rank_units(const UnitSpec& spec, std::vector<UnitResult> got) {
@@ -309,13 +309,14 @@ RankProcessExecutor::RankProcessExecutor(std::unique_ptr<Executor> local, std::s
     : local_(std::move(local)), ex_(std::move(exchange)) {}
 
 UnitResult RankProcessExecutor::run_unit(const UnitSpec& spec) {
-  if (!broken_.empty()) {
+  auto failed = [&] {
     UnitResult u;
     u.row_id = spec.row_id;
     u.group = spec.group;
     u.error = broken_;
     return u;
-  }
+  };
+  if (!broken_.empty()) return failed();
   const UnitResult mine = local_->run_unit(spec);
   std::vector<UnitResult> got;
   try {
@@ -328,11 +329,7 @@ UnitResult RankProcessExecutor::run_unit(const UnitSpec& spec) {
   } catch (const std::exception& e) {
     broken_ = "rank " + std::to_string(ex_->rank()) + ": the exchange of unit (" + spec.row_id + ", group " +
               std::to_string(spec.group) + ") failed: " + e.what() + "; every later unit fails";
-    UnitResult u;
-    u.row_id = spec.row_id;
-    u.group = spec.group;
-    u.error = broken_;
-    return u;
+    return failed();
   }
   return merge_rank_units(spec, std::move(got));
 }

@@ -88,6 +88,10 @@ class RankThreadsExecutor final : public Executor {
   std::string broken_;  // non-empty once a rank hung: why every later unit fails
 };
 
+// "0, 2, 5": the ranks r in [0, world_size) for which missing(r), for errors naming the ranks a
+// bounded wait gave up on.
+std::string missing_ranks(size_t world_size, const std::function<bool(size_t)>& missing);
+
 // One unit's per-rank results (index = rank) merged as RankThreadsExecutor describes: rank-ordered
 // samples, a check that passes only where every rank's did, the first rank's error named "rank r: ".
 UnitResult merge_rank_units(const UnitSpec& spec, std::vector<UnitResult> got);

@@ -172,9 +172,7 @@ std::vector<std::string> FileExchange::allgather(uint64_t seq, const std::string
     }
     if (left == 0) break;
     if (std::chrono::steady_clock::now() - start > timeout_) {
-      std::string missing;
-      for (int r = 0; r < world_; ++r)
-        if (!have[static_cast<size_t>(r)]) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+      const std::string missing = missing_ranks(static_cast<size_t>(world_), [&](size_t r) { return !have[r]; });
       throw DeviceError("unit exchange " + quoted(dir_) + ": rank(s) " + missing + " gave no result for unit " +
                         std::to_string(seq) + " within " + std::to_string(timeout_.count() / 1000.0) + " s");
     }
