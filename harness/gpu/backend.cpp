@@ -224,17 +224,26 @@ std::unique_ptr<RowContext> GpuBackend::prepare(const Family& fam, const CaseRow
   return fam.make_gpu_context(row, seed, this);
 }
 
-double GpuBackend::agree_max(double v) {
-  if (role_.world_size == 1 || role_.simulated || !role_.comm) return v;
+std::pair<bool, double> GpuBackend::agree(bool ok, double v) {
+  if (role_.world_size == 1 || role_.simulated || !role_.comm) return {ok, v};
   device_.make_current();
-  if (!agree_) agree_ = std::make_unique<DeviceBuffer>(sizeof(double));
+  double both[2] = {ok ? 0.0 : 1.0, v};
+  if (!agree_) agree_ = std::make_unique<DeviceBuffer>(sizeof both);
   const cudaStream_t s = device_.stream();
-  KGATE_CUDA(cudaMemcpyAsync(agree_->get(), &v, sizeof v, cudaMemcpyHostToDevice, s));
-  KGATE_NCCL(ncclAllReduce(agree_->get(), agree_->get(), 1, ncclFloat64, ncclMax, static_cast<ncclComm_t>(role_.comm), s));
-  KGATE_CUDA(cudaMemcpyAsync(&v, agree_->get(), sizeof v, cudaMemcpyDeviceToHost, s));
+  KGATE_CUDA(cudaMemcpyAsync(agree_->get(), both, sizeof both, cudaMemcpyHostToDevice, s));
+  KGATE_NCCL(ncclAllReduce(agree_->get(), agree_->get(), 2, ncclFloat64, ncclMax, static_cast<ncclComm_t>(role_.comm), s));
+  KGATE_CUDA(cudaMemcpyAsync(both, agree_->get(), sizeof both, cudaMemcpyDeviceToHost, s));
   KGATE_CUDA(cudaStreamSynchronize(s));
-  return v;
+  return {both[0] == 0.0, both[1]};
 }
+
+double GpuBackend::agree_max(double v) {
+  const auto [all_ok, max] = agree(true, v);
+  if (!all_ok) throw RankAbandoned();
+  return max;
+}
+
+bool GpuBackend::ranks_agree(bool ok) { return agree(ok, 0).first; }
 
 Sample GpuBackend::sample(const Launch& launch) {
   device_.make_current();

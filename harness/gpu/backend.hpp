@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/run/campaign.hpp"
@@ -76,8 +77,10 @@ class GpuBackend final : public Backend {
   // same number of times: sample() calls it before every sample (a barrier: the ranks start each
   // sample together) and warm_call() on every call's time, so that every rank's warm-up, which
   // runs until its time budget is spent, makes the same number of calls (a collective arm's calls
-  // must pair across ranks).
+  // must pair across ranks). It is also an agreement (ranks_agree): it throws RankAbandoned when
+  // a rank that failed the unit said so there instead.
   double agree_max(double v);
+  bool ranks_agree(bool ok) override;
   // One protocol sample: flush L2 (unless --warm), synchronize, measure the launch.
   Sample sample(const Launch& launch);
   // One untimed-by-protocol call (warm-up), timed with events so warm-up can reach its budget.
@@ -90,6 +93,8 @@ class GpuBackend final : public Backend {
   std::string fallback_reason_;
   bool warm_;
   RankRole role_;
+  // One all-reduce (max) of {ok ? 0 : 1, v} over the job's ranks: {every rank ok, the maximum v}.
+  std::pair<bool, double> agree(bool ok, double v);
   void* own_comm_ = nullptr;
   std::unique_ptr<DeviceBuffer> agree_;
 };

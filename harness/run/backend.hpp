@@ -2,6 +2,7 @@
 // The seam between the campaign and a device: a Backend makes a RowContext per (row, unit); the
 // context checks correctness, warms up and times one arm call at a time.
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "harness/core/cases.hpp"
@@ -22,6 +23,16 @@ class RowContext {
   virtual json config(const Implementation&) const { return nullptr; }
 };
 
+// Thrown at an agreement of a job's ranks (Backend::ranks_agree, and the agreements a GPU rank makes
+// before every sample and after every warm-up call) when another rank failed the unit: this rank
+// stops the unit there, with every rank at the same point of its collectives, and returns it
+// unfinished; the merged unit carries the failing rank's cause. what() starts with
+// kAbandonedUnit.
+inline constexpr const char* kAbandonedUnit = "abandoned: ";
+struct RankAbandoned : std::runtime_error {
+  RankAbandoned() : std::runtime_error(std::string(kAbandonedUnit) + "another rank of the job failed this unit") {}
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -32,6 +43,14 @@ class Backend {
   virtual json environment() const = 0;
   virtual json protocol() const = 0;  // flush bytes, cold/warm, ...
   virtual std::unique_ptr<RowContext> prepare(const Family& fam, const CaseRow& row, uint64_t seed) = 0;
+  // Ranks of a job: true when every rank's `ok` was true. Every rank calls it at the same points
+  // of a unit (InProcessExecutor: after the arms' refusals, after preparing, after each arm's
+  // check, after the checks, after the timing), and a rank that failed the unit between two of
+  // them calls it once with ok = false, where the others next call it (for a GPU rank that may
+  // be a sample's or warm-up call's agreement, which then throws RankAbandoned): so one rank's
+  // failure ends the unit on every rank at once, and no rank is left waiting in a collective
+  // until --rank-timeout. A rank alone (one GPU, simulated ranks, the CPU): `ok`.
+  virtual bool ranks_agree(bool ok) { return ok; }
 };
 
 std::unique_ptr<Backend> make_cpu_backend();

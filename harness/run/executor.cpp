@@ -91,12 +91,13 @@ RowCheck InProcessExecutor::check_row(const UnitSpec& spec, std::unique_ptr<RowC
     }
     if (!why.empty()) refused += (refused.empty() ? "" : "; ") + a.name + ": " + why;
   }
+  agree_or_abandon(refused.empty());  // ranks on unlike GPUs may refuse differently
   if (!refused.empty()) {
     rc.disposition = Disposition::not_supported;
     rc.error = refused;
     return rc;
   }
-  timed(phases_.prepare_s, [&] { ctx = backend_.prepare(*plan_.family, row, spec.seed); });
+  prepare_row(spec, ctx);
   timed(phases_.check_s, [&] {
     for (const auto& a : plan_.arms) {
       Correctness c = ctx->check(*a.impl);
@@ -104,9 +105,27 @@ RowCheck InProcessExecutor::check_row(const UnitSpec& spec, std::unique_ptr<RowC
       rc.checks.push_back({a.name, std::move(c)});
       json cfg = ctx->config(*a.impl);
       if (!cfg.is_null()) rc.configs[a.name] = cfg;
+      agree_or_abandon(true);  // an arm's check may run collectives: a rank that threw in it says so here
     }
   });
+  agree_or_abandon(rc.disposition == Disposition::passed);
   return rc;
+}
+
+void InProcessExecutor::prepare_row(const UnitSpec& spec, std::unique_ptr<RowContext>& ctx) {
+  timed(phases_.prepare_s, [&] { ctx = backend_.prepare(*plan_.family, plan_.table.rows[spec.row], spec.seed); });
+  agree_or_abandon(true);
+}
+
+void InProcessExecutor::agree_or_abandon(bool ok) {
+  if (!backend_.ranks_agree(ok) && ok) throw RankAbandoned();
+}
+
+void InProcessExecutor::tell_ranks_failed() {
+  try {
+    backend_.ranks_agree(false);
+  } catch (const std::exception&) {  // the agreement itself failed: the ranks' bound (--rank-timeout) ends the unit
+  }
 }
 
 RankResult InProcessExecutor::time_unit(const UnitSpec& spec, RowContext& ctx) {
@@ -140,6 +159,7 @@ RankResult InProcessExecutor::time_unit(const UnitSpec& spec, RowContext& ctx) {
       rr.candidate.push_back(std::move(sc));
     }
   });
+  agree_or_abandon(true);  // a rank that failed in its last sample says so here
   for (auto it = rr.side.begin(); it != rr.side.end();) it = it->second.empty() ? rr.side.erase(it) : std::next(it);
   for (const auto& [arm, v] : sigs) {
     std::vector<SignatureCount> counts;
@@ -162,11 +182,18 @@ UnitResult InProcessExecutor::run_unit(const UnitSpec& spec) {
         return u;
       }
     }
-    if (!ctx) timed(phases_.prepare_s, [&] { ctx = backend_.prepare(*plan_.family, plan_.table.rows[spec.row], spec.seed); });
+    if (!ctx) prepare_row(spec, ctx);
     u.ranks.push_back(time_unit(spec, *ctx));
     if (spec.last_of_row) contexts_.erase(spec.row_id);
+  } catch (const RankAbandoned& e) {
+    // Another rank failed this unit and said so at an agreement: the merged unit carries its cause.
+    u.check.reset();
+    u.ranks.clear();
+    u.error = e.what();
+    contexts_.erase(spec.row_id);
   } catch (const InputError& e) {
     // An arm or its context refused this case: the row is not supported, the run goes on.
+    tell_ranks_failed();
     RowCheck rc;
     rc.disposition = Disposition::not_supported;
     rc.error = e.what();
@@ -175,6 +202,7 @@ UnitResult InProcessExecutor::run_unit(const UnitSpec& spec) {
     u.ranks.clear();
     contexts_.erase(spec.row_id);
   } catch (const std::exception& e) {  // device and runtime errors fail the row, not the run
+    tell_ranks_failed();
     u.error = e.what();
     u.ranks.clear();
     contexts_.erase(spec.row_id);
@@ -276,15 +304,20 @@ UnitResult merge_rank_units(const UnitSpec& spec, std::vector<UnitResult> got) {
   UnitResult u;
   u.row_id = spec.row_id;
   u.group = spec.group;
+  std::string abandoned;  // a rank that stopped because another failed: that one's cause is the unit's
   for (size_t r = 0; r < got.size(); ++r) {
     UnitResult& g = got[r];
-    if (!g.error.empty() && u.error.empty()) u.error = "rank " + std::to_string(r) + ": " + g.error;
+    const bool gave_up = g.error.rfind(kAbandonedUnit, 0) == 0;
+    std::string& error = gave_up ? abandoned : u.error;
+    if (!g.error.empty() && error.empty()) error = "rank " + std::to_string(r) + ": " + g.error;
     if (g.check && (!u.check || (u.check->disposition == Disposition::passed && g.check->disposition != Disposition::passed))) {
       u.check = g.check;
       if (r > 0 && !u.check->error.empty()) u.check->error = "rank " + std::to_string(r) + ": " + u.check->error;
     }
   }
-  if (!u.error.empty() || (u.check && u.check->disposition != Disposition::passed)) return u;
+  const bool check_failed = u.check && u.check->disposition != Disposition::passed;
+  if (u.error.empty() && !check_failed && !abandoned.empty()) u.error = abandoned;  // no rank said why
+  if (!u.error.empty() || check_failed) return u;
   size_t timed = 0;
   for (const UnitResult& g : got) timed += g.timed();
   if (timed == 0) return u;

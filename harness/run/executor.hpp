@@ -48,6 +48,12 @@ class InProcessExecutor final : public Executor {
  private:
   RowCheck check_row(const UnitSpec& spec, std::unique_ptr<RowContext>& ctx);
   RankResult time_unit(const UnitSpec& spec, RowContext& ctx);
+  void prepare_row(const UnitSpec& spec, std::unique_ptr<RowContext>& ctx);
+  // The ranks' agreements (Backend::ranks_agree): go on only where every rank is ok (a rank that
+  // is not returns its own result); RankAbandoned where another rank failed.
+  void agree_or_abandon(bool ok);
+  // This rank failed the unit: says so at the others' next agreement.
+  void tell_ranks_failed();
   const Plan& plan_;
   Backend& backend_;
   std::map<std::string, std::unique_ptr<RowContext>> contexts_;
@@ -73,7 +79,8 @@ class IsolatedExecutor final : public Executor {
 // r's backend owns GPU r), and merges what they return into one unit: the ranks' samples in rank
 // order (the campaign takes the maximum over ranks per sample), a check that passes only where
 // every rank's passed (otherwise the first failing rank's, its error prefixed "rank r: "), and the
-// first rank's error fails the unit the same way. A rank that has not returned within
+// first rank's error fails the unit the same way; a rank that stopped only because another failed
+// (RankAbandoned) is not the cause named. A rank that has not returned within
 // `unit_timeout` fails the unit (naming the ranks it waited for) and every later one: its thread
 // cannot be stopped, so the runner never hands that rank's executor another call.
 class RankThreadsExecutor final : public Executor {
@@ -93,7 +100,8 @@ class RankThreadsExecutor final : public Executor {
 std::string missing_ranks(size_t world_size, const std::function<bool(size_t)>& missing);
 
 // One unit's per-rank results (index = rank) merged as RankThreadsExecutor describes: rank-ordered
-// samples, a check that passes only where every rank's did, the first rank's error named "rank r: ".
+// samples, a check that passes only where every rank's did, the first rank's error named "rank r: "
+// (an abandoned rank's only where no rank gave a cause).
 UnitResult merge_rank_units(const UnitSpec& spec, std::vector<UnitResult> got);
 
 // Rank r's own executor in a rank-thread run: its plan (made from the run's config, like the

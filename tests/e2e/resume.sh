@@ -15,6 +15,11 @@ for _ in $(seq 1 600); do
   [ "$units" -ge 3 ] && break
   sleep 0.05
 done
+# Freeze the run where it is: it keeps its journal lock while stopped, and cannot finish the
+# remaining units while the checks below start kgate twice (on a loaded 2-core CI machine those
+# two starts once outlasted the run's last nine units, and every check after them failed).
+kill -STOP "$pid"
+[ "$units" -ge 3 ]; check "the first run journalled 3 units within 30 s ($units)" 0 $?
 "$KGATE" "${args[@]}" --resume >/dev/null 2>lock.txt; check "a --resume while the run holds the journal is refused" 2 $?
 grep -q "another kgate run holds" lock.txt; check "the refusal says why" 0 $?
 "$KGATE" "${args[@]}" >/dev/null 2>&1; check "a second fresh run on the same --out is refused" 2 $?

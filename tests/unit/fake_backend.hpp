@@ -2,18 +2,67 @@
 // A backend that runs no kernel, for campaign tests on the CPU: arms are told apart by name and
 // each call reports what the test's behaviour says (a time, an activity signature); preparing a
 // row may refuse it, fail, or crash, the way a real context can.
+#include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 
+#include "harness/core/errors.hpp"
 #include "harness/core/registry.hpp"
 #include "harness/run/backend.hpp"
 #include "harness/run/campaign.hpp"
 
 namespace kgate::testing {
 
+// The ranks of a fake job: agree(ok) is the all-reduce a GPU job's ranks make (each rank waits
+// until every rank has called; true when every rank's ok was). Like a collective that a rank never
+// joins, a wait past `bound` throws.
+class FakeJob {
+ public:
+  FakeJob(int world_size, std::chrono::milliseconds bound) : world_(world_size), bound_(bound) {}
+  bool agree(bool ok) {
+    std::unique_lock<std::mutex> lock(m_);
+    const uint64_t round = round_;
+    all_ok_ = all_ok_ && ok;
+    if (++arrived_ == world_) {
+      result_ = all_ok_;
+      all_ok_ = true;
+      arrived_ = 0;
+      ++round_;
+      cv_.notify_all();
+      return result_;
+    }
+    // The next round cannot complete before this rank joins it, so result_ is still this round's.
+    if (!cv_.wait_for(lock, bound_, [&] { return round_ != round; }))
+      throw DeviceError("fake job: a rank did not join agreement " + std::to_string(round) + " within the bound");
+    return result_;
+  }
+
+ private:
+  const int world_;
+  const std::chrono::milliseconds bound_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  uint64_t round_ = 0;
+  int arrived_ = 0;
+  bool all_ok_ = true, result_ = true;
+};
+
 struct FakeBehaviour {
+  // A rank of `job` (none: a rank alone): the backend agrees through it, and the context, as a GPU
+  // rank's does, before every timed call and after every warm-up call.
+  std::shared_ptr<FakeJob> job;
+  // Whether an arm's check passes on a row.
+  std::function<bool(const std::string& arm, const std::string& row_id)> passes = [](const std::string&,
+                                                                                      const std::string&) {
+    return true;
+  };
+  // Called after each timed call of an arm on a row (may throw, as a timer that lost records does).
+  std::function<void(const std::string& arm, const std::string& row_id, int call)> after_call =
+      [](const std::string&, const std::string&, int) {};
   // Per call of an arm (call counts from 1 within the row's context).
   std::function<Signature(const std::string& arm, int call)> signature = [](const std::string&, int) {
     return Signature{1, 1, {"ssu_fast_kernel"}};
@@ -30,26 +79,39 @@ struct FakeBehaviour {
 
 class FakeContext final : public RowContext {
  public:
-  explicit FakeContext(const FakeBehaviour& b) : b_(b) {}
-  Correctness check(const Implementation&) override {
+  FakeContext(const FakeBehaviour& b, std::string row_id) : b_(b), row_(std::move(row_id)) {}
+  Correctness check(const Implementation& impl) override {
     Correctness c;
-    c.passed = true;
+    c.passed = b_.passes(impl.name, row_);
     c.elements = 1;
+    if (!c.passed) {
+      c.mismatches = 1;
+      c.note = "fake: " + impl.name + " is wrong on " + row_;
+    }
     return c;
   }
   Sample time_once(const Implementation& impl) override {
+    agree();  // a GPU rank's sample starts with the ranks' agreement
     int n = ++calls_[impl.name];
     Sample s;
     s.signature = b_.signature(impl.name, n);
     s.us = b_.us(impl.name, n);
     s.intervals_ns = b_.intervals(impl.name, n);
+    b_.after_call(impl.name, row_, n);
     return s;
   }
-  double warm_call_us(const Implementation&) override { return 1000; }
+  double warm_call_us(const Implementation&) override {
+    agree();  // a GPU rank agrees on every warm-up call's time
+    return 1000;
+  }
   json config(const Implementation& impl) const override { return json{{"arm", impl.name}, {"tile", 8}}; }
 
  private:
+  void agree() {
+    if (b_.job && !b_.job->agree(true)) throw RankAbandoned();
+  }
   const FakeBehaviour& b_;
+  std::string row_;
   std::map<std::string, int> calls_;
 };
 
@@ -63,8 +125,9 @@ class FakeBackend final : public Backend {
   json protocol() const override { return json{{"cold_l2", true}, {"flush_bytes", 0}}; }
   std::unique_ptr<RowContext> prepare(const Family&, const CaseRow& row, uint64_t) override {
     b_.on_prepare(row);
-    return std::make_unique<FakeContext>(b_);
+    return std::make_unique<FakeContext>(b_, row.id);
   }
+  bool ranks_agree(bool ok) override { return b_.job ? b_.job->agree(ok) : ok; }
 
  private:
   FakeBehaviour b_;

@@ -1,7 +1,8 @@
 // The rank-thread runner (RankThreadsExecutor) through the campaign, on fake backends: world size 1
 // gives the single-process path's rows and identity; at world size 2 the slower rank decides each
-// sample and both ranks' samples are journaled; a rank's failure fails its unit, named; a hung
-// rank fails its unit within the bound and every later one, and the campaign still ends.
+// sample and both ranks' samples are journaled; a rank's failure fails its unit, named, and ends
+// that unit on every rank at once (the ranks' agreements); a hung rank fails its unit within the
+// bound and every later one, and the campaign still ends.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -264,4 +265,97 @@ TEST_F(RankRunnerTest, AHungRankFailsWithinTheBoundAndTheCampaignEnds) {
       << p["rows"][0]["error"];
   for (const auto& row : p["rows"])
     EXPECT_NE(row["error"].get<std::string>().find("the runner stops"), std::string::npos) << row["id"];
+}
+
+// Ranks whose backends agree the way NCCL ranks do (every agreement waits for every rank): when one
+// rank fails a unit (its inputs refused or lost, an arm wrong on its shard, its timer failing a
+// sample), it says so at the others' next agreement, so every rank stops that unit at once and
+// with the failing rank's cause; no rank waits out a bound, the runner does not stop, and the next
+// rows pass. Before the agreements, rank 0 sat in its first sample's agreement until the fake
+// job's bound and the row's error was rank 0's.
+TEST_F(RankRunnerTest, ARanksFailureEndsTheUnitOnEveryRankAtOnce) {
+  struct Case {
+    std::string name, expect_disposition, expect_in_error;
+    std::function<void(FakeBehaviour&)> break_rank1;
+  };
+  const std::vector<Case> cases = {
+      {"prepare throws", "failed", "rank 1: device 1 lost",
+       [](FakeBehaviour& b) {
+         b.on_prepare = [](const CaseRow& r) {
+           if (r.id == "r1") throw std::runtime_error("device 1 lost");
+         };
+       }},
+      {"context refuses", "not_supported", "rank 1: shard too large",
+       [](FakeBehaviour& b) {
+         b.on_prepare = [](const CaseRow& r) {
+           if (r.id == "r1") throw InputError("shard too large");
+         };
+       }},
+      {"an arm is wrong on rank 1", "incorrect", "",
+       [](FakeBehaviour& b) {
+         b.passes = [](const std::string& arm, const std::string& row) { return !(row == "r1" && arm == "ssu.fake_cand"); };
+       }},
+      {"a sample fails midway", "failed", "rank 1: CUPTI dropped records",
+       [](FakeBehaviour& b) {
+         b.after_call = [](const std::string& arm, const std::string& row, int call) {
+           if (row == "r1" && arm == "ssu.fake_cand" && call == 3) throw DeviceError("CUPTI dropped records");
+         };
+       }},
+      {"the last sample fails", "failed", "rank 1: CUPTI dropped records",
+       [](FakeBehaviour& b) {  // per unit 2 blocks x 2 letters x m 2: the 8th call ends the first unit
+         b.after_call = [](const std::string& arm, const std::string& row, int call) {
+           if (row == "r1" && arm == "ssu.fake_cand" && call == 8) throw DeviceError("CUPTI dropped records");
+         };
+       }},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto job = std::make_shared<kgate::testing::FakeJob>(2, 5s);
+    FakeBehaviour good;
+    good.job = job;
+    FakeBehaviour bad = good;
+    c.break_rank1(bad);
+    FakeBackend rank0(good);
+    cfg_.out_path = (dir_ / "collective.json").string();
+    fs::remove(cfg_.out_path);
+    fs::remove(cfg_.out_path + ".samples.json");
+    cfg_.wrap_executor = ranks_of({std::make_shared<RankOwn>(cfg_, bad)}, 20s);
+    const auto t0 = std::chrono::steady_clock::now();
+    run_campaign(cfg_, rank0);
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);  // no rank waited out the job's bound
+    const json p = receipt("collective.json");
+    ASSERT_EQ(p["rows"].size(), 3u);
+    for (const auto& row : p["rows"]) {
+      if (row["id"] != "r1") {
+        EXPECT_EQ(row["disposition"], "passed") << row["id"] << " " << row.dump();
+        continue;
+      }
+      EXPECT_EQ(row["disposition"], c.expect_disposition) << row.dump();
+      const std::string why = row.contains("error") && row["error"].is_string() ? row["error"].get<std::string>() : "";
+      EXPECT_EQ(why.find("abandoned"), std::string::npos) << why;
+      EXPECT_EQ(why.find("fake job"), std::string::npos) << why;
+      if (!c.expect_in_error.empty()) EXPECT_NE(why.find(c.expect_in_error), std::string::npos) << row.dump();
+    }
+  }
+}
+
+// The merge names the failing rank's cause, not that of a rank that stopped because of it; where
+// no rank gave a cause, the abandonment itself fails the unit.
+TEST(MergeRankUnits, TheCauseIsTheFailingRanksNotTheAbandonedOnes) {
+  UnitSpec spec;
+  spec.row_id = "r";
+  UnitResult gave_up, failed, wrong;
+  gave_up.row_id = failed.row_id = wrong.row_id = "r";
+  gave_up.error = RankAbandoned().what();
+  failed.error = "device 1 lost";
+  wrong.check = RowCheck{};
+  wrong.check->disposition = Disposition::incorrect;
+  wrong.check->error = "out differs";
+  EXPECT_EQ(merge_rank_units(spec, {gave_up, failed}).error, "rank 1: device 1 lost");
+  const UnitResult m = merge_rank_units(spec, {gave_up, wrong});
+  EXPECT_EQ(m.error, "");
+  ASSERT_TRUE(m.check);
+  EXPECT_EQ(m.check->disposition, Disposition::incorrect);
+  EXPECT_EQ(m.check->error, "rank 1: out differs");
+  EXPECT_EQ(merge_rank_units(spec, {gave_up, gave_up}).error.rfind("rank 0: abandoned", 0), 0u);
 }
