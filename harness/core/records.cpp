@@ -297,6 +297,7 @@ const Implementation& Plan::impl(const std::string& arm) const {
 
 json to_json(const UnitResult& u) {
   json j = {{"kind", "unit"}, {"row", u.row_id}, {"group", u.group}, {"error", u.error}};
+  if (u.abandoned) j["abandoned"] = true;  // only between ranks: a journal's merged unit is never abandoned alone
   if (u.check) {
     json cfg = json::object();
     for (const auto& [arm, c] : u.check->configs) cfg[arm] = c;
@@ -319,6 +320,7 @@ UnitResult unit_result_from_json(const json& j) {
   u.row_id = r.str("row");
   u.group = static_cast<int>(r.integer("group"));
   u.error = r.str("error");
+  u.abandoned = j.contains("abandoned") && j["abandoned"] == true;
   if (r.has_value("check")) {
     Reader c = r.sub("check");
     RowCheck rc;

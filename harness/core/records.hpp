@@ -124,6 +124,9 @@ struct UnitResult {
   std::optional<RowCheck> check;  // present when the unit ran the correctness phase
   std::vector<RankResult> ranks;  // one per rank (world size 1: one); empty when not timed
   std::string error;              // non-empty: the unit failed (device or runtime error)
+  // A rank's result only: it stopped the unit because another rank of the job failed it
+  // (RankAbandoned); `error` says so, and the failing rank's result carries the cause.
+  bool abandoned = false;
   bool timed() const { return !ranks.empty(); }
 };
 

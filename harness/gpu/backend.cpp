@@ -221,7 +221,13 @@ std::unique_ptr<RowContext> GpuBackend::prepare(const Family& fam, const CaseRow
   if (!fam.make_gpu_context) throw InputError("family '" + fam.name + "' has no GPU context");
   device_.make_current();
   KGATE_CUDA(cudaCtxResetPersistingL2Cache());
-  return fam.make_gpu_context(row, seed, this);
+  try {
+    return fam.make_gpu_context(row, seed, this);
+  } catch (const std::exception& e) {
+    // Rank threads: the peers waiting on this row's pointers stop at once, with this rank's reason.
+    if (role_.peers) role_.peers->withdraw(row.id, role_.rank, e.what());
+    throw;
+  }
 }
 
 std::pair<bool, double> GpuBackend::agree(bool ok, double v) {
@@ -304,29 +310,6 @@ void* GpuBackend::nccl_comm() {
     own_comm_ = c;
   }
   return own_comm_;
-}
-
-void PeerTable::publish(const std::string& key, int rank, const void* ptr) {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto& v = table_[key];
-  v.resize(static_cast<size_t>(world_), nullptr);
-  v.at(static_cast<size_t>(rank)) = ptr;
-  cv_.notify_all();
-}
-
-std::vector<const void*> PeerTable::wait_all(const std::string& key) {
-  std::unique_lock<std::mutex> lock(mu_);
-  auto full = [&] {
-    auto it = table_.find(key);
-    return it != table_.end() && std::all_of(it->second.begin(), it->second.end(), [](const void* p) { return p; });
-  };
-  if (!cv_.wait_for(lock, timeout_, full)) {
-    auto it = table_.find(key);
-    const std::string missing = missing_ranks(static_cast<size_t>(world_), [&](size_t r) { return it == table_.end() || !it->second[r]; });
-    throw DeviceError("peer exchange '" + key + "': rank(s) " + missing + " did not publish within " +
-                      std::to_string(timeout_.count()) + " ms");
-  }
-  return table_[key];
 }
 
 }  // namespace kgate::gpu

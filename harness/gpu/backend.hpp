@@ -1,39 +1,18 @@
 #pragma once
 #include <cuda_runtime.h>
 
-#include <chrono>
-#include <condition_variable>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "harness/run/campaign.hpp"
 #include "harness/gpu/device.hpp"
+#include "harness/gpu/peer_table.hpp"
 #include "harness/gpu/timer.hpp"
 
 namespace kgate::gpu {
-
-// The ranks of one process (threads, one GPU each) hand each other device pointers through this:
-// rank r publishes its buffer under a key (a row's id and what the buffer is), then waits, bounded,
-// until every rank has published that key. A rank that never publishes makes the others' wait
-// throw DeviceError naming the key and the missing ranks.
-class PeerTable {
- public:
-  PeerTable(int world_size, std::chrono::milliseconds timeout) : world_(world_size), timeout_(timeout) {}
-  void publish(const std::string& key, int rank, const void* ptr);
-  std::vector<const void*> wait_all(const std::string& key);
-  int world_size() const { return world_; }
-
- private:
-  int world_;
-  std::chrono::milliseconds timeout_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::map<std::string, std::vector<const void*>> table_;
-};
 
 // Where a backend's rank sits in its job. world_size 1 (the default): a plain one-GPU run.
 // simulated: this one GPU plays all world_size ranks (rank 0; the peers' shards are local buffers

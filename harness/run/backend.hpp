@@ -26,11 +26,9 @@ class RowContext {
 // Thrown at an agreement of a job's ranks (Backend::ranks_agree, and the agreements a GPU rank makes
 // before every sample and after every warm-up call) when another rank failed the unit: this rank
 // stops the unit there, with every rank at the same point of its collectives, and returns it
-// unfinished; the merged unit carries the failing rank's cause. what() starts with
-// kAbandonedUnit.
-inline constexpr const char* kAbandonedUnit = "abandoned: ";
+// unfinished (UnitResult::abandoned); the merged unit carries the failing rank's cause.
 struct RankAbandoned : std::runtime_error {
-  RankAbandoned() : std::runtime_error(std::string(kAbandonedUnit) + "another rank of the job failed this unit") {}
+  RankAbandoned() : std::runtime_error("abandoned: another rank of the job failed this unit") {}
 };
 
 class Backend {

@@ -190,6 +190,7 @@ UnitResult InProcessExecutor::run_unit(const UnitSpec& spec) {
     u.check.reset();
     u.ranks.clear();
     u.error = e.what();
+    u.abandoned = true;
     contexts_.erase(spec.row_id);
   } catch (const InputError& e) {
     // An arm or its context refused this case: the row is not supported, the run goes on.
@@ -304,19 +305,25 @@ UnitResult merge_rank_units(const UnitSpec& spec, std::vector<UnitResult> got) {
   UnitResult u;
   u.row_id = spec.row_id;
   u.group = spec.group;
+  // One rank's result (a rank process's own, through a one-rank runner) is its own: no rank to name.
+  auto named = [&](size_t r, const std::string& what) {
+    return got.size() == 1 ? what : "rank " + std::to_string(r) + ": " + what;
+  };
   std::string abandoned;  // a rank that stopped because another failed: that one's cause is the unit's
   for (size_t r = 0; r < got.size(); ++r) {
     UnitResult& g = got[r];
-    const bool gave_up = g.error.rfind(kAbandonedUnit, 0) == 0;
-    std::string& error = gave_up ? abandoned : u.error;
-    if (!g.error.empty() && error.empty()) error = "rank " + std::to_string(r) + ": " + g.error;
+    std::string& error = g.abandoned ? abandoned : u.error;
+    if (!g.error.empty() && error.empty()) error = named(r, g.error);
     if (g.check && (!u.check || (u.check->disposition == Disposition::passed && g.check->disposition != Disposition::passed))) {
       u.check = g.check;
-      if (r > 0 && !u.check->error.empty()) u.check->error = "rank " + std::to_string(r) + ": " + u.check->error;
+      if (r > 0 && !u.check->error.empty()) u.check->error = named(r, u.check->error);
     }
   }
   const bool check_failed = u.check && u.check->disposition != Disposition::passed;
-  if (u.error.empty() && !check_failed && !abandoned.empty()) u.error = abandoned;  // no rank said why
+  if (u.error.empty() && !check_failed && !abandoned.empty()) {  // no rank said why
+    u.error = abandoned;
+    u.abandoned = true;
+  }
   if (!u.error.empty() || check_failed) return u;
   size_t timed = 0;
   for (const UnitResult& g : got) timed += g.timed();

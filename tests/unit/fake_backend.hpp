@@ -17,31 +17,41 @@
 
 namespace kgate::testing {
 
-// The ranks of a fake job: agree(ok) is the all-reduce a GPU job's ranks make (each rank waits
-// until every rank has called; true when every rank's ok was). Like a collective that a rank never
-// joins, a wait past `bound` throws.
+// The ranks of a fake job, ordered like the collectives of NCCL ranks on one communicator: each
+// call is a round that every rank must join, and every rank must make the same kind of call in a
+// round. agree(ok) is an agreement (Backend::ranks_agree's all-reduce: true when every rank's ok
+// was); arm_collective() is an arm's own collective (the all-gather a collective arm makes in every
+// call). Ranks that make different calls in a round throw DeviceError (NCCL would hang or pair the
+// wrong buffers), and so does a rank that waits past `bound` (a collective a rank never joins).
 class FakeJob {
  public:
   FakeJob(int world_size, std::chrono::milliseconds bound) : world_(world_size), bound_(bound) {}
-  bool agree(bool ok) {
+  bool agree(bool ok) { return round("an agreement", ok); }
+  void arm_collective() { round("an arm's collective", true); }
+
+ private:
+  bool round(const std::string& kind, bool ok) {
     std::unique_lock<std::mutex> lock(m_);
     const uint64_t round = round_;
+    if (arrived_ == 0) kind_ = kind;
+    else if (kind_ != kind) mismatch_ = kind_ + " and " + kind;
     all_ok_ = all_ok_ && ok;
     if (++arrived_ == world_) {
       result_ = all_ok_;
+      result_mismatch_ = mismatch_;
       all_ok_ = true;
+      mismatch_.clear();
       arrived_ = 0;
       ++round_;
       cv_.notify_all();
-      return result_;
+    } else if (!cv_.wait_for(lock, bound_, [&] { return round_ != round; })) {
+      // The next round cannot complete before this rank joins it, so the results are this round's.
+      throw DeviceError("fake job: a rank did not join round " + std::to_string(round) + " within the bound");
     }
-    // The next round cannot complete before this rank joins it, so result_ is still this round's.
-    if (!cv_.wait_for(lock, bound_, [&] { return round_ != round; }))
-      throw DeviceError("fake job: a rank did not join agreement " + std::to_string(round) + " within the bound");
+    if (!result_mismatch_.empty())
+      throw DeviceError("fake job: in round " + std::to_string(round) + " the ranks made " + result_mismatch_);
     return result_;
   }
-
- private:
   const int world_;
   const std::chrono::milliseconds bound_;
   std::mutex m_;
@@ -49,20 +59,24 @@ class FakeJob {
   uint64_t round_ = 0;
   int arrived_ = 0;
   bool all_ok_ = true, result_ = true;
+  std::string kind_, mismatch_, result_mismatch_;
 };
 
 struct FakeBehaviour {
-  // A rank of `job` (none: a rank alone): the backend agrees through it, and the context, as a GPU
-  // rank's does, before every timed call and after every warm-up call.
+  // A rank of `job` (none: a rank alone): the backend agrees through it, and the context makes the
+  // calls a GPU rank of a collective arm makes: the arm's collective in every check, warm-up call
+  // and timed call, an agreement before every timed call and after every warm-up call.
   std::shared_ptr<FakeJob> job;
-  // Whether an arm's check passes on a row.
+  std::string arch = "fake";  // the architecture arms are matched against
+  // Whether an arm's check passes on a row, after its call (may throw, as a reference can).
   std::function<bool(const std::string& arm, const std::string& row_id)> passes = [](const std::string&,
                                                                                       const std::string&) {
     return true;
   };
-  // Called after each timed call of an arm on a row (may throw, as a timer that lost records does).
-  std::function<void(const std::string& arm, const std::string& row_id, int call)> after_call =
-      [](const std::string&, const std::string&, int) {};
+  // Called after each timed call on a row (may throw, as a timer that lost records does): `call`
+  // counts the arm's timed calls in the row's context, `row_call` every arm's.
+  std::function<void(const std::string& arm, const std::string& row_id, int call, int row_call)> after_call =
+      [](const std::string&, const std::string&, int, int) {};
   // Per call of an arm (call counts from 1 within the row's context).
   std::function<Signature(const std::string& arm, int call)> signature = [](const std::string&, int) {
     return Signature{1, 1, {"ssu_fast_kernel"}};
@@ -81,6 +95,7 @@ class FakeContext final : public RowContext {
  public:
   FakeContext(const FakeBehaviour& b, std::string row_id) : b_(b), row_(std::move(row_id)) {}
   Correctness check(const Implementation& impl) override {
+    if (b_.job) b_.job->arm_collective();
     Correctness c;
     c.passed = b_.passes(impl.name, row_);
     c.elements = 1;
@@ -92,15 +107,17 @@ class FakeContext final : public RowContext {
   }
   Sample time_once(const Implementation& impl) override {
     agree();  // a GPU rank's sample starts with the ranks' agreement
+    if (b_.job) b_.job->arm_collective();
     int n = ++calls_[impl.name];
     Sample s;
     s.signature = b_.signature(impl.name, n);
     s.us = b_.us(impl.name, n);
     s.intervals_ns = b_.intervals(impl.name, n);
-    b_.after_call(impl.name, row_, n);
+    b_.after_call(impl.name, row_, n, ++row_calls_);
     return s;
   }
   double warm_call_us(const Implementation&) override {
+    if (b_.job) b_.job->arm_collective();
     agree();  // a GPU rank agrees on every warm-up call's time
     return 1000;
   }
@@ -113,6 +130,7 @@ class FakeContext final : public RowContext {
   const FakeBehaviour& b_;
   std::string row_;
   std::map<std::string, int> calls_;
+  int row_calls_ = 0;
 };
 
 class FakeBackend final : public Backend {
@@ -120,7 +138,7 @@ class FakeBackend final : public Backend {
   explicit FakeBackend(FakeBehaviour b = {}) : b_(std::move(b)) {}
   std::string name() const override { return "fake"; }
   std::string timer() const override { return "cupti"; }
-  std::string arch() const override { return "fake"; }
+  std::string arch() const override { return b_.arch; }
   json environment() const override { return json{{"gpus", json::array()}, {"cpu", "fake"}}; }
   json protocol() const override { return json{{"cold_l2", true}, {"flush_bytes", 0}}; }
   std::unique_ptr<RowContext> prepare(const Family&, const CaseRow& row, uint64_t) override {

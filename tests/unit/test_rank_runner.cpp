@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
 #include <thread>
 
 #include "harness/core/fileio.hpp"
@@ -148,9 +149,14 @@ TEST_F(RankRunnerTest, TwoRankProcessesSealTheSameMergedRows) {
   std::thread other([&] { run_rank(1, 3.0); });
   struct Join {
     std::thread& t;
-    ~Join() { t.join(); }
+    ~Join() {
+      if (t.joinable()) t.join();
+    }
   } join{other};
   run_rank(0, 1.0);
+  // Rank 1 may still be sealing its receipt after the last exchange (the receipt was once read
+  // before it existed, in CI).
+  other.join();
   const json a = receipt("p0.json"), b = receipt("p1.json");
   ASSERT_EQ(a["rows"].size(), 3u);
   for (size_t i = 0; i < a["rows"].size(); ++i) {
@@ -267,48 +273,88 @@ TEST_F(RankRunnerTest, AHungRankFailsWithinTheBoundAndTheCampaignEnds) {
     EXPECT_NE(row["error"].get<std::string>().find("the runner stops"), std::string::npos) << row["id"];
 }
 
-// Ranks whose backends agree the way NCCL ranks do (every agreement waits for every rank): when one
-// rank fails a unit (its inputs refused or lost, an arm wrong on its shard, its timer failing a
-// sample), it says so at the others' next agreement, so every rank stops that unit at once and
-// with the failing rank's cause; no rank waits out a bound, the runner does not stop, and the next
-// rows pass. Before the agreements, rank 0 sat in its first sample's agreement until the fake
-// job's bound and the row's error was rank 0's.
-TEST_F(RankRunnerTest, ARanksFailureEndsTheUnitOnEveryRankAtOnce) {
-  struct Case {
-    std::string name, expect_disposition, expect_in_error;
-    std::function<void(FakeBehaviour&)> break_rank1;
-  };
-  const std::vector<Case> cases = {
-      {"prepare throws", "failed", "rank 1: device 1 lost",
+// How rank 1 of a two-rank job fails, and what the campaign must then seal: `rows` fail with
+// `disposition` and an error naming rank 1's cause (`why`, when given), every other row passes.
+struct RankFailure {
+  std::string name;
+  std::function<void(FakeBehaviour&)> break_rank1;
+  std::set<std::string> rows;
+  std::string disposition, why;
+};
+const std::vector<RankFailure>& rank_failures() {
+  static const std::vector<RankFailure> cases = {
+      {"prepare throws",
        [](FakeBehaviour& b) {
          b.on_prepare = [](const CaseRow& r) {
            if (r.id == "r1") throw std::runtime_error("device 1 lost");
          };
-       }},
-      {"context refuses", "not_supported", "rank 1: shard too large",
+       },
+       {"r1"}, "failed", "rank 1: device 1 lost"},
+      {"the context refuses the row",
        [](FakeBehaviour& b) {
          b.on_prepare = [](const CaseRow& r) {
            if (r.id == "r1") throw InputError("shard too large");
          };
-       }},
-      {"an arm is wrong on rank 1", "incorrect", "",
+       },
+       {"r1"}, "not_supported", "rank 1: shard too large"},
+      {"rank 1's GPU is of another architecture", [](FakeBehaviour& b) { b.arch = "other"; }, {"r0", "r1", "r2"},
+       "not_supported", ""},
+      {"an arm is wrong on rank 1's shard",
        [](FakeBehaviour& b) {
          b.passes = [](const std::string& arm, const std::string& row) { return !(row == "r1" && arm == "ssu.fake_cand"); };
-       }},
-      {"a sample fails midway", "failed", "rank 1: CUPTI dropped records",
+       },
+       {"r1"}, "incorrect", ""},
+      {"the reference throws in an arm's check",
        [](FakeBehaviour& b) {
-         b.after_call = [](const std::string& arm, const std::string& row, int call) {
+         b.passes = [](const std::string& arm, const std::string& row) -> bool {
+           if (row == "r1" && arm == "ssu.fake_cand") throw DeviceError("reference out of memory");
+           return true;
+         };
+       },
+       {"r1"}, "failed", "rank 1: reference out of memory"},
+      {"a sample fails midway",
+       [](FakeBehaviour& b) {
+         b.after_call = [](const std::string& arm, const std::string& row, int call, int) {
            if (row == "r1" && arm == "ssu.fake_cand" && call == 3) throw DeviceError("CUPTI dropped records");
          };
-       }},
-      {"the last sample fails", "failed", "rank 1: CUPTI dropped records",
-       [](FakeBehaviour& b) {  // per unit 2 blocks x 2 letters x m 2: the 8th call ends the first unit
-         b.after_call = [](const std::string& arm, const std::string& row, int call) {
-           if (row == "r1" && arm == "ssu.fake_cand" && call == 8) throw DeviceError("CUPTI dropped records");
+       },
+       {"r1"}, "failed", "rank 1: CUPTI dropped records"},
+      {"the unit's last sample fails",
+       [](FakeBehaviour& b) {  // per unit 2 arms x 2 blocks x 2 letters x m 2: the 16th call ends the first unit
+         b.after_call = [](const std::string&, const std::string& row, int, int row_call) {
+           if (row == "r1" && row_call == 16) throw DeviceError("CUPTI dropped records");
          };
-       }},
+       },
+       {"r1"}, "failed", "rank 1: CUPTI dropped records"},
   };
-  for (const Case& c : cases) {
+  return cases;
+}
+
+void expect_sealed(const json& p, const RankFailure& c) {
+  ASSERT_EQ(p["rows"].size(), 3u);
+  for (const auto& row : p["rows"]) {
+    if (!c.rows.count(row["id"].get<std::string>())) {
+      EXPECT_EQ(row["disposition"], "passed") << row.dump();
+      continue;
+    }
+    EXPECT_EQ(row["disposition"], c.disposition) << row.dump();
+    const std::string why = row.contains("error") && row["error"].is_string() ? row["error"].get<std::string>() : "";
+    EXPECT_EQ(why.find("abandoned"), std::string::npos) << why;
+    EXPECT_EQ(why.find("fake job"), std::string::npos) << why;
+    if (!c.why.empty()) EXPECT_NE(why.find(c.why), std::string::npos) << row.dump();
+  }
+}
+
+// Ranks whose backends agree, and whose arms make collectives, the way NCCL ranks on one
+// communicator do (every call waits for every rank, and the ranks' calls must match): when one
+// rank fails a unit, it says so at the others' next agreement, so every rank stops that unit at
+// once, with every rank at the same point of its collectives, and the row carries the failing
+// rank's cause; no rank waits out a bound, the runner does not stop, and the next rows pass.
+// Before the agreements, rank 0 sat in its next collective until the fake job's bound and the
+// row's error was rank 0's.
+TEST_F(RankRunnerTest, ARanksFailureEndsTheUnitOnEveryRankAtOnce) {
+  add_fake_arm("ssu.fake_ref");
+  for (const RankFailure& c : rank_failures()) {
     SCOPED_TRACE(c.name);
     auto job = std::make_shared<kgate::testing::FakeJob>(2, 5s);
     FakeBehaviour good;
@@ -323,19 +369,40 @@ TEST_F(RankRunnerTest, ARanksFailureEndsTheUnitOnEveryRankAtOnce) {
     const auto t0 = std::chrono::steady_clock::now();
     run_campaign(cfg_, rank0);
     EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);  // no rank waited out the job's bound
-    const json p = receipt("collective.json");
-    ASSERT_EQ(p["rows"].size(), 3u);
-    for (const auto& row : p["rows"]) {
-      if (row["id"] != "r1") {
-        EXPECT_EQ(row["disposition"], "passed") << row["id"] << " " << row.dump();
-        continue;
-      }
-      EXPECT_EQ(row["disposition"], c.expect_disposition) << row.dump();
-      const std::string why = row.contains("error") && row["error"].is_string() ? row["error"].get<std::string>() : "";
-      EXPECT_EQ(why.find("abandoned"), std::string::npos) << why;
-      EXPECT_EQ(why.find("fake job"), std::string::npos) << why;
-      if (!c.expect_in_error.empty()) EXPECT_NE(why.find(c.expect_in_error), std::string::npos) << row.dump();
-    }
+    expect_sealed(receipt("collective.json"), c);
+  }
+}
+
+// The same failures through rank processes (threads here, each its own campaign over one unit
+// directory, each rank's executor wrapped in a one-rank runner as `kgate run --rendezvous` does):
+// both ranks seal the failing row with rank 1's cause and pass the others.
+TEST_F(RankRunnerTest, ARanksFailureEndsTheUnitOnEveryRankProcess) {
+  int n = 0;
+  for (const RankFailure& c : rank_failures()) {
+    SCOPED_TRACE(c.name);
+    auto job = std::make_shared<kgate::testing::FakeJob>(2, 5s);
+    const std::string units = (dir_ / ("units" + std::to_string(n))).string(), key = "job" + std::to_string(n++);
+    auto run_rank = [&](int rank) {
+      FakeBehaviour b;
+      b.job = job;
+      if (rank == 1) c.break_rank1(b);
+      FakeBackend be(b);
+      RunConfig rc = cfg_;
+      rc.out_path = (dir_ / ("p" + std::to_string(rank) + ".json")).string();
+      fs::remove(rc.out_path);
+      fs::remove(rc.out_path + ".samples.json");
+      rc.wrap_executor = [units, key, rank](std::unique_ptr<Executor> local) {
+        std::vector<std::shared_ptr<Executor>> one{std::shared_ptr<Executor>(std::move(local))};
+        return std::make_unique<RankProcessExecutor>(std::make_unique<RankThreadsExecutor>(one, 20s),
+                                                     std::make_shared<ranks::FileExchange>(units, key, rank, 2, 20s));
+      };
+      run_campaign(rc, be);
+    };
+    std::thread other([&] { run_rank(1); });
+    run_rank(0);
+    other.join();
+    expect_sealed(receipt("p0.json"), c);
+    expect_sealed(receipt("p1.json"), c);
   }
 }
 
@@ -347,6 +414,7 @@ TEST(MergeRankUnits, TheCauseIsTheFailingRanksNotTheAbandonedOnes) {
   UnitResult gave_up, failed, wrong;
   gave_up.row_id = failed.row_id = wrong.row_id = "r";
   gave_up.error = RankAbandoned().what();
+  gave_up.abandoned = true;
   failed.error = "device 1 lost";
   wrong.check = RowCheck{};
   wrong.check->disposition = Disposition::incorrect;
@@ -357,5 +425,15 @@ TEST(MergeRankUnits, TheCauseIsTheFailingRanksNotTheAbandonedOnes) {
   ASSERT_TRUE(m.check);
   EXPECT_EQ(m.check->disposition, Disposition::incorrect);
   EXPECT_EQ(m.check->error, "rank 1: out differs");
-  EXPECT_EQ(merge_rank_units(spec, {gave_up, gave_up}).error.rfind("rank 0: abandoned", 0), 0u);
+  const UnitResult none = merge_rank_units(spec, {gave_up, gave_up});
+  EXPECT_EQ(none.error.rfind("rank 0: abandoned", 0), 0u) << none.error;
+  EXPECT_TRUE(none.abandoned);
+  // A rank process's own result comes through a one-rank runner first: not renamed "rank 0", and
+  // still abandoned when the job's merge sees it.
+  const UnitResult own = merge_rank_units(spec, {gave_up}), cause = merge_rank_units(spec, {failed});
+  EXPECT_TRUE(own.abandoned);
+  EXPECT_EQ(cause.error, "device 1 lost");
+  EXPECT_EQ(merge_rank_units(spec, {own, cause}).error, "rank 1: device 1 lost");
+  EXPECT_TRUE(unit_result_from_json(to_json(own)).abandoned);  // the exchange carries it
+  EXPECT_FALSE(to_json(cause).contains("abandoned"));           // and adds nothing to a journal's units
 }
