@@ -191,6 +191,18 @@ std::map<std::string, std::vector<SignatureCount>> signature_counts_from(const R
   return out;
 }
 
+// Per-call activity maps as one series per name over the calls (0 where a call did not run it).
+json activity_series_json(const std::vector<std::map<std::string, double>>& calls) {
+  json out = json::object();
+  for (size_t c = 0; c < calls.size(); ++c)
+    for (const auto& [name, us] : calls[c]) {
+      json& v = out[name];
+      if (v.is_null()) v = std::vector<double>(calls.size(), 0.0);
+      v[c] = us;
+    }
+  return out;
+}
+
 json side_json(const std::map<std::string, SideSeries>& m) {
   json out = json::object();
   for (const auto& [arm, s] : m) {
@@ -198,6 +210,7 @@ json side_json(const std::map<std::string, SideSeries>& m) {
     // Written only where present: receipts without ranks keep their form.
     if (!s.intervals_ns.empty()) out[arm]["intervals_ns"] = s.intervals_ns;
     if (!s.cross_device_us.empty()) out[arm]["cross_device_us"] = s.cross_device_us;
+    if (!s.activity_us.empty()) out[arm]["activity_us"] = activity_series_json(s.activity_us);
   }
   return out;
 }
@@ -209,6 +222,15 @@ std::map<std::string, SideSeries> side_from(const Reader& r, const std::string& 
     Reader a = m.sub(it.key());
     SideSeries s{a.nums("events_us"), a.nums("self_us"), a.nums("sm_clock_mhz"), {}, {}};
     if (a.has_value("cross_device_us")) s.cross_device_us = a.nums("cross_device_us");
+    if (a.has_value("activity_us")) {
+      Reader act = a.sub("activity_us");
+      for (auto n = act.raw().begin(); n != act.raw().end(); ++n) {
+        const std::vector<double> v = act.nums(n.key());
+        if (s.activity_us.empty()) s.activity_us.resize(v.size());
+        if (v.size() != s.activity_us.size()) act.fail(n.key(), "its series has another number of calls than the others");
+        for (size_t c = 0; c < v.size(); ++c) s.activity_us[c][n.key()] = v[c];
+      }
+    }
     if (a.has_value("intervals_ns"))
       for (const auto& call : a.arr("intervals_ns")) {
         if (!call.is_array() || call.size() % 4)
@@ -392,6 +414,11 @@ json to_json(const RowRecord& r) {
   j["self_clock_us"] = side_summary_json(r.self_clock_us);
   j["sm_clock_mhz"] = side_summary_json(r.sm_clock_mhz);
   if (r.cross_device_us) j["cross_device_us"] = side_summary_json(r.cross_device_us);  // ranked rows only
+  if (r.activity_us) {  // receipts from before it have none
+    json a = json::object();
+    for (const auto& [arm, per] : *r.activity_us) a[arm] = side_summary_json(per);
+    j["activity_us"] = a;
+  }
   j["throttled_samples"] = r.throttled_samples ? json(*r.throttled_samples) : json(nullptr);
   j["verdicts"] = {{"raw", r.verdicts.raw}, {"policy", r.verdicts.policy}, {"failed", r.verdicts.failed}};
   return j;
@@ -466,6 +493,12 @@ RowRecord row_record_from_json(const json& j) {
   row.self_clock_us = side_summary_from(r, "self_clock_us");
   row.sm_clock_mhz = side_summary_from(r, "sm_clock_mhz");
   if (r.has_value("cross_device_us")) row.cross_device_us = side_summary_from(r, "cross_device_us");
+  if (r.has_value("activity_us")) {
+    AuditReader a = r.sub("activity_us");
+    std::map<std::string, std::map<std::string, SideSummary>> m;
+    for (auto it = a.raw().begin(); it != a.raw().end(); ++it) m[it.key()] = *side_summary_from(a, it.key());
+    row.activity_us = std::move(m);
+  }
   if (r.has_value("throttled_samples")) row.throttled_samples = r.integer("throttled_samples");
   else r.at("throttled_samples");
   AuditReader v = r.sub("verdicts");

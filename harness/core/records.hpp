@@ -59,6 +59,9 @@ struct Sample {
   // CUPTI timer: the call's activity as merged [start, end) ns intervals on the process's one
   // clock (every device it touched); empty for other timers. Ranks' samples are unioned from these.
   std::vector<std::pair<uint64_t, uint64_t>> intervals_ns;
+  // CUPTI timer: the call's time per activity, us (each kernel name, "memcpy", "memset": summed
+  // durations, overlaps not merged), so a multi-kernel arm shows where its time goes.
+  std::map<std::string, double> activity_us;
 };
 
 // Series measured beside the protocol timer, per arm, in call order.
@@ -74,8 +77,12 @@ struct SideSeries {
   // The row's series (assembled from every rank, world size > 1): per call, the length of the
   // union of every rank's intervals of that call, us: the cross-device union.
   std::vector<double> cross_device_us;
+  // Per call, the call's time per activity (Sample::activity_us); a name a call did not run is
+  // absent from that call (0).
+  std::vector<std::map<std::string, double>> activity_us;
   bool empty() const {
-    return events_us.empty() && self_us.empty() && sm_clock_mhz.empty() && intervals_ns.empty() && cross_device_us.empty();
+    return events_us.empty() && self_us.empty() && sm_clock_mhz.empty() && intervals_ns.empty() && cross_device_us.empty() &&
+           activity_us.empty();
   }
 };
 
@@ -205,6 +212,9 @@ struct RowRecord {
   // Rows of several ranks timed with CUPTI: per arm, the cross-device union of its calls
   // (written only where present: single-rank receipts have no such field).
   std::optional<std::map<std::string, SideSummary>> cross_device_us;
+  // CUPTI rows: per arm, per activity (kernel name, "memcpy", "memset"), its time per call, 0 in
+  // calls that did not run it (written only where present: receipts before it have no such field).
+  std::optional<std::map<std::string, std::map<std::string, SideSummary>>> activity_us;
   std::optional<int64_t> throttled_samples;
   Verdicts verdicts;
 };

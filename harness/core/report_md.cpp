@@ -1,4 +1,5 @@
 // The report's document (report_document), shared by the markdown and html printers.
+#include <cctype>
 #include <set>
 
 #include "harness/core/report.hpp"
@@ -234,6 +235,51 @@ std::optional<doc::Block> side_details(const ReportView& v) {
                       {doc::table(std::move(t))});
 }
 
+// The readable part of an activity name: a mangled C++ name's innermost identifier
+// ("_ZN4sm906decode...39flash_fwd_splitkv_mla_fp8_sparse_kernelINS1_..." ->
+// "flash_fwd_splitkv_mla_fp8_sparse_kernel"); other names as they are, cut at 60 characters.
+std::string activity_label(const std::string& name) {
+  size_t i = 0;
+  if (name.rfind("_ZN", 0) == 0) i = 3;
+  else if (name.rfind("_Z", 0) == 0) i = 2;
+  std::string last;
+  while (i > 0 && i < name.size()) {
+    while (i < name.size() && (name[i] == 'K' || name[i] == 'V' || name[i] == 'L')) ++i;  // qualifiers
+    size_t len = 0, j = i;
+    while (j < name.size() && std::isdigit(static_cast<unsigned char>(name[j]))) len = len * 10 + static_cast<size_t>(name[j++] - '0');
+    if (j == i || len == 0 || j + len > name.size()) break;
+    last = name.substr(j, len);
+    i = j + len;
+    if (name.rfind("_ZN", 0) != 0) break;  // a plain _Z name has one identifier
+  }
+  if (!last.empty()) return last;
+  return name.size() > 60 ? name.substr(0, 57) + "..." : name;
+}
+
+// Where each arm's time goes (CUPTI receipts): per activity, its median time per call, beside the
+// arm's median (the union of its activity); shown for arms that run more than one.
+std::optional<doc::Block> activity_details(const ReportView& v) {
+  doc::Table t{{"row", "arm", "activity", "median us per call", "min-max us"}, "lllrl", {}};
+  for (const auto& rv : v.rows) {
+    const RowRecord& r = rv.record;
+    if (!r.activity_us) continue;
+    for (const auto& [arm, per] : *r.activity_us) {
+      if (per.size() < 2) continue;
+      for (const auto& [name, s] : per)
+        t.rows.push_back({{{C(r.id)},
+                           {C(arm)},
+                           {C(activity_label(name))},
+                           {T(rt::sig4(s.median))},
+                           {T(rt::shortest(s.min) + "-" + rt::shortest(s.max))}},
+                          ""});
+    }
+  }
+  if (t.rows.empty()) return std::nullopt;
+  return doc::details({T("Time per activity, for arms of several kernels (CUPTI: each kernel's own duration; "
+                         "overlapping activities are counted in each)")},
+                      {doc::table(std::move(t))});
+}
+
 }  // namespace
 
 ReportDocument report_document(const ReportView& v) {
@@ -288,6 +334,7 @@ ReportDocument report_document(const ReportView& v) {
   body.push_back(arms_details(v));
   body.push_back(correctness_details(v));
   if (auto side = side_details(v)) body.push_back(std::move(*side));
+  if (auto act = activity_details(v)) body.push_back(std::move(*act));
   body.push_back(doc::details({T("Environment")}, {doc::code(v.environment.dump(2))}));
   return doc_parts;
 }

@@ -52,6 +52,29 @@ std::optional<std::map<std::string, SideSummary>> side_summary(const std::map<st
   return out;
 }
 
+// Per arm and activity name, its time per call over every call of the arm (0 in calls that did
+// not run it); none where no arm has activity series.
+std::optional<std::map<std::string, std::map<std::string, SideSummary>>> activity_summary(
+    const std::map<std::string, SideSeries>& side) {
+  std::map<std::string, std::map<std::string, SideSummary>> out;
+  for (const auto& [arm, s] : side) {
+    std::set<std::string> names;
+    for (const auto& call : s.activity_us)
+      for (const auto& kv : call) names.insert(kv.first);
+    for (const auto& name : names) {
+      std::vector<double> xs;
+      for (const auto& call : s.activity_us) {
+        auto it = call.find(name);
+        xs.push_back(it == call.end() ? 0.0 : it->second);
+      }
+      SampleSummary sm = summarize(xs);
+      out[arm][name] = {sm.median, sm.min, sm.max, static_cast<int64_t>(sm.n)};
+    }
+  }
+  if (out.empty()) return std::nullopt;
+  return out;
+}
+
 // Pair gates over some of a row's pairs (strict, limit with the row's effective limit, drift,
 // parity, fallback); null where not applicable or not measurable.
 json pair_gates(const RowRecord& row, const std::vector<const PairRecord*>& pairs, const GateSet& policy, bool measured) {
@@ -151,6 +174,7 @@ void derive_row(RowRecord& row, const RowSamples* samples, const Policy& policy,
   row.self_clock_us.reset();
   row.sm_clock_mhz.reset();
   row.cross_device_us.reset();
+  row.activity_us.reset();
   row.throttled_samples.reset();
   for (auto& p : row.pairs) p = PairRecord{p.baseline, p.candidate, {}, {}, {}, {}, {}, {}, {}};
   if (measured) {
@@ -189,6 +213,7 @@ void derive_row(RowRecord& row, const RowSamples* samples, const Policy& policy,
     row.self_clock_us = side_summary(samples->side, &SideSeries::self_us);
     row.sm_clock_mhz = side_summary(samples->side, &SideSeries::sm_clock_mhz);
     row.cross_device_us = side_summary(samples->side, &SideSeries::cross_device_us);
+    row.activity_us = activity_summary(samples->side);
     // Throttled samples: SM clock read after the call below 95 % of the device's maximum.
     if (ctx.max_sm_clock_mhz > 0 && row.sm_clock_mhz) {
       int64_t throttled = 0;

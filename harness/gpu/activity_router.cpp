@@ -38,9 +38,11 @@ uint64_t ActivityRouter::begin(uint32_t device) {
 
 namespace {
 thread_local std::vector<std::pair<uint64_t, uint64_t>> t_last_intervals;
+thread_local std::map<std::string, double> t_last_activity;
 }
 
 const std::vector<std::pair<uint64_t, uint64_t>>& ActivityRouter::last_taken_intervals() { return t_last_intervals; }
+const std::map<std::string, double>& ActivityRouter::last_taken_activity() { return t_last_activity; }
 
 ActivityRouter::Taken ActivityRouter::take(uint32_t device, uint64_t ext) {
   std::unique_lock<std::mutex> lock(mu_);
@@ -66,7 +68,11 @@ ActivityRouter::Taken ActivityRouter::take(uint32_t device, uint64_t ext) {
   in_flight_.erase(f);
   lock.unlock();  // the rest is this thread's own
   std::vector<Interval> iv;
-  for (const auto& r : t.records) iv.push_back({r.start, r.end, static_cast<int>(r.device)});
+  t_last_activity.clear();
+  for (const auto& r : t.records) {
+    iv.push_back({r.start, r.end, static_cast<int>(r.device)});
+    t_last_activity[r.name] += static_cast<double>(r.end > r.start ? r.end - r.start : 0) / 1000.0;
+  }
   t_last_intervals = merged_intervals(std::move(iv));
   return t;
 }

@@ -73,6 +73,9 @@ class ActivityRouter {
   // thread's last take() returned: a sample's activity over every device it touched, for the
   // union of several ranks' samples (records.hpp, Sample::intervals_ns). Empty before any take().
   static const std::vector<std::pair<uint64_t, uint64_t>>& last_taken_intervals();
+  // The same take()'s time per activity, us: each kernel name's (and "memcpy", "memset") summed
+  // durations, end - start, overlaps not merged (Sample::activity_us).
+  static const std::map<std::string, double>& last_taken_activity();
   // A measurement that failed before take(): forget it; its late records become orphans.
   void abandon(uint64_t ext);
 

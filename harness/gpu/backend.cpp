@@ -266,6 +266,7 @@ Sample GpuBackend::sample(const Launch& launch) {
   // stays as it was.
   if (timer_->name() == "cupti" && role_.world_size > 1 && !role_.simulated)
     s.intervals_ns = ActivityRouter::last_taken_intervals();
+  if (timer_->name() == "cupti") s.activity_us = ActivityRouter::last_taken_activity();
   return s;
 }
 

@@ -129,6 +129,7 @@ RowSamples assemble_samples(const RowState& st, size_t pairs) {
       d.events_us.insert(d.events_us.end(), series.events_us.begin(), series.events_us.end());
       d.self_us.insert(d.self_us.end(), series.self_us.begin(), series.self_us.end());
       d.sm_clock_mhz.insert(d.sm_clock_mhz.end(), series.sm_clock_mhz.begin(), series.sm_clock_mhz.end());
+      d.activity_us.insert(d.activity_us.end(), series.activity_us.begin(), series.activity_us.end());
       const std::vector<double> u = cross_device_union_us(ranks, arm);
       d.cross_device_us.insert(d.cross_device_us.end(), u.begin(), u.end());
     }

@@ -154,6 +154,7 @@ RankResult InProcessExecutor::time_unit(const UnitSpec& spec, RowContext& ctx) {
         if (s.sm_clock_mhz > 0) side.sm_clock_mhz.push_back(s.sm_clock_mhz);
         if (s.self_us > 0) side.self_us.push_back(s.self_us);
         if (!s.intervals_ns.empty()) side.intervals_ns.push_back(SideSeries::flatten_intervals(s.intervals_ns));
+        if (!s.activity_us.empty()) side.activity_us.push_back(std::move(s.activity_us));
       }
       rr.baseline.push_back(std::move(sb));
       rr.candidate.push_back(std::move(sc));

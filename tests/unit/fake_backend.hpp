@@ -87,6 +87,9 @@ struct FakeBehaviour {
   // The call's activity intervals (as a CUPTI timer of a job's rank gives them); none by default.
   std::function<std::vector<std::pair<uint64_t, uint64_t>>(const std::string& arm, int call)> intervals =
       [](const std::string&, int) { return std::vector<std::pair<uint64_t, uint64_t>>{}; };
+  // The call's time per activity (as a CUPTI timer gives it); none by default.
+  std::function<std::map<std::string, double>(const std::string& arm, int call)> activity =
+      [](const std::string&, int) { return std::map<std::string, double>{}; };
   // Called when a row's inputs are made (may throw InputError, a runtime error, or raise).
   std::function<void(const CaseRow&)> on_prepare = [](const CaseRow&) {};
 };
@@ -113,6 +116,7 @@ class FakeContext final : public RowContext {
     s.signature = b_.signature(impl.name, n);
     s.us = b_.us(impl.name, n);
     s.intervals_ns = b_.intervals(impl.name, n);
+    s.activity_us = b_.activity(impl.name, n);
     b_.after_call(impl.name, row_, n, ++row_calls_);
     return s;
   }

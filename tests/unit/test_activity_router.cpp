@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <mutex>
 #include <random>
 #include <set>
@@ -83,6 +84,25 @@ TEST(ActivityRouter, TakeLeavesTheThreadsMergedIntervals) {
     EXPECT_EQ(ActivityRouter::last_taken_intervals(), (P{{900, 950}}));
   }).join();
   EXPECT_EQ(ActivityRouter::last_taken_intervals(), (P{{300, 500}, {600, 650}}));
+}
+
+// A take() leaves the call's time per activity for the calling thread: each name's durations
+// summed (a kernel launched twice counts twice; overlaps are not merged), replaced by the next take.
+TEST(ActivityRouter, TakeLeavesTheThreadsTimePerActivity) {
+  ActivityRouter r;
+  uint64_t id = r.begin(0);
+  r.add_correlation(1, id);
+  r.add_record(rec(0, 1, 1000, 3000, "gemm"));
+  r.add_record(rec(0, 1, 2500, 4000, "gemm"));  // a second launch, overlapping the first
+  r.add_record({4000, 4500, 0, 1, "memcpy", false});
+  r.take(0, id);
+  using M = std::map<std::string, double>;
+  EXPECT_EQ(ActivityRouter::last_taken_activity(), (M{{"gemm", 3.5}, {"memcpy", 0.5}}));
+  uint64_t next = r.begin(0);
+  r.add_correlation(2, next);
+  r.add_record(rec(0, 2, 100, 300, "other"));
+  r.take(0, next);
+  EXPECT_EQ(ActivityRouter::last_taken_activity(), (M{{"other", 0.2}}));
 }
 
 // The old timer kept one record vector that every measurement cleared: device 0's measurement,

@@ -10,6 +10,8 @@
 #include "harness/core/errors.hpp"
 #include "harness/core/fileio.hpp"
 #include "harness/core/receipt.hpp"
+#include "harness/core/report.hpp"
+#include "harness/core/report_view.hpp"
 #include "harness/run/campaign.hpp"
 #include "tests/unit/fake_backend.hpp"
 #include "tests/unit/temp_dir.hpp"
@@ -163,4 +165,48 @@ TEST_F(CampaignTest, TheReceiptAndItsSidecarChangeTogether) {
   EXPECT_NE(second_sidecar, first_sidecar);
   EXPECT_FALSE(fs::exists(first_sidecar)) << "the replaced receipt's sidecar goes with it";
   EXPECT_TRUE(audit_receipt(cfg_.out_path, std::nullopt).ok());
+}
+
+// A CUPTI row records where each arm's time goes: per activity (kernel name, memcpy), its time
+// per call, 0 in calls that did not run it; the audit recomputes it from the sidecar, a resumed
+// run keeps it through the journal, and the report shows it for arms of several kernels with the
+// mangled names cut to their identifier.
+TEST_F(CampaignTest, ARowRecordsEachArmsTimePerActivity) {
+  FakeBehaviour b;
+  b.activity = [](const std::string& arm, int call) {
+    if (arm == "ssu.fake_ref") return std::map<std::string, double>{{"memcpy", 1.5}};
+    std::map<std::string, double> m{{"_ZN3ssu4fast11main_kernelILi2EEEvP8ssu_args", 6.0}};
+    if (call % 4 == 0) m["combine_kernel"] = 2.0;  // one call in four runs it
+    return m;
+  };
+  FakeBackend be(b);
+  cfg_.wrap_executor = [](std::unique_ptr<Executor> e) { return std::make_unique<KillAfter>(std::move(e), 2); };
+  EXPECT_THROW(run_campaign(cfg_, be), Killed);
+  cfg_.wrap_executor = nullptr;
+  cfg_.resume = true;
+  run_campaign(cfg_, be);
+  const json rows = rows_by_id();  // audits: the summaries are recomputed from the sidecar
+  for (const char* id : {"r0", "r1", "r2"}) {
+    const json& a = rows[id]["activity_us"];
+    const int64_t calls = rows[id]["pairs"][0]["candidate_stats"]["n"];
+    const json& main = a["ssu.fake_cand"]["_ZN3ssu4fast11main_kernelILi2EEEvP8ssu_args"];
+    EXPECT_DOUBLE_EQ(main["median"].get<double>(), 6.0) << id;
+    EXPECT_EQ(main["n"].get<int64_t>(), calls) << id;
+    const json& combine = a["ssu.fake_cand"]["combine_kernel"];
+    EXPECT_DOUBLE_EQ(combine["median"].get<double>(), 0.0) << id;  // absent from 3 calls in 4
+    EXPECT_DOUBLE_EQ(combine["max"].get<double>(), 2.0) << id;
+    EXPECT_EQ(combine["n"].get<int64_t>(), calls) << id;
+    EXPECT_DOUBLE_EQ(a["ssu.fake_ref"]["memcpy"]["median"].get<double>(), 1.5) << id;
+  }
+  const std::string md = report_markdown(report_view(json::parse(read_file(cfg_.out_path)), cfg_.out_path));
+  EXPECT_NE(md.find("Time per activity"), std::string::npos);
+  EXPECT_NE(md.find("`main_kernel`"), std::string::npos) << md;
+  EXPECT_NE(md.find("`combine_kernel`"), std::string::npos);
+  EXPECT_EQ(md.find("`memcpy`"), std::string::npos) << "an arm of one activity is not broken down";
+  // A receipt whose rows have no activity (another timer, receipts from before) has no such field.
+  FakeBackend plain;
+  cfg_.resume = false;
+  cfg_.out_path = (dir_ / "plain.json").string();
+  run_campaign(cfg_, plain);
+  for (const auto& [id, row] : rows_by_id().items()) EXPECT_FALSE(row.contains("activity_us")) << id;
 }
