@@ -145,6 +145,10 @@ void rederive(const json& pred, const json& samples, const std::function<void(co
       for (auto it = want.begin(); it != want.end(); ++it)
         if (canonicalize(it.value()) != canonicalize(row.at(it.key())))
           bad("row " + quoted(rec.id) + ": field " + quoted(it.key()) + " differs from what its samples and policy give");
+      // An optional derived field (cross_device_us, activity_us) the samples do not give.
+      for (auto it = row.begin(); it != row.end(); ++it)
+        if (!want.contains(it.key()))
+          bad("row " + quoted(rec.id) + ": field " + quoted(it.key()) + " is not supported by its samples");
     } catch (const AuditError& e) {
       bad(e.what());
     }

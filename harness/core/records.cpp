@@ -226,6 +226,7 @@ std::map<std::string, SideSeries> side_from(const Reader& r, const std::string& 
       Reader act = a.sub("activity_us");
       for (auto n = act.raw().begin(); n != act.raw().end(); ++n) {
         const std::vector<double> v = act.nums(n.key());
+        if (v.empty()) act.fail(n.key(), "its series has no calls");
         if (s.activity_us.empty()) s.activity_us.resize(v.size());
         if (v.size() != s.activity_us.size()) act.fail(n.key(), "its series has another number of calls than the others");
         for (size_t c = 0; c < v.size(); ++c) s.activity_us[c][n.key()] = v[c];
@@ -496,7 +497,10 @@ RowRecord row_record_from_json(const json& j) {
   if (r.has_value("activity_us")) {
     AuditReader a = r.sub("activity_us");
     std::map<std::string, std::map<std::string, SideSummary>> m;
-    for (auto it = a.raw().begin(); it != a.raw().end(); ++it) m[it.key()] = *side_summary_from(a, it.key());
+    for (auto it = a.raw().begin(); it != a.raw().end(); ++it) {
+      if (!it.value().is_object()) a.fail(it.key(), "is not an object of activities");
+      m[it.key()] = *side_summary_from(a, it.key());
+    }
     row.activity_us = std::move(m);
   }
   if (r.has_value("throttled_samples")) row.throttled_samples = r.integer("throttled_samples");

@@ -246,8 +246,9 @@ std::string activity_label(const std::string& name) {
   while (i > 0 && i < name.size()) {
     while (i < name.size() && (name[i] == 'K' || name[i] == 'V' || name[i] == 'L')) ++i;  // qualifiers
     size_t len = 0, j = i;
-    while (j < name.size() && std::isdigit(static_cast<unsigned char>(name[j]))) len = len * 10 + static_cast<size_t>(name[j++] - '0');
-    if (j == i || len == 0 || j + len > name.size()) break;
+    while (j < name.size() && std::isdigit(static_cast<unsigned char>(name[j])) && len <= name.size())
+      len = len * 10 + static_cast<size_t>(name[j++] - '0');
+    if (j == i || len == 0 || len > name.size() - j) break;
     last = name.substr(j, len);
     i = j + len;
     if (name.rfind("_ZN", 0) != 0) break;  // a plain _Z name has one identifier
@@ -275,8 +276,9 @@ std::optional<doc::Block> activity_details(const ReportView& v) {
     }
   }
   if (t.rows.empty()) return std::nullopt;
-  return doc::details({T("Time per activity, for arms of several kernels (CUPTI: each kernel's own duration; "
-                         "overlapping activities are counted in each)")},
+  return doc::details({T("Time per activity, for arms of several kernels (CUPTI: each kernel's own duration, "
+                         "so overlapping activities, such as a kernel launched early to wait on another, are "
+                         "counted in each; rank runs: rank 0's)")},
                       {doc::table(std::move(t))});
 }
 

@@ -68,11 +68,13 @@ ActivityRouter::Taken ActivityRouter::take(uint32_t device, uint64_t ext) {
   in_flight_.erase(f);
   lock.unlock();  // the rest is this thread's own
   std::vector<Interval> iv;
-  t_last_activity.clear();
+  std::map<std::string, uint64_t> ns;  // summed exactly, converted once
   for (const auto& r : t.records) {
     iv.push_back({r.start, r.end, static_cast<int>(r.device)});
-    t_last_activity[r.name] += static_cast<double>(r.end > r.start ? r.end - r.start : 0) / 1000.0;
+    ns[r.name] += r.end > r.start ? r.end - r.start : 0;
   }
+  t_last_activity.clear();
+  for (const auto& [name, v] : ns) t_last_activity[name] = static_cast<double>(v) / 1000.0;
   t_last_intervals = merged_intervals(std::move(iv));
   return t;
 }

@@ -175,7 +175,8 @@ TEST_F(CampaignTest, ARowRecordsEachArmsTimePerActivity) {
   FakeBehaviour b;
   b.activity = [](const std::string& arm, int call) {
     if (arm == "ssu.fake_ref") return std::map<std::string, double>{{"memcpy", 1.5}};
-    std::map<std::string, double> m{{"_ZN3ssu4fast11main_kernelILi2EEEvP8ssu_args", 6.0}};
+    std::map<std::string, double> m{{"_ZN3ssu4fast11main_kernelILi2EEEvP8ssu_args", 6.0},
+                                    {"_ZN18446744073709551596x", 0.5}};  // a length that wraps: shown as it is
     if (call % 4 == 0) m["combine_kernel"] = 2.0;  // one call in four runs it
     return m;
   };
@@ -202,6 +203,7 @@ TEST_F(CampaignTest, ARowRecordsEachArmsTimePerActivity) {
   EXPECT_NE(md.find("Time per activity"), std::string::npos);
   EXPECT_NE(md.find("`main_kernel`"), std::string::npos) << md;
   EXPECT_NE(md.find("`combine_kernel`"), std::string::npos);
+  EXPECT_NE(md.find("`_ZN18446744073709551596x`"), std::string::npos);
   EXPECT_EQ(md.find("`memcpy`"), std::string::npos) << "an arm of one activity is not broken down";
   // A receipt whose rows have no activity (another timer, receipts from before) has no such field.
   FakeBackend plain;

@@ -255,6 +255,12 @@ TEST_F(ReceiptTest, ResealedForgeriesOfBoundFieldsAreCaught) {
     p["summary"]["gate_failures"] = json::object();
   }));
   EXPECT_FALSE(forged([](json& p) { std::swap(p["rows"][0], p["rows"][1]); }));
+  // Optional derived fields a row's samples do not give (this CPU run has no activity records and
+  // one rank): written into a row, resealed, they are caught.
+  const json one = {{"median", 1.0}, {"min", 1.0}, {"max", 1.0}, {"n", 8}};
+  EXPECT_FALSE(forged([&](json& p) { p["rows"][0]["activity_us"] = {{"ag_gemm.cpu_eigen", {{"forged_kernel", one}}}}; }));
+  EXPECT_FALSE(forged([&](json& p) { p["rows"][0]["activity_us"] = json::object(); }));
+  EXPECT_FALSE(forged([&](json& p) { p["rows"][0]["cross_device_us"] = {{"ag_gemm.cpu_eigen", one}}; }));
   EXPECT_TRUE(forged([](json&) {}));  // the untouched body, resealed, still audits
 }
 
