@@ -28,6 +28,8 @@ done
 gate() { [ -f "$R/$1.json" ] && { "$K" gate "$R/$1.json" --policy "$2" --against-tree . | tail -1; python3 scripts/sparse_mla_table.py "$R/$1.json" | tail -2; }; }
 gate sparse_mla_fast_vs_baseline $PB
 gate sparse_mla_fast_vs_flashmla $PF
+# Where the FlashMLA export's time goes per kernel (rows' activity_us, builds from 37c7182 on).
+[ -f "$R/sparse_mla_fast_vs_flashmla.json" ] && python3 scripts/activity_table.py "$R/sparse_mla_fast_vs_flashmla.json" flashmla
 gate sparse_mla_hardening_fast_vs_baseline correct,strict
 [ "${SANITIZE:-0}" = 1 ] && sanitize sanitizer_mla cases/sparse_mla_hardening.json \
   '*-offset-concat-pad,mla-hard-bf16-h64-empty-tokens,mla-hard-fp8-h128-all-invalid,mla-hard-fp8-h64-one-token-offset' \
