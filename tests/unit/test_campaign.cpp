@@ -210,5 +210,6 @@ TEST_F(CampaignTest, ARowRecordsEachArmsTimePerActivity) {
   cfg_.resume = false;
   cfg_.out_path = (dir_ / "plain.json").string();
   run_campaign(cfg_, plain);
-  for (const auto& [id, row] : rows_by_id().items()) EXPECT_FALSE(row.contains("activity_us")) << id;
+  const json plain_rows = rows_by_id();  // kept alive: a range-for over a temporary's items() dangles
+  for (const auto& [id, row] : plain_rows.items()) EXPECT_FALSE(row.contains("activity_us")) << id;
 }
