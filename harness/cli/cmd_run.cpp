@@ -169,10 +169,7 @@ std::unique_ptr<Backend> open_ranks(const RunOpts& o, RunConfig& c) {
   auto ex = std::make_shared<ranks::FileExchange>(o.rendezvous + ".units", pr.job_key, pr.rank, pr.world_size,
                                                   2 * timeout + std::chrono::seconds(30));
   c.wrap_executor = [ex, timeout](std::unique_ptr<Executor> local) {
-    // This rank's own unit is bounded too (a collective a dead peer never joins blocks it): run
-    // through the thread runner with one rank, it fails within the timeout, and so does the job.
-    std::vector<std::shared_ptr<Executor>> one{std::shared_ptr<Executor>(std::move(local))};
-    return std::make_unique<RankProcessExecutor>(std::make_unique<RankThreadsExecutor>(one, timeout), ex);
+    return rank_process_executor(std::move(local), ex, timeout);
   };
   if (pr.rank > 0) c.quiet = true;
   return std::move(pr.backend);

@@ -39,14 +39,17 @@ SignatureRecord signature_record(const std::vector<SignatureCount>& v, const std
   return r;
 }
 
+SideSummary side_summary_of(const std::vector<double>& xs) {
+  const SampleSummary sm = summarize(xs);
+  return {sm.median, sm.min, sm.max, static_cast<int64_t>(sm.n)};
+}
+
 std::optional<std::map<std::string, SideSummary>> side_summary(const std::map<std::string, SideSeries>& side,
                                                                std::vector<double> SideSeries::*which) {
   std::map<std::string, SideSummary> out;
   for (const auto& [arm, s] : side) {
     const std::vector<double>& xs = s.*which;
-    if (xs.empty()) continue;
-    SampleSummary sm = summarize(xs);
-    out[arm] = {sm.median, sm.min, sm.max, static_cast<int64_t>(sm.n)};
+    if (!xs.empty()) out[arm] = side_summary_of(xs);
   }
   if (out.empty()) return std::nullopt;
   return out;
@@ -67,8 +70,7 @@ std::optional<std::map<std::string, std::map<std::string, SideSummary>>> activit
         auto it = call.find(name);
         xs.push_back(it == call.end() ? 0.0 : it->second);
       }
-      SampleSummary sm = summarize(xs);
-      out[arm][name] = {sm.median, sm.min, sm.max, static_cast<int64_t>(sm.n)};
+      out[arm][name] = side_summary_of(xs);
     }
   }
   if (out.empty()) return std::nullopt;

@@ -1,7 +1,5 @@
 #include "harness/gpu/peer_table.hpp"
 
-#include <algorithm>
-
 #include "harness/core/errors.hpp"
 #include "harness/run/executor.hpp"
 

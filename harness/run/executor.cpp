@@ -375,6 +375,12 @@ UnitResult RankProcessExecutor::run_unit(const UnitSpec& spec) {
   return merge_rank_units(spec, std::move(got));
 }
 
+std::unique_ptr<Executor> rank_process_executor(std::unique_ptr<Executor> local, std::shared_ptr<UnitExchange> exchange,
+                                                std::chrono::milliseconds unit_timeout) {
+  std::vector<std::shared_ptr<Executor>> one{std::shared_ptr<Executor>(std::move(local))};
+  return std::make_unique<RankProcessExecutor>(std::make_unique<RankThreadsExecutor>(one, unit_timeout), std::move(exchange));
+}
+
 void RankThreadsExecutor::drop_row(const std::string& row_id) {
   if (!broken_.empty()) return;  // a hung rank's executor may still be running: never touch it
   for (auto& e : ranks_) e->drop_row(row_id);

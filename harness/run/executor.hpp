@@ -145,6 +145,12 @@ class RankProcessExecutor final : public Executor {
   std::string broken_;
 };
 
+// A rank process's executor as `kgate run --rendezvous` makes it: its own unit through the thread
+// runner with one rank, so that it too is bounded by `unit_timeout` (a collective a dead peer
+// never joins blocks it), then the exchange.
+std::unique_ptr<Executor> rank_process_executor(std::unique_ptr<Executor> local, std::shared_ptr<UnitExchange> exchange,
+                                                std::chrono::milliseconds unit_timeout);
+
 // Backend identity as a receipt records it; with --isolate a child process reports it.
 struct BackendIdentity {
   std::string name, timer, arch;

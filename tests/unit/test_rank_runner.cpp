@@ -154,8 +154,7 @@ TEST_F(RankRunnerTest, TwoRankProcessesSealTheSameMergedRows) {
     }
   } join{other};
   run_rank(0, 1.0);
-  // Rank 1 may still be sealing its receipt after the last exchange (the receipt was once read
-  // before it existed, in CI).
+  // Rank 1 may still be sealing its receipt after the last exchange.
   other.join();
   const json a = receipt("p0.json"), b = receipt("p1.json");
   ASSERT_EQ(a["rows"].size(), 3u);
@@ -350,10 +349,9 @@ void expect_sealed(const json& p, const RankFailure& c) {
 // rank fails a unit, it says so at the others' next agreement, so every rank stops that unit at
 // once, with every rank at the same point of its collectives, and the row carries the failing
 // rank's cause; no rank waits out a bound, the runner does not stop, and the next rows pass.
-// Before the agreements, rank 0 sat in its next collective until the fake job's bound and the
-// row's error was rank 0's.
+// Without the agreements, rank 0 would sit in its next collective until the fake job's bound, and
+// the row's error would be rank 0's.
 TEST_F(RankRunnerTest, ARanksFailureEndsTheUnitOnEveryRankAtOnce) {
-  add_fake_arm("ssu.fake_ref");
   for (const RankFailure& c : rank_failures()) {
     SCOPED_TRACE(c.name);
     auto job = std::make_shared<kgate::testing::FakeJob>(2, 5s);
@@ -374,7 +372,7 @@ TEST_F(RankRunnerTest, ARanksFailureEndsTheUnitOnEveryRankAtOnce) {
 }
 
 // The same failures through rank processes (threads here, each its own campaign over one unit
-// directory, each rank's executor wrapped in a one-rank runner as `kgate run --rendezvous` does):
+// directory, each rank's executor made by rank_process_executor, as `kgate run --rendezvous` makes it):
 // both ranks seal the failing row with rank 1's cause and pass the others.
 TEST_F(RankRunnerTest, ARanksFailureEndsTheUnitOnEveryRankProcess) {
   int n = 0;
@@ -392,9 +390,7 @@ TEST_F(RankRunnerTest, ARanksFailureEndsTheUnitOnEveryRankProcess) {
       fs::remove(rc.out_path);
       fs::remove(rc.out_path + ".samples.json");
       rc.wrap_executor = [units, key, rank](std::unique_ptr<Executor> local) {
-        std::vector<std::shared_ptr<Executor>> one{std::shared_ptr<Executor>(std::move(local))};
-        return std::make_unique<RankProcessExecutor>(std::make_unique<RankThreadsExecutor>(one, 20s),
-                                                     std::make_shared<ranks::FileExchange>(units, key, rank, 2, 20s));
+        return rank_process_executor(std::move(local), std::make_shared<ranks::FileExchange>(units, key, rank, 2, 20s), 20s);
       };
       run_campaign(rc, be);
     };
