@@ -29,6 +29,11 @@ typedef struct sparse_mla_args {
   int kv_fp8;                         /* 0: BF16 rows; 1: FP8 rows in FlashMLA's MODEL1 paged layout */
   int page_block;                     /* FP8: tokens per page block */
   float sm_scale;                     /* default 512^-0.5 */
+  /* Names the values behind lens (with lens, lens_offset and the shape): the caller gives a new
+     nonzero value whenever it writes other lengths, so an arm may reuse what it derived from
+     them in an earlier launch with the same lens_epoch, as FlashMLA's API lets a caller reuse
+     its sched_meta across the layers of one decode step. 0: derive afresh every launch. */
+  unsigned long long lens_epoch;
 } sparse_mla_args;
 
 #ifdef __cplusplus

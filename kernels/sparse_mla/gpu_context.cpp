@@ -4,6 +4,7 @@
 #include <cuda_bf16.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <memory>
 
@@ -35,6 +36,14 @@ std::vector<uint16_t> to_bf16(const std::vector<float>& v) {
   std::vector<uint16_t> b(v.size());
   for (size_t i = 0; i < v.size(); ++i) b[i] = f32_to_bf16_bits(v[i]);
   return b;
+}
+
+// lens is written once, in the constructor, and never again: one epoch per context, unique in
+// the process, so an arm's work derived from the lengths (the FlashMLA export's scheduler
+// metadata) is reused within a row and never across rows.
+unsigned long long next_lens_epoch() {
+  static std::atomic<unsigned long long> epoch{0};
+  return ++epoch;
 }
 
 class Context final : public kgate::gpu::GpuRowContext {
@@ -71,7 +80,7 @@ class Context final : public kgate::gpu::GpuRowContext {
                             static_cast<int>(p.lens_offset), p.sink ? sink_.as<float>() : nullptr, out_.get(),
                             lse_.as<float>(), static_cast<int>(T), static_cast<int>(p.q_rows()), static_cast<int>(p.heads),
                             static_cast<int>(p.topk), p.swa_rows, p.compressed_rows, p.fp8 ? 1 : 0,
-                            static_cast<int>(p.page_block), static_cast<float>(hp_.sm_scale)};
+                            static_cast<int>(p.page_block), static_cast<float>(hp_.sm_scale), next_lens_epoch()};
   }
 
   Correctness check(const Implementation& impl) override {

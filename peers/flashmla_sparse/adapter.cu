@@ -255,6 +255,15 @@ struct Workspace {
   float* o_accum = nullptr;           // [b + num_sm_parts, s_q = 1, h_q, 512]
   int32_t* main_len = nullptr;        // [b]
   int32_t* extra_len = nullptr;       // [b]
+  // What meta, num_splits and the two length arrays were last derived from (sparse_mla_args'
+  // lens_epoch contract): a launch with the same nonzero epoch, inputs and stream reuses them.
+  struct Derived {
+    unsigned long long lens_epoch = 0;
+    const int32_t* lens = nullptr;
+    int lens_offset = 0, main_cols = 0, extra_cols = 0;
+    cudaStream_t stream = nullptr;
+    bool operator==(const Derived&) const = default;
+  } derived;
 };
 
 constexpr int kCachedShapes = 4;
@@ -320,6 +329,12 @@ int launch_impl(const sparse_mla_args& a, cudaStream_t stream, char* err, size_t
   if (cudaError_t e = workspace_for(d.device, p, w); e != cudaSuccess)
     return fail(err, n, "workspace cudaMalloc/cudaFree: %s", cudaGetErrorString(e));
   const bool have_extra = p.extra.kv != nullptr;
+  // FlashMLA's API computes sched_meta on the first call and lets the caller pass it to later
+  // calls while the lengths stay the same (flash_mla_interface.py: "You may reuse the same
+  // sched_meta across different invocations"); kgate's lens_epoch says when they do.
+  const Workspace::Derived from{a.lens_epoch, a.lens, a.lens_offset, p.main.cols, have_extra ? p.extra.cols : 0, stream};
+  const bool reuse = a.lens_epoch != 0 && w->derived == from;
+  w->derived = Workspace::Derived{};  // until this launch has enqueued them again
 
   // Lengths per cache (none when every column is active).
   int32_t* main_len = nullptr;
@@ -327,6 +342,8 @@ int launch_impl(const sparse_mla_args& a, cudaStream_t stream, char* err, size_t
   if (a.lens) {
     main_len = w->main_len;
     extra_len = have_extra ? w->extra_len : nullptr;
+  }
+  if (a.lens && !reuse) {
     kgate_flashmla_split_lens<<<(a.tokens + 255) / 256, 256, 0, stream>>>(a.lens, a.lens_offset, a.tokens, a.topk,
                                                                           main_len, extra_len);
     if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
@@ -361,8 +378,8 @@ int launch_impl(const sparse_mla_args& a, cudaStream_t stream, char* err, size_t
       s_q * h_q * kDim, h_q * kDim, kDim,        // stride_o_accum_split, _s_q, _h_q: [splits, s_q, h_q, 512]
       w->meta, w->num_splits, p.num_sm_parts};
 
-  // Scheduler metadata: recomputed every launch (it depends on the lengths' values, which are
-  // device data), into the cached buffers; FlashMLA's API does the same when not given metadata.
+  // Scheduler metadata: it depends on the lengths' values (device data), so it is computed on
+  // the first launch of an epoch, into the cached buffers, and reused by the epoch's later ones.
   GetDecodeSchedMetaParams meta = {b,
                                    s_q,
                                    kBlockSizeTopk,
@@ -377,7 +394,7 @@ int launch_impl(const sparse_mla_args& a, cudaStream_t stream, char* err, size_t
                                    p.num_sm_parts,
                                    stream};
   try {
-    smxx::decode::run_get_decoding_sched_meta_kernel(meta);
+    if (!reuse) smxx::decode::run_get_decoding_sched_meta_kernel(meta);
 
     if (h_q == 64)
       sm90::decode::sparse_fp8::run_flash_splitkv_mla_fp8_sparse_kernel<ModelType::MODEL1, 64>(params);
@@ -416,6 +433,7 @@ int launch_impl(const sparse_mla_args& a, cudaStream_t stream, char* err, size_t
   kgate_flashmla_empty_rows<<<(rows + 255) / 256, 256, 0, stream>>>(a.lse, static_cast<__nv_bfloat16*>(a.out), rows);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
     return fail(err, n, "kgate_flashmla_empty_rows: %s", cudaGetErrorString(e));
+  w->derived = from;
   return 0;
 }
 

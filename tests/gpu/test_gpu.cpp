@@ -5,20 +5,24 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 #include "harness/core/cases.hpp"
 #include "harness/core/compare.hpp"
 #include "harness/core/numeric.hpp"
+#include "harness/export/loader.hpp"
 #include "harness/gpu/backend.hpp"
 #include "harness/gpu/compare_device.hpp"
 #include "harness/gpu/gpu.hpp"
 #include "harness/gpu/timer.hpp"
 #include "kernels/ag_gemm/launch.hpp"
+#include "kernels/sparse_mla/abi.h"
 #include "kernels/ssu/launch.hpp"
 #include "references/ag_gemm/ag_gemm_ref_gpu.hpp"
 #include "references/ssu/ssu.hpp"
 #include "references/ssu/ssu_ref_gpu.hpp"
+#include "references/sparse_mla/sparse_mla.hpp"
 #include "references/sparse_mla/sparse_mla_ref_gpu.hpp"
 #include "tests/gpu/l2_probe.hpp"
 
@@ -588,4 +592,64 @@ TEST(GpuRef, AgGemmDeviceInputsAreTheHostInputs) {
     for (size_t i = 0; i < ha.size(); ++i) ASSERT_EQ(value(ha[i]), hp.A[2][i]) << fp16 << " A " << i;
     for (size_t i = 0; i < hb.size(); ++i) ASSERT_EQ(value(hb[i]), hp.B[i]) << fp16 << " B " << i;
   }
+}
+
+// The FlashMLA export (scripts/peers/flashmla_sparse.sh; path in KGATE_FLASHMLA_EXPORT) reuses its
+// scheduler metadata and split lengths within one lens_epoch and derives them again for a new
+// one: lengths rewritten under the same epoch give the first launch's bytes (reuse engaged),
+// under a new epoch the new lengths' result (every token empty: out 0, lse -inf).
+TEST(GpuExport, FlashMlaReusesItsSchedulerMetadataOnlyWithinALensEpoch) {
+  REQUIRE_GPU();
+  const char* lib = std::getenv("KGATE_FLASHMLA_EXPORT");
+  if (!lib || !*lib) GTEST_SKIP() << "KGATE_FLASHMLA_EXPORT (the FlashMLA export library) not set";
+  const Implementation& im =
+      load_export_arm(Registry::instance(), std::string("export:") + lib + ":sparse_mla.flashmla", "sparse_mla");
+  const sparse_mla::Params p = sparse_mla::Params::from_json(json::parse(
+      R"({"batch": 6, "q_len": 1, "heads": 64, "kv_dtype": "fp8", "swa_rows": 256, "compressed_rows": 2048, "topk": 512, "invalid_pct": 10, "empty_tokens": 0, "ragged": true, "sink": true, "page_block": 64, "index_layout": "concat", "q_pad_rows": 0, "lens_offset": 0})"));
+  const sparse_mla::HostProblem hp = sparse_mla::make_problem(p, 21);
+  const sparse_mla::Reference ref = sparse_mla::reference(hp);
+  std::vector<uint16_t> qb(hp.q.size());
+  for (size_t i = 0; i < qb.size(); ++i) qb[i] = f32_to_bf16_bits(hp.q[i]);
+  const int T = static_cast<int>(p.tokens()), H = static_cast<int>(p.heads), W = static_cast<int>(p.width());
+  gpu::DeviceBuffer q(qb.size() * 2), swa(hp.swa.size()), comp(hp.compressed.size()), idx(hp.indices.size() * 4),
+      lens(hp.lens.size() * 4), sink(hp.sink.size() * 4), out(size_t(T) * H * 512 * 2), lse(size_t(T) * H * 4);
+  q.upload(qb.data(), q.bytes());
+  swa.upload(hp.swa.data(), swa.bytes());
+  comp.upload(hp.compressed.data(), comp.bytes());
+  idx.upload(hp.indices.data(), idx.bytes());
+  lens.upload(hp.lens.data(), lens.bytes());
+  sink.upload(hp.sink.data(), sink.bytes());
+  sparse_mla_args a{q.get(), swa.get(), comp.get(), idx.as<int32_t>(), idx.as<int32_t>() + 128, W, W,
+                    lens.as<int32_t>(), 0, sink.as<float>(), out.get(), lse.as<float>(), T, T, H,
+                    static_cast<int>(p.topk), p.swa_rows, p.compressed_rows, 1, static_cast<int>(p.page_block),
+                    static_cast<float>(hp.sm_scale), /*lens_epoch*/ 7};
+  ASSERT_NO_THROW(export_supports(im, &a));
+  gpu::Stream s;
+  auto run = [&](unsigned long long epoch, std::vector<uint16_t>& ob, std::vector<float>& lb) {
+    a.lens_epoch = epoch;
+    const std::vector<uint16_t> po(size_t(T) * H * 512, kPoisonBf16);
+    out.upload(po.data(), po.size() * 2);
+    KGATE_CUDA(cudaDeviceSynchronize());
+    export_launch(im, &a, s.get());
+    KGATE_CUDA(cudaStreamSynchronize(s.get()));
+    ob.resize(po.size());
+    lb.resize(size_t(T) * H);
+    out.download(ob.data(), ob.size() * 2);
+    lse.download(lb.data(), lb.size() * 4);
+  };
+  std::vector<uint16_t> o1, o2, o3;
+  std::vector<float> l1, l2, l3;
+  run(7, o1, l1);
+  std::vector<float> of(o1.size());
+  for (size_t i = 0; i < o1.size(); ++i) of[i] = bf16_bits_to_f32(o1[i]);
+  const Correctness c = sparse_mla::check_outputs(hp, ref, of, l1, Tolerance{0.1, 0.1});
+  ASSERT_TRUE(c.passed) << c.worst << " " << c.note;
+  const std::vector<int32_t> none(hp.lens.size(), 0);
+  lens.upload(none.data(), lens.bytes());
+  run(7, o2, l2);
+  EXPECT_EQ(o2, o1) << "same epoch: the first launch's lengths (metadata reused)";
+  EXPECT_EQ(0, std::memcmp(l2.data(), l1.data(), l1.size() * 4));
+  run(8, o3, l3);
+  for (size_t i = 0; i < l3.size(); ++i) ASSERT_TRUE(std::isinf(l3[i]) && l3[i] < 0) << "lse " << i << " " << l3[i];
+  for (size_t i = 0; i < o3.size(); ++i) ASSERT_EQ(bf16_bits_to_f32(o3[i]), 0.0f) << "out " << i;
 }
