@@ -3,7 +3,11 @@
 # .dev/fm_percall): the sparse_mla receipts with FlashMLA's scheduler metadata reused within a
 # lens_epoch; the per-call form (metadata every launch, the adapter before this change) as a
 # diagnostic; spreads; Nsight Compute on the ssu batch-1 rows (fast vs floor: warp stalls, the
-# instruction-fetch hypothesis) and the SASS of ssu.fast.
+# instruction-fetch hypothesis) and the SASS of ssu.fast. .dev/fm_percall's library: the FlashMLA
+# objects of scripts/peers/flashmla_sparse.sh (build-peers/flashmla_sparse/obj/{0..3}.*.o) linked
+# with peers/flashmla_sparse/adapter.cu of c457c62, compiled with the script's flags against that
+# commit's abi.h (the struct before lens_epoch: a prefix of the new one). Only three files came back
+# from this call's $OUT (the device returns a few files per call); the receipts are call 2's.
 set -uo pipefail
 ROOT=$PWD; B=$ROOT/.dev/b; O=$OUT; export KGATE_SOURCE_DIR=$ROOT
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv > $O/gpu.txt 2>&1
