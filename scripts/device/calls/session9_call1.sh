@@ -6,7 +6,7 @@
 # instruction-fetch hypothesis) and the SASS of ssu.fast. .dev/fm_percall's library: the FlashMLA
 # objects of scripts/peers/flashmla_sparse.sh (build-peers/flashmla_sparse/obj/{0..3}.*.o) linked
 # with peers/flashmla_sparse/adapter.cu of c457c62, compiled with the script's flags against that
-# commit's abi.h (the struct before lens_epoch: a prefix of the new one). Only three files came back
+# commit's abi.h (the struct before lens_epoch: a prefix of the new one). Only eight files came back
 # from this call's $OUT (the device returns a few files per call); the receipts are call 2's.
 set -uo pipefail
 ROOT=$PWD; B=$ROOT/.dev/b; O=$OUT; export KGATE_SOURCE_DIR=$ROOT
