@@ -38,6 +38,24 @@ bool have_gpu() {
 #define REQUIRE_GPU() \
   if (!have_gpu()) GTEST_SKIP() << "no GPU"
 
+// A sparse_mla host problem's inputs on the device as the family lays them out: q in BF16, the
+// tables' bytes, the [T, W] index table, the raw lengths, the sink (16 bytes when there is none).
+struct SparseMlaOnDevice {
+  gpu::DeviceBuffer q, swa, comp, idx, lens, sink;
+  explicit SparseMlaOnDevice(const sparse_mla::HostProblem& hp)
+      : q(hp.q.size() * 2), swa(hp.swa.size()), comp(hp.compressed.size()), idx(hp.indices.size() * 4),
+        lens(hp.lens.size() * 4), sink(std::max<size_t>(16, hp.sink.size() * 4)) {
+    std::vector<uint16_t> qb(hp.q.size());
+    for (size_t i = 0; i < qb.size(); ++i) qb[i] = f32_to_bf16_bits(hp.q[i]);
+    q.upload(qb.data(), q.bytes());
+    swa.upload(hp.swa.data(), swa.bytes());
+    comp.upload(hp.compressed.data(), comp.bytes());
+    idx.upload(hp.indices.data(), idx.bytes());
+    lens.upload(hp.lens.data(), lens.bytes());
+    if (!hp.sink.empty()) sink.upload(hp.sink.data(), hp.sink.size() * 4);
+  }
+};
+
 }  // namespace
 
 TEST(CuptiRecords, FilterByExternalIdAndUnion) {
@@ -375,16 +393,8 @@ TEST(GpuRef, SparseMlaMatchesTheCpuReference) {
     const sparse_mla::Params p = sparse_mla::Params::from_json(json::parse(r));
     const sparse_mla::HostProblem hp = sparse_mla::make_problem(p, 13);
     const sparse_mla::Reference cpu = sparse_mla::reference(hp);
-    std::vector<uint16_t> qb(hp.q.size());
-    for (size_t i = 0; i < qb.size(); ++i) qb[i] = f32_to_bf16_bits(hp.q[i]);
-    gpu::DeviceBuffer q(qb.size() * 2), swa(hp.swa.size()), comp(hp.compressed.size()), idx(hp.indices.size() * 4),
-        lens(hp.lens.size() * 4), sink(std::max<size_t>(16, hp.sink.size() * 4));
-    q.upload(qb.data(), q.bytes());
-    swa.upload(hp.swa.data(), swa.bytes());
-    comp.upload(hp.compressed.data(), comp.bytes());
-    idx.upload(hp.indices.data(), idx.bytes());
-    lens.upload(hp.lens.data(), lens.bytes());
-    if (!hp.sink.empty()) sink.upload(hp.sink.data(), hp.sink.size() * 4);
+    const SparseMlaOnDevice d(hp);
+    const gpu::DeviceBuffer &q = d.q, &swa = d.swa, &comp = d.comp, &idx = d.idx, &lens = d.lens, &sink = d.sink;
     gpu::DeviceBuffer ro(cpu.out.size() * 8), rl(cpu.lse.size() * 8);
     KGATE_CUDA(cudaDeviceSynchronize());
     sparse_mla::reference_device(hp, {q.get(), swa.get(), comp.get(), idx.as<int32_t>(), lens.as<int32_t>(),
@@ -608,17 +618,10 @@ TEST(GpuExport, FlashMlaReusesItsSchedulerMetadataOnlyWithinALensEpoch) {
       R"({"batch": 6, "q_len": 1, "heads": 64, "kv_dtype": "fp8", "swa_rows": 256, "compressed_rows": 2048, "topk": 512, "invalid_pct": 10, "empty_tokens": 0, "ragged": true, "sink": true, "page_block": 64, "index_layout": "concat", "q_pad_rows": 0, "lens_offset": 0})"));
   const sparse_mla::HostProblem hp = sparse_mla::make_problem(p, 21);
   const sparse_mla::Reference ref = sparse_mla::reference(hp);
-  std::vector<uint16_t> qb(hp.q.size());
-  for (size_t i = 0; i < qb.size(); ++i) qb[i] = f32_to_bf16_bits(hp.q[i]);
   const int T = static_cast<int>(p.tokens()), H = static_cast<int>(p.heads), W = static_cast<int>(p.width());
-  gpu::DeviceBuffer q(qb.size() * 2), swa(hp.swa.size()), comp(hp.compressed.size()), idx(hp.indices.size() * 4),
-      lens(hp.lens.size() * 4), sink(hp.sink.size() * 4), out(size_t(T) * H * 512 * 2), lse(size_t(T) * H * 4);
-  q.upload(qb.data(), q.bytes());
-  swa.upload(hp.swa.data(), swa.bytes());
-  comp.upload(hp.compressed.data(), comp.bytes());
-  idx.upload(hp.indices.data(), idx.bytes());
-  lens.upload(hp.lens.data(), lens.bytes());
-  sink.upload(hp.sink.data(), sink.bytes());
+  SparseMlaOnDevice d(hp);
+  gpu::DeviceBuffer &q = d.q, &swa = d.swa, &comp = d.comp, &idx = d.idx, &lens = d.lens, &sink = d.sink;
+  gpu::DeviceBuffer out(size_t(T) * H * 512 * 2), lse(size_t(T) * H * 4);
   sparse_mla_args a{q.get(), swa.get(), comp.get(), idx.as<int32_t>(), idx.as<int32_t>() + 128, W, W,
                     lens.as<int32_t>(), 0, sink.as<float>(), out.get(), lse.as<float>(), T, T, H,
                     static_cast<int>(p.topk), p.swa_rows, p.compressed_rows, 1, static_cast<int>(p.page_block),
