@@ -45,13 +45,17 @@ enum FastMode : int { kEarly = 1, kVecBC = 2, kPrefetch = 4, kAllLoads = 8, kFas
 // next to its state, and vector B/C with the prefetch did not help it. Every range reads the
 // state at evict_last; the BF16 large range stores at evict_normal (measured faster there;
 // plain stores measured faster elsewhere). Measured on the H200: kernels/ssu/NOTES.md.
+// small_wide: the NL = 2 mode within one wave above kSmallWideTiles tiles (BF16 state: early
+// side inputs, vector B/C and the fast gate measured 0.16-0.46 us faster at 256 tiles and
+// 0.03-0.1 us slower at 48-128; kernels/ssu/NOTES.md, tenth session).
 struct FastModes {
-  int small, small_waves, mid, large;
+  int small, small_wide, small_waves, mid, large;
 };
-inline constexpr FastModes kFastModesBf16{kLoadLast, kAllLoads | kLoadLast,
+inline constexpr long long kSmallWideTiles = 192;  // between the measured 128 (slower) and 256 (faster)
+inline constexpr FastModes kFastModesBf16{kLoadLast, kEarly | kVecBC | kFastGate | kLoadLast, kAllLoads | kLoadLast,
                                           kEarly | kVecBC | kPrefetch | kFastGate | kLoadLast,
                                           kVecBC | kPrefetch | kLoadLast | kStoreNormal};
-inline constexpr FastModes kFastModesFp32{kLoadLast, kAllLoads | kLoadLast, kEarly | kLoadLast, kLoadLast};
+inline constexpr FastModes kFastModesFp32{kLoadLast, kLoadLast, kAllLoads | kLoadLast, kEarly | kLoadLast, kLoadLast};
 
 // Geometry: a 16-byte chunk holds 8 BF16 or 4 FP32 state values; a warp-wide chunk covers
 // 32 / (chunks per row) rows, so a lane carrying NL chunks gives a warp NL times that.
@@ -141,6 +145,10 @@ inline LaunchConfig fast_config(const Problem& p, int resident_ctas) {
   if (nl == 2 && m.small_waves != m.small && static_cast<long long>(grid) > resident_ctas) {
     c.mode = m.small_waves;
     c.rule = "<= 384 tiles: NL = 2; grid beyond one resident wave (" + std::to_string(resident_ctas) + " CTAs)";
+  } else if (nl == 2 && m.small_wide != m.small && p.tiles() > kSmallWideTiles) {
+    c.mode = m.small_wide;
+    c.rule = "<= 384 tiles: NL = 2; grid within one resident wave; > " + std::to_string(kSmallWideTiles) +
+             " tiles: side inputs first";
   } else if (nl == 2) {
     c.mode = m.small;
     c.rule = "<= 384 tiles: NL = 2; grid within one resident wave";

@@ -104,7 +104,8 @@ struct FastCase {
 };
 template <class ST, const FastModes& M>
 void launch_fast_as(const LaunchConfig& c, const Args& a, cudaStream_t s) {
-  if (FastCase<2, M.small>::template launch<ST>(c, a, s) || FastCase<2, M.small_waves>::template launch<ST>(c, a, s) ||
+  if (FastCase<2, M.small>::template launch<ST>(c, a, s) || FastCase<2, M.small_wide>::template launch<ST>(c, a, s) ||
+      FastCase<2, M.small_waves>::template launch<ST>(c, a, s) ||
       FastCase<4, M.mid>::template launch<ST>(c, a, s) || FastCase<8, M.large>::template launch<ST>(c, a, s))
     return;
   throw InputError("unsupported: ssu.fast has no kernel for " + std::string(a.state_bf16 ? "bf16" : "fp32") +

@@ -7,6 +7,7 @@
 #include "harness/core/cases.hpp"
 #include "harness/core/registry.hpp"
 #include "harness/run/backend.hpp"
+#include "kernels/ssu/config.hpp"
 #include "kernels/ssu/family.hpp"
 
 using namespace kgate;
@@ -84,4 +85,21 @@ TEST(FamilyRegistry, EveryBundledFamilyIsRegisteredOnce) {
 #ifdef KGATE_HAVE_CUDA
   EXPECT_EQ(names.count("calib"), 1u);
 #endif
+}
+
+// The NL = 2 range's routing: BF16 rows above kSmallWideTiles tiles issue their side inputs first;
+// FP32 rows and smaller BF16 rows keep the copy-first mode; past one resident wave the wave rule wins.
+TEST(SsuConfig, TheSmallRangeRoutesWideBf16RowsToSideInputsFirst) {
+  using namespace kgate::ssu::gpu;
+  const auto mode = [](int batch, int heads, bool bf16, int resident) {
+    return fast_config(Problem{batch, heads, 8, bf16, true, false}, resident).mode;
+  };
+  ASSERT_NE(kFastModesBf16.small_wide, kFastModesBf16.small);
+  EXPECT_EQ(mode(1, 128, true, 1 << 20), kFastModesBf16.small);       // 128 tiles
+  EXPECT_EQ(mode(3, 64, true, 1 << 20), kFastModesBf16.small);        // 192 tiles: the bound is exclusive
+  EXPECT_EQ(mode(2, 128, true, 1 << 20), kFastModesBf16.small_wide);  // 256 tiles
+  EXPECT_EQ(mode(4, 64, true, 1 << 20), kFastModesBf16.small_wide);
+  EXPECT_EQ(mode(2, 128, false, 1 << 20), kFastModesFp32.small);
+  EXPECT_EQ(mode(2, 128, true, 16), kFastModesBf16.small_waves);
+  EXPECT_EQ(fast_config(Problem{2, 128, 8, true, true, false}, 1 << 20).chunks_per_lane, 2);
 }
