@@ -9,6 +9,10 @@
 #           (side inputs once per CTA through shared memory)
 #   call 4: session10_diag.sh 4 ssu.floor,ssu.t_reg,ssu.t_regvec,ssu.t_regearlyvec,ssu.d_regkeep,ssu.t_early_vec
 #           (the state in registers instead of cp.async staging)
+#   call 9 (in call 8): session10_diag.sh 9 ssu.floor,ssu.t_share4,ssu.t_share8,ssu.t_share16,ssu.t_early_vec
+#   call 12 (in call 11): session10_diag.sh 12 ssu.floor,ssu.t_async,ssu.t_early_vec
+#   call 13: session10_diag.sh 13 ssu.floor,ssu.d_floorx1,ssu.d_floorx2,ssu.d_side
+#           (the floor plus one extra load per warp, from the side page or far in the pool)
 set -uo pipefail
 n=${1:?call number}; arms=${2:?comma-separated arms}
 rm -rf /tmp/c$n; O=/tmp/c$n; mkdir -p $O; export KGATE_SOURCE_DIR=$PWD
