@@ -18,26 +18,31 @@ for arm in ssu.fast ssu.t_share4 ssu.d_cw ssu.floor; do
   ncu -i $O/$arm.ncu-rep --page details --csv > $O/det_$arm.csv 2>&1
   echo "  $(wc -l < $O/src_$arm.csv) source lines; $(head -c 300 $O/src_$arm.err)"
 done
-python3 - $O <<'PY'
-import csv, sys, glob, os
-for f in sorted(glob.glob(sys.argv[1] + '/src_*.csv')):
-    rows = list(csv.reader(open(f)))
-    if len(rows) < 2: print(f, 'empty'); continue
+# The summary in receipts/sm_90/logs/ssu_b1_stall_sampling_session10.txt was printed by the python
+# below, run here on the returned CSVs; the version that ran on the device looked for the column
+# names in the CSV's first line (the kernel name) and printed nothing useful.
+python3 - $O/src_ssu.fast.csv $O/src_ssu.d_cw.csv $O/src_ssu.t_share4.csv $O/src_ssu.floor.csv <<'PY'
+import csv, os, sys
+for f in sys.argv[1:]:
+    rows = list(csv.reader(open(f)))[1:]  # line 1 names the kernel
     h = rows[0]
-    def col(name):
-        for i, x in enumerate(h):
-            if x.strip() == name: return i
-        return None
-    ci = col('Warp Stall Sampling (All Samples)'); si = col('Source'); ai = col('Address')
-    print('==', os.path.basename(f), 'columns:', len(h), 'samples col', ci)
-    if ci is None: print(' header:', h[:30]); continue
+    ci, si = h.index('Warp Stall Sampling (All Samples)'), h.index('Source')
+    st = [i for i, x in enumerate(h) if x.startswith('stall_') and 'Not Issued' not in x]
     data = []
     for r in rows[1:]:
-        try: data.append((float(r[ci] or 0), r[ai] if ai is not None else '', r[si]))
+        try: data.append((float(r[ci] or 0), r[si].strip(), {h[i][6:]: float(r[i] or 0) for i in st}))
         except (ValueError, IndexError): pass
     tot = sum(d[0] for d in data)
-    print(f'  total samples {tot:.0f}, instructions {len(data)}')
-    for i, (n, a, s) in enumerate(data):
-        if n >= 0.01 * tot: print(f'  {i:4d} {a:>6} {n:7.0f} {100*n/tot:5.1f}%  {s[:90]}')
+    agg = {}
+    for d in data:
+        for k, v in d[2].items(): agg[k] = agg.get(k, 0) + v
+    print('==', os.path.basename(f), f'total samples {tot:.0f}, instr {len(data)}; by reason:',
+          ', '.join(f'{k} {v:.0f}' for k, v in sorted(agg.items(), key=lambda x: -x[1]) if v > 0.01 * tot))
+    cum = 0
+    for i, (n, s, d) in enumerate(data):
+        cum += n
+        if n >= 0.015 * tot:
+            top = ', '.join(f'{k} {v:.0f}' for k, v in sorted(d.items(), key=lambda x: -x[1])[:2] if v > 0)
+            print(f'  {i:4d} {n:6.0f} {100*n/tot:5.1f}% cum {100*cum/tot:5.1f}%  {s[:60]:60s} [{top}]')
 PY
 rm -f $O/r_*; tar -C $O -cf $OUT/c3.tar .

@@ -4,7 +4,7 @@
 # libkgate_ssu_fast.so from `kgate export`) and build-peers/flashinfer_ssu (the FlashInfer
 # export, scripts/peers/flashinfer_ssu.sh). GPU tests, the three receipts
 # (scripts/device/h200_ssu_issue13.sh), three more runs of the rows nearest each line,
-# memcheck on the sanitizer rows plus the two small_wide rows, racecheck on the small_wide rows.
+# memcheck and racecheck (one row per run) on the two small_wide rows, the only new kernel instance.
 # Everything leaves as one tar.
 set -uo pipefail
 ROOT=$PWD; B=$ROOT/.dev/f; O=/tmp/rc; rm -rf $O; mkdir -p $O
