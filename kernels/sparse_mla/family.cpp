@@ -39,13 +39,15 @@ void add_arms(Registry& r) {
   fast.push_back("kernels/sparse_mla/baseline.cuh");  // the mma and copy helpers
   fast.push_back("kernels/sparse_mla/fast.cuh");
   fast.push_back("kernels/sparse_mla/fast_wg.cuh");
+  fast.push_back("kernels/sparse_mla/fast_ws.cuh");
   fast.push_back("kernels/sparse_mla/wgmma.cuh");
   r.add({"sparse_mla.fast", "sparse_mla", "cuda", "candidate", {"sm_90a"},
-         {"sparse_mla_fast_kernel", "sparse_mla_fast_wg_kernel", "sparse_mla_fast_combine_kernel"}, fast,
+         {"sparse_mla_fast_kernel", "sparse_mla_fast_wg_kernel", "sparse_mla_fast_ws_kernel", "sparse_mla_fast_combine_kernel"}, fast,
          "up to 64 heads per CTA share each gathered row; the split's indices in shared memory; KV blocks gathered "
-         "by cp.async one block ahead (FP8 staged raw, dequantized in shared memory); > 32 heads on sm_90a: two "
-         "warpgroups, wgmma on 64-column blocks; otherwise mma.sync on 32-column blocks; one split writes out "
-         "itself, more merge in a combine kernel",
+         "by cp.async one block ahead (FP8 staged raw, dequantized in shared memory); > 32 heads on sm_90a: wgmma "
+         "on 64-column blocks, warp-specialized (a producer warpgroup gathers and dequantizes, two consumer "
+         "warpgroups multiply; persistent grid) from 160 FP8 or 50 BF16 block steps, two lockstep warpgroups "
+         "below; otherwise mma.sync on 32-column blocks; one split writes out itself, more merge in a combine kernel",
          nullptr, const_cast<void*>(static_cast<const void*>(&gpu::kFastArm))});
   r.add({"sparse_mla.floor", "sparse_mla", "cuda", "floor", {"sm_90a"}, {"sparse_mla_floor_kernel"}, dev,
          "reads every active valid gathered row and q, writes out and lse, no math (memory floor)", nullptr,

@@ -11,6 +11,7 @@
 #include "kernels/sparse_mla/baseline.cuh"
 #include "kernels/sparse_mla/fast.cuh"
 #include "kernels/sparse_mla/fast_wg.cuh"
+#include "kernels/sparse_mla/fast_ws.cuh"
 #include "kernels/sparse_mla/floor.cuh"
 #include "kernels/sparse_mla/launch.hpp"
 
@@ -52,8 +53,13 @@ Splits baseline_splits(const sparse_mla_args& a) {
 
 // sparse_mla.fast's routing, a pure function of the row descriptor and of whether the device runs
 // the sm_90a wgmma path:
-// - more than 32 heads on sm_90a: the wgmma path (fast_wg.cuh), 64 heads x 64-column blocks per
-//   CTA; the split count minimizes a cost in microseconds: waves x (prologue + blocks per split x
+// - more than 32 heads on sm_90a, from Problem::warp_specialized()'s block steps (config.hpp): the
+//   warp-specialized kernel (fast_ws.cuh), work items of 64 heads x a split of 64-column blocks on
+//   a persistent grid (at most one CTA per SM); the split count minimizes a cost in microseconds:
+//   6 + waves of items x (blocks per split x step + 1) + the combine and traffic below when split,
+//   the step 3.0 us (FP8) or 2.6 us (BF16), first estimates from session 11's calls 2-3 (NOTES);
+// - other rows of more than 32 heads on sm_90a: the lockstep wgmma path (fast_wg.cuh), 64 heads x
+//   64-column blocks per CTA; the split count minimizes a cost in microseconds: waves x (prologue + blocks per split x
 //   step) + the combine (1.7 + 0.5 x splits us) and the partials' traffic (splits x tokens x heads
 //   x 4 KB, written and read, at ~10 TB/s: L2) when split. Step and prologue fitted to the first
 //   measurement of this path (kernels/sparse_mla/NOTES.md): a 64-column step 3.9 us (BF16), 4.8 us
@@ -66,7 +72,7 @@ Splits baseline_splits(const sparse_mla_args& a) {
 //   keep 4b721ea's constants (step 4.5 us, combine 1 step, traffic at 3 TB/s).
 // At most 1152 index columns per split (the shared-memory index table).
 struct FastPlan {
-  bool wg;
+  bool wg, ws;
   int ht, groups, splits, blocks_per_split, cols;
   double cost;
   const char* rule;
@@ -74,6 +80,7 @@ struct FastPlan {
 FastPlan fast_plan(const sparse_mla_args& a, bool wgmma) {
   FastPlan p{};
   p.wg = wgmma && a.heads > 32;
+  p.ws = p.wg && Problem::of(a).warp_specialized();
   p.ht = a.heads <= 16 ? 1 : a.heads <= 32 ? 2 : 4;
   p.groups = (a.heads + 16 * p.ht - 1) / (16 * p.ht);
   p.cols = p.wg ? kWgCols : kFastCols;
@@ -88,7 +95,8 @@ FastPlan fast_plan(const sparse_mla_args& a, bool wgmma) {
     const bool wide = p.ht == 4;
     const double traffic_us = static_cast<double>(s) * a.tokens * a.heads * 4096.0 * 2 / (wide ? 1e7 : 3e6);
     double cost;
-    if (p.wg) cost = waves * (prologue_us + bps * step_us) + (s > 1 ? 1.7 + 0.5 * s + traffic_us / 2 : 0.0);
+    if (p.ws) cost = 6.0 + waves * (bps * (a.kv_fp8 ? 3.0 : 2.6) + 1.0) + (s > 1 ? 1.7 + 0.5 * s + traffic_us / 2 : 0.0);
+    else if (p.wg) cost = waves * (prologue_us + bps * step_us) + (s > 1 ? 1.7 + 0.5 * s + traffic_us / 2 : 0.0);
     else cost = waves * bps + (s > 1 ? (wide ? 0.4 + 0.12 * s : 1.0) + traffic_us / (wide ? 4.25 : 4.5) : 0.0);
     if (cost < p.cost) {
       p.cost = cost;
@@ -115,6 +123,16 @@ bool wgmma_device() {
     cache[dev] = major == 9 && minor == 0 ? 1 : 2;
   }
   return cache[dev] == 1;
+}
+
+// The current device's SM count, cached per device.
+int sm_count() {
+  static int cache[64] = {};
+  int dev = 0;
+  KGATE_CUDA(cudaGetDevice(&dev));
+  if (dev < 0 || dev >= 64) return 132;
+  if (!cache[dev]) KGATE_CUDA(cudaDeviceGetAttribute(&cache[dev], cudaDevAttrMultiProcessorCount, dev));
+  return cache[dev];
 }
 
 // The split partials' workspace, grown on first need (the first call is the correctness check,
@@ -189,18 +207,36 @@ void fast_wg_launch_as(const sparse_mla_args& a, const FastPlan& p, float* ws, f
   sparse_mla_fast_wg_kernel<FP8><<<dim3(p.splits, p.groups, a.tokens), WgGeo<FP8>::kThreads, WgGeo<FP8>::kSmem, s>>>(
       a, p.splits, p.blocks_per_split, ws, ws_ml);
 }
+// The persistent grid of the warp-specialized path: one CTA per SM at most, items round-robin.
+int ws_grid(const sparse_mla_args& a, const FastPlan& p) {
+  const long long items = static_cast<long long>(a.tokens) * p.groups * p.splits;
+  return static_cast<int>(std::min<long long>(items, sm_count()));
+}
+template <bool FP8>
+void fast_ws_launch_as(const sparse_mla_args& a, const FastPlan& p, float* ws, float* ws_ml, cudaStream_t s) {
+  static const bool attr = [] {
+    KGATE_CUDA(cudaFuncSetAttribute(sparse_mla_fast_ws_kernel<FP8>, cudaFuncAttributeMaxDynamicSharedMemorySize, WsGeo::kSmem));
+    return true;
+  }();
+  (void)attr;
+  sparse_mla_fast_ws_kernel<FP8><<<ws_grid(a, p), WsGeo::kThreads, WsGeo::kSmem, s>>>(
+      a, p.splits, p.blocks_per_split, ws, ws_ml);
+}
 int fast_smem(const FastPlan& p, bool fp8) {
+  if (p.ws) return WsGeo::kSmem;
   if (p.wg) return fp8 ? WgGeo<true>::kSmem : WgGeo<false>::kSmem;
   return p.ht == 1 ? FastGeo<1>::kSmem : p.ht == 2 ? FastGeo<2>::kSmem : FastGeo<4>::kSmem;
 }
 
 json fast_config(const sparse_mla_args& a) {
   const FastPlan p = fast_plan(a, wgmma_device());
-  const char* k = p.wg ? "sparse_mla_fast_wg_kernel" : "sparse_mla_fast_kernel";
+  const char* k = p.ws ? "sparse_mla_fast_ws_kernel" : p.wg ? "sparse_mla_fast_wg_kernel" : "sparse_mla_fast_kernel";
   return {{"kernel", p.splits == 1 ? std::string(k) : std::string(k) + " + sparse_mla_fast_combine_kernel"},
-          {"path", p.wg ? "wgmma (sm_90a): 2 warpgroups, 64 heads x 64 columns" : "mma.sync"},
-          {"grid", {p.splits, p.groups, a.tokens}},
-          {"threads", p.wg ? 256 : 128 * p.ht},
+          {"path", p.ws   ? "wgmma (sm_90a), warp-specialized: producer + 2 consumer warpgroups, 64 heads x 64 columns"
+                   : p.wg ? "wgmma (sm_90a): 2 warpgroups, 64 heads x 64 columns"
+                          : "mma.sync"},
+          {"grid", p.ws ? json::array({ws_grid(a, p), 1, 1}) : json::array({p.splits, p.groups, a.tokens})},
+          {"threads", p.ws ? 384 : p.wg ? 256 : 128 * p.ht},
           {"smem_bytes", fast_smem(p, a.kv_fp8 != 0)},
           {"heads_per_cta", 16 * p.ht},
           {"blocks_per_split", p.blocks_per_split},
@@ -222,7 +258,9 @@ void launch_fast(const sparse_mla_args& a, cudaStream_t s) {
     ws = workspace(parts * (512 + 2) * 4);
     ws_ml = ws + parts * 512;
   }
-  if (p.wg && a.kv_fp8) fast_wg_launch_as<true>(a, p, ws, ws_ml, s);
+  if (p.ws && a.kv_fp8) fast_ws_launch_as<true>(a, p, ws, ws_ml, s);
+  else if (p.ws) fast_ws_launch_as<false>(a, p, ws, ws_ml, s);
+  else if (p.wg && a.kv_fp8) fast_wg_launch_as<true>(a, p, ws, ws_ml, s);
   else if (p.wg) fast_wg_launch_as<false>(a, p, ws, ws_ml, s);
   else if (p.ht == 1) fast_launch_as<1>(a, p, ws, ws_ml, s);
   else if (p.ht == 2) fast_launch_as<2>(a, p, ws, ws_ml, s);

@@ -8,6 +8,7 @@
 
 #include "harness/core/numeric.hpp"
 #include "references/ag_gemm/ag_gemm.hpp"
+#include "kernels/sparse_mla/config.hpp"
 #include "references/sparse_mla/sparse_mla.hpp"
 #include "references/ssu/ssu.hpp"
 
@@ -99,6 +100,26 @@ TEST(SsuReference, PadSlotIsZeroStateAndPoolUntouched) {
   double x = hp.x[b * p.x_stride() + h * ssu::kP + d], acc = 0;
   for (int n = 0; n < ssu::kN; ++n) acc += dt * hp.B[b * p.bc_stride() + n] * x * hp.C[b * p.bc_stride() + n];
   EXPECT_NEAR(r.out[(b * 2 + h) * ssu::kP + d], acc + hp.D[h] * x, 1e-9);
+}
+
+// sparse_mla.fast's choice between its two 64-head kernels: the block-step thresholds, both sides of
+// each, on rows of the 94-row table's shapes.
+TEST(SparseMlaConfig, WarpSpecializedFromTheBlockStepThresholds) {
+  using kgate::sparse_mla::Problem;
+  const Problem fp8_h64_t5{5, 64, 0, true}, fp8_h128_t40{40, 128, 0, true}, fp8_h64_t10_k512{10, 64, 512, true},
+      fp8_h128_t10_k512{10, 128, 512, true}, bf16_h64_t5_k512{5, 64, 512, false}, bf16_h128_t10{10, 128, 0, false},
+      fp8_h32_big{514, 32, 512, true};
+  EXPECT_EQ(fp8_h64_t5.block_steps(), 10);
+  EXPECT_EQ(fp8_h128_t40.block_steps(), 160);
+  EXPECT_EQ(fp8_h64_t10_k512.block_steps(), 100);
+  EXPECT_EQ(bf16_h64_t5_k512.block_steps(), 50);
+  EXPECT_FALSE(fp8_h64_t5.warp_specialized());
+  EXPECT_TRUE(fp8_h128_t40.warp_specialized());
+  EXPECT_FALSE(fp8_h64_t10_k512.warp_specialized());
+  EXPECT_TRUE(fp8_h128_t10_k512.warp_specialized());
+  EXPECT_TRUE(bf16_h64_t5_k512.warp_specialized());
+  EXPECT_FALSE(bf16_h128_t10.warp_specialized());  // 40 steps
+  EXPECT_FALSE(fp8_h32_big.warp_specialized());     // 32 heads: the mma.sync path
 }
 
 TEST(SparseMlaReference, EmptyTokenAndSingleRow) {

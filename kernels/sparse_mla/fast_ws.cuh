@@ -1,0 +1,487 @@
+#pragma once
+// sparse_mla.fast, the warp-specialized 64-head path (sm_90a). Work items are (token, 64-head
+// group, split of 64-column KV blocks), as in fast_wg.cuh; a persistent grid of at most one CTA per
+// SM takes them round-robin, and in a CTA of three warpgroups gathering and computing overlap
+// instead of alternating, across items too:
+// - warpgroup 2, the producer, walks the CTA's blocks in order and fills K stage (block count) % 2,
+//   BF16 in the 128-byte-swizzled layout of fast_wg.cuh, with the columns' rows (-1: masked), then
+//   arrives on the stage's `full` mbarrier; it refills a stage once both consumers have arrived on
+//   its `empty` mbarrier. FP8 rows are loaded into registers one block ahead (the next block's
+//   indices and rows stream in while this block is dequantized); BF16 rows go by cp.async once the
+//   stage is free;
+// - warpgroup 0 holds Q (reloaded by cp.async for the next item after the item's last S) and
+//   computes S = Q K^T over all 64 columns (32 x m64n64k16: Q is read once per block), the mask and
+//   the online softmax on whole rows, writes P (BF16) and the rows' rescale factors to shared
+//   memory for warpgroup 1, and computes O[:, 0..255] += P V with P from registers;
+// - warpgroup 1 rescales its O and computes O[:, 256..511] += P V with P from shared memory.
+// Named barriers order P between the two (kPReady 0 -> 1, kPFree 1 -> 0) and hand warpgroup 1 the
+// item's final L and M (kFinal). Registers move to the consumers by setmaxnreg (200 / 160 / 144:
+// the sum must stay within the 3 x 168 allocated at launch, or the increase waits forever). One
+// split writes out and lse; several write the partials sparse_mla_fast_combine_kernel merges.
+#include <cuda_bf16.h>
+#include <cuda_fp8.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "kernels/sparse_mla/abi.h"
+#include "kernels/sparse_mla/fast_wg.cuh"  // kWgCols, wg_desc, the wgmma fences, ex2, sw_off, encode_col, table_of
+
+namespace kgate::sparse_mla::gpu {
+namespace {
+
+struct WsGeo {
+  static constexpr int kThreads = 384;
+  static constexpr int kStages = 2;
+  static constexpr int kTile = 64 * 512 * 2;
+  static constexpr int q_off = 0;
+  static constexpr int k_off = kTile;
+  static constexpr int p_off = k_off + kStages * kTile;     // 64 x 64 BF16, swizzled
+  static constexpr int alpha_off = p_off + 64 * 128;        // 64 floats: this block's rescale per row
+  static constexpr int fin_off = alpha_off + 64 * 4;        // 2 (item parity) x 2 x 64 floats: final L and M per row
+  static constexpr int col_off = fin_off + 2 * 2 * 64 * 4;  // kStages x 64 ints: each staged column's row (-1: none)
+  static constexpr int bar_off = col_off + kStages * 64 * 4;  // full[kStages], empty[kStages] (8 B each)
+  static constexpr int kSmem = bar_off + 2 * kStages * 8 + 1024;  // + the alignment slack of the base
+  static_assert(p_off % 1024 == 0, "the P tile must be 1024-byte aligned");
+};
+// A CTA's work item: one (token, head group, split), items taken round-robin by the persistent grid.
+struct WsItem {
+  int t, hg, split, b0, b1, c_end;
+  long long active;
+};
+__device__ __forceinline__ WsItem ws_item(const sparse_mla_args& a, int item, int groups, int splits, int bps) {
+  const int W = 128 + a.topk, nblocks = (W + kWgCols - 1) / kWgCols;
+  WsItem it;
+  it.split = item % splits;
+  it.hg = (item / splits) % groups;
+  it.t = item / splits / groups;
+  it.b0 = it.split * bps;
+  it.b1 = min(nblocks, it.b0 + bps);
+  it.c_end = min(W, it.b1 * kWgCols);
+  const long long act = static_cast<long long>(a.lens[it.t]) + a.lens_offset;
+  it.active = act < 0 ? 0 : (act > W ? W : act);
+  return it;
+}
+enum WsBarrier : int { kPReady = 1, kPFree = 2, kFinal = 3, kQ = 4 };  // named barriers (0 is __syncthreads)
+
+__device__ __forceinline__ void mbar_init(uint32_t bar, int count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
+  asm volatile(
+      "{\n.reg .pred p;\nWS_WAIT:\nmbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n@!p bra WS_WAIT;\n}\n" ::"r"(bar),
+      "r"(parity)
+      : "memory");
+}
+__device__ __forceinline__ void named_sync(int id, int n) { asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(n) : "memory"); }
+__device__ __forceinline__ void named_arrive(int id, int n) { asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(n) : "memory"); }
+template <int N>
+__device__ __forceinline__ void reg_alloc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+template <int N>
+__device__ __forceinline__ void reg_dealloc() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+__device__ __forceinline__ uint4 ldg_nc16(const void* p) {
+  uint4 v;
+  asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p));
+  return v;
+}
+__device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) {
+  const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<const uint32_t*>(&v);
+}
+// Eight e4m3 values (two words) times a power-of-two scale, as eight BF16 (one 16-byte unit).
+__device__ __forceinline__ uint4 dequant8(uint32_t w0, uint32_t w1, float sc) {
+  uint4 o;
+  uint32_t* ob = &o.x;
+  const uint32_t w[2] = {w0, w1};
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const __nv_fp8x2_e4m3* f = reinterpret_cast<const __nv_fp8x2_e4m3*>(&w[h]);
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      const float2 x = static_cast<float2>(f[e]);
+      ob[2 * h + e] = pack_bf16(x.x * sc, x.y * sc);
+    }
+  }
+  return o;
+}
+
+template <bool FP8>
+__global__ void __launch_bounds__(384, 1)
+    sparse_mla_fast_ws_kernel(sparse_mla_args a, int splits, int blocks_per_split, float* ws_o, float* ws_ml) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using G = WsGeo;
+  constexpr int BC = kWgCols, NS = G::kStages;
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  unsigned char* smem = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);
+  unsigned char* sq = smem + G::q_off;
+  unsigned char* sk = smem + G::k_off;
+  unsigned char* sp = smem + G::p_off;
+  float* salpha = reinterpret_cast<float*>(smem + G::alpha_off);
+  float* sfin = reinterpret_cast<float*>(smem + G::fin_off);
+  int* scol = reinterpret_cast<int*>(smem + G::col_off);
+  const uint32_t bars = smem_u32(smem + G::bar_off);  // full[s] at bars + 8 s, empty[s] at bars + 8 (NS + s)
+
+  const int groups = (a.heads + 63) / 64, items = a.tokens * groups * splits, stride = gridDim.x;
+  const int tid = threadIdx.x, wg = __shfl_sync(0xffffffffu, tid >> 7, 0);
+  if (tid == 0) {
+    for (int s = 0; s < NS; ++s) {
+      mbar_init(bars + 8 * s, 128);         // full: every producer thread
+      mbar_init(bars + 8 * (NS + s), 256);  // empty: every consumer thread
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+
+  if (wg == 2) {
+    // ---- producer: the blocks of every item in order, through the two stages --------------------
+    reg_dealloc<144>();
+    const int p = tid - 256, warp = p >> 5, lane = p & 31, qd = lane >> 3;
+    const int jr = warp * 8 + (lane & 7);  // this thread's rows of a block: jr and jr + 32
+    // The row behind row jr + 32 r of block blk of item it (-1: none, masked).
+    auto col_of = [&](const WsItem& it, int blk, int r) {
+      const int c = blk * BC + jr + 32 * r;
+      const bool comp = c >= 128;
+      const int32_t row = c >= it.c_end ? -1
+                          : comp ? a.compressed_indices[static_cast<long long>(it.t) * a.compressed_index_stride + (c - 128)]
+                                 : a.swa_indices[static_cast<long long>(it.t) * a.swa_index_stride + c];
+      return c < it.active ? encode_col(row, comp) : -1;
+    };
+    // The CTA's block sequence: (item, blk), advanced by next(); `valid` false past the last block.
+    struct Cursor {
+      WsItem it;
+      int item, blk;
+      bool valid;
+    };
+    auto first = [&]() {
+      Cursor c{};
+      c.item = blockIdx.x;
+      c.valid = c.item < items;
+      if (c.valid) {
+        c.it = ws_item(a, c.item, groups, splits, blocks_per_split);
+        c.blk = c.it.b0;
+      }
+      return c;
+    };
+    auto next = [&](Cursor c) {
+      if (++c.blk < c.it.b1) return c;
+      c.item += stride;
+      c.valid = c.item < items;
+      if (c.valid) {
+        c.it = ws_item(a, c.item, groups, splits, blocks_per_split);
+        c.blk = c.it.b0;
+      }
+      return c;
+    };
+    if (!FP8) {
+      int gstep = 0;
+      for (Cursor cur = first(); cur.valid; cur = next(cur), ++gstep) {
+        const int st = gstep % NS;
+        const int e[2] = {col_of(cur.it, cur.blk, 0), col_of(cur.it, cur.blk, 1)};
+        unsigned char* dst = sk + st * G::kTile;
+        if (gstep >= NS) mbar_wait(bars + 8 * (NS + st), ((gstep / NS) - 1) & 1);
+        // Thread: 16-byte units u = qd + 4 i of its two rows.
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+          const unsigned char* row = static_cast<const unsigned char*>(table_of(a, e[r])) +
+                                     static_cast<long long>(e[r] < 0 ? 0 : (e[r] & ((1 << 30) - 1))) * 1024;
+#pragma unroll
+          for (int i = 0; i < 16; ++i) cp_async16_zfill(dst + sw_off(jr + 32 * r, qd + 4 * i), row + (qd + 4 * i) * 16, e[r] >= 0);
+        }
+        asm volatile("cp.async.commit_group;\n" ::: "memory");
+        asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+        if (qd == 0) {
+          scol[st * 64 + jr] = e[0];
+          scol[st * 64 + jr + 32] = e[1];
+        }
+        fence_proxy_async();
+        mbar_arrive(bars + 8 * st);
+      }
+    } else {
+      // FP8, software-pipelined: a row's e4m3 pieces qd + 4 i (i < 7: dims 16 (qd + 4 i) .., scale i)
+      // and RoPE pieces qd + 4 i (i < 2) live in registers v[r] from their load until their dequant;
+      // the next block's indices are loaded at the top of a block, and each of its rows is loaded as
+      // soon as this block's row r is dequantized, so the gather of block k + 1 streams in while
+      // block k is dequantized and while the producer waits for block k + 1's stage.
+      uint4 v[2][9];
+      uint2 scw[2];
+      auto load_row = [&](int e, int r) {
+        if (e < 0) return;
+        const int pb = a.page_block, rr = e & ((1 << 30) - 1);
+        const unsigned char* blkp = static_cast<const unsigned char*>(table_of(a, e)) + static_cast<long long>(rr / pb) * pb * 584;
+        const unsigned char* data = blkp + (rr % pb) * 576;
+#pragma unroll
+        for (int i = 0; i < 7; ++i) v[r][i] = ldg_nc16(data + (qd + 4 * i) * 16);
+#pragma unroll
+        for (int i = 0; i < 2; ++i) v[r][7 + i] = ldg_nc16(data + 448 + (qd + 4 * i) * 16);
+        scw[r] = *reinterpret_cast<const uint2*>(blkp + static_cast<long long>(pb) * 576 + (rr % pb) * 8);
+      };
+      auto store_row = [&](unsigned char* dst, int e, int r) {
+        const int j = jr + 32 * r;
+        const bool ok = e >= 0;
+        const uint4 z = make_uint4(0, 0, 0, 0);
+#pragma unroll
+        for (int i = 0; i < 7; ++i) {
+          const uint32_t sb = ((i < 4 ? scw[r].x >> (8 * i) : scw[r].y >> (8 * (i - 4))) & 0xFF);
+          const float sc = __uint_as_float(sb << 23);  // 2^(e - 127)
+          const int piece = qd + 4 * i;
+          *reinterpret_cast<uint4*>(dst + sw_off(j, 2 * piece)) = ok ? dequant8(v[r][i].x, v[r][i].y, sc) : z;
+          *reinterpret_cast<uint4*>(dst + sw_off(j, 2 * piece + 1)) = ok ? dequant8(v[r][i].z, v[r][i].w, sc) : z;
+        }
+#pragma unroll
+        for (int i = 0; i < 2; ++i) *reinterpret_cast<uint4*>(dst + sw_off(j, 56 + qd + 4 * i)) = ok ? v[r][7 + i] : z;
+      };
+      Cursor cur = first();
+      int e[2] = {-1, -1};
+      if (cur.valid) {
+        e[0] = col_of(cur.it, cur.blk, 0);
+        e[1] = col_of(cur.it, cur.blk, 1);
+        load_row(e[0], 0);
+        load_row(e[1], 1);
+      }
+      for (int gstep = 0; cur.valid; ++gstep) {
+        const int st = gstep % NS;
+        const Cursor nx = next(cur);
+        int en[2] = {-1, -1};
+        if (nx.valid) {
+          en[0] = col_of(nx.it, nx.blk, 0);
+          en[1] = col_of(nx.it, nx.blk, 1);
+        }
+        unsigned char* dst = sk + st * G::kTile;
+        if (gstep >= NS) mbar_wait(bars + 8 * (NS + st), ((gstep / NS) - 1) & 1);
+        store_row(dst, e[0], 0);
+        load_row(en[0], 0);
+        store_row(dst, e[1], 1);
+        if (qd == 0) {
+          scol[st * 64 + jr] = e[0];
+          scol[st * 64 + jr + 32] = e[1];
+        }
+        fence_proxy_async();
+        mbar_arrive(bars + 8 * st);
+        load_row(en[1], 1);
+        e[0] = en[0];
+        e[1] = en[1];
+        cur = nx;
+      }
+    }
+    return;
+  }
+
+  // ---- consumers ------------------------------------------------------------------------------
+  const int ct = tid & 127, warp = ct >> 5, lane = ct & 31, g = lane >> 2, tq = lane & 3;
+  const int r0 = warp * 16 + g, r1 = r0 + 8;  // this thread's accumulator rows (heads within the CTA)
+  const float scale_log2 = a.sm_scale * 1.4426950408889634f;
+  const uint64_t dq = wg_desc(smem_u32(sq), 16, 1024), dp = wg_desc(smem_u32(sp), 16, 1024);
+  // Q of an item (heads beyond the count zero), by warpgroup 0 alone: only its S = Q K^T reads Q.
+  auto load_q = [&](const WsItem& it) {
+    for (int i = ct; i < 64 * 64; i += 128) {
+      const int r = i >> 6, u = i & 63, h = it.hg * 64 + r;
+      const __nv_bfloat16* src = static_cast<const __nv_bfloat16*>(a.q) +
+                                 (static_cast<long long>(it.t) * a.heads + (h < a.heads ? h : 0)) * 512 + u * 8;
+      cp_async16_zfill(sq + sw_off(r, u), src, h < a.heads);
+    }
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+  };
+  auto emit = [&](const WsItem& it, const float (&o)[128], int r, float L, float M, int half) {
+    const int h = it.hg * 64 + r;
+    if (h >= a.heads) return;
+    if (splits == 1) {
+      const long long ob = (static_cast<long long>(it.t) * a.heads + h) * 512;
+      __nv_bfloat16* out = static_cast<__nv_bfloat16*>(a.out) + ob;
+      float f = 0.f, lse = -INFINITY;
+      if (L > 0.f) {
+        lse = (M + log2f(L)) * 0.6931471805599453f;
+        f = (a.sink ? 1.f / (1.f + expf(a.sink[h] - lse)) : 1.f) / L;
+      }
+#pragma unroll
+      for (int n = 0; n < 32; ++n)
+        *reinterpret_cast<__nv_bfloat162*>(out + 256 * wg + 8 * n + 2 * tq) =
+            __floats2bfloat162_rn(o[4 * n + 2 * half] * f, o[4 * n + 2 * half + 1] * f);
+      if (wg == 0 && tq == 0) a.lse[static_cast<long long>(it.t) * a.heads + h] = lse;
+      return;
+    }
+    const long long base = (static_cast<long long>(it.t) * a.heads + h) * splits + it.split;
+#pragma unroll
+    for (int n = 0; n < 32; ++n)
+      *reinterpret_cast<float2*>(ws_o + base * 512 + 256 * wg + 8 * n + 2 * tq) = make_float2(o[4 * n + 2 * half], o[4 * n + 2 * half + 1]);
+    if (wg == 0 && tq == 0) *reinterpret_cast<float2*>(ws_ml + base * 2) = make_float2(M, L);
+  };
+  if (wg == 0) {
+    reg_alloc<200>();
+    if (blockIdx.x < items) load_q(ws_item(a, blockIdx.x, groups, splits, blocks_per_split));
+    int gstep = 0, parity = 0;
+    for (int item = blockIdx.x; item < items; item += stride, parity ^= 1) {
+      const WsItem it = ws_item(a, item, groups, splits, blocks_per_split);
+      const bool more = item + stride < items;
+      float o[128];
+#pragma unroll
+      for (int i = 0; i < 128; ++i) o[i] = 0.f;
+      float m0 = -INFINITY, m1 = -INFINITY, l0 = 0.f, l1 = 0.f;  // running max (base 2), partial sums
+      float* fin = sfin + parity * 128;
+      asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+      fence_proxy_async();
+      named_sync(kQ, 128);  // this item's Q is in
+      for (int blk = it.b0; blk < it.b1; ++blk, ++gstep) {
+        const int st = gstep % NS;
+        mbar_wait(bars + 8 * st, (gstep / NS) & 1);
+        const uint32_t k_addr = smem_u32(sk + st * G::kTile);
+        const uint64_t dk = wg_desc(k_addr, 16, 1024), dv = wg_desc(k_addr, 8192, 1024);
+        float s[32];
+        wg_fence();
+#pragma unroll
+        for (int kk = 0; kk < 32; ++kk) {
+          const uint32_t koff = (kk >> 2) * 8192 + (kk & 3) * 32;
+          wgmma_m64n64k16(s, dq + (koff >> 4), dk + (koff >> 4), kk > 0);
+        }
+        wg_commit();
+        wg_wait0();
+        fence_regs(s);
+        if (blk + 1 == it.b1 && more) {  // the last S of this item: the next item's Q streams in from here
+          named_sync(kQ, 128);
+          load_q(ws_item(a, item + stride, groups, splits, blocks_per_split));
+        }
+
+        const int* cols = scol + st * 64;
+        float mx0 = -INFINITY, mx1 = -INFINITY;
+#pragma unroll
+        for (int n = 0; n < 8; ++n)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const bool valid = cols[8 * n + 2 * tq + e] >= 0;
+            s[4 * n + e] = valid ? s[4 * n + e] * scale_log2 : -INFINITY;
+            s[4 * n + 2 + e] = valid ? s[4 * n + 2 + e] * scale_log2 : -INFINITY;
+            mx0 = fmaxf(mx0, s[4 * n + e]);
+            mx1 = fmaxf(mx1, s[4 * n + 2 + e]);
+          }
+#pragma unroll
+        for (int x = 1; x <= 2; x <<= 1) {
+          mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, x));
+          mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, x));
+        }
+        const float n0 = fmaxf(m0, mx0), n1 = fmaxf(m1, mx1);
+        // A row with no valid column yet subtracts 0 instead of -inf: its p and alpha are exp2(-inf) = 0.
+        const float z0 = n0 == -INFINITY ? 0.f : n0, z1 = n1 == -INFINITY ? 0.f : n1;
+        const float al0 = ex2(m0 - z0), al1 = ex2(m1 - z1);
+        m0 = n0;
+        m1 = n1;
+        uint32_t pa[16];  // P as BF16 pairs: the m64k16 A fragments of the four 16-column slices
+        float sum0 = 0.f, sum1 = 0.f;
+#pragma unroll
+        for (int n = 0; n < 8; ++n) {
+          const float p00 = ex2(s[4 * n] - z0), p01 = ex2(s[4 * n + 1] - z0);
+          const float p10 = ex2(s[4 * n + 2] - z1), p11 = ex2(s[4 * n + 3] - z1);
+          sum0 += p00 + p01;
+          sum1 += p10 + p11;
+          pa[2 * n] = pack_bf16(p00, p01);
+          pa[2 * n + 1] = pack_bf16(p10, p11);
+        }
+        l0 = l0 * al0 + sum0;
+        l1 = l1 * al1 + sum1;
+        if (gstep > 0) named_sync(kPFree, 256);  // warpgroup 1 is done with the previous P
+#pragma unroll
+        for (int n = 0; n < 8; ++n) {
+          *reinterpret_cast<uint32_t*>(sp + r0 * 128 + ((n ^ (r0 & 7)) << 4) + tq * 4) = pa[2 * n];
+          *reinterpret_cast<uint32_t*>(sp + r1 * 128 + ((n ^ (r1 & 7)) << 4) + tq * 4) = pa[2 * n + 1];
+        }
+        if (tq == 0) {
+          salpha[r0] = al0;
+          salpha[r1] = al1;
+        }
+        fence_proxy_async();
+        named_arrive(kPReady, 256);
+        if (!__all_sync(0xffffffffu, al0 == 1.f && al1 == 1.f)) {
+#pragma unroll
+          for (int n = 0; n < 32; ++n) {
+            o[4 * n] *= al0;
+            o[4 * n + 1] *= al0;
+            o[4 * n + 2] *= al1;
+            o[4 * n + 3] *= al1;
+          }
+        }
+        wg_fence();
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk) {
+          // Slice kk: columns 16 kk .. 16 kk + 15 = n chunks 2 kk (a0: row r0, a1: row r1) and 2 kk + 1 (a2, a3).
+          const uint32_t af[4] = {pa[4 * kk], pa[4 * kk + 1], pa[4 * kk + 2], pa[4 * kk + 3]};
+          wgmma_m64n256k16_rs_tb(o, af, dv + kk * 128, 1);
+        }
+        wg_commit();
+        wg_wait0();
+        fence_regs(o);
+        mbar_arrive(bars + 8 * (NS + st));
+      }
+      // Row sums over the quad; warpgroup 0 holds every column's sum, warpgroup 1 takes L and M from
+      // `fin` (two of them by item parity: warpgroup 1 may still read this item's while warpgroup 0
+      // finishes the next).
+#pragma unroll
+      for (int x = 1; x <= 2; x <<= 1) {
+        l0 += __shfl_xor_sync(0xffffffffu, l0, x);
+        l1 += __shfl_xor_sync(0xffffffffu, l1, x);
+      }
+      if (tq == 0) {
+        fin[r0] = l0;
+        fin[r1] = l1;
+        fin[64 + r0] = m0;
+        fin[64 + r1] = m1;
+      }
+      named_arrive(kFinal, 256);
+      emit(it, o, r0, l0, m0, 0);
+      emit(it, o, r1, l1, m1, 1);
+    }
+  } else {
+    reg_dealloc<160>();
+    int gstep = 0, parity = 0;
+    for (int item = blockIdx.x; item < items; item += stride, parity ^= 1) {
+      const WsItem it = ws_item(a, item, groups, splits, blocks_per_split);
+      const bool more = item + stride < items;
+      float o[128];
+#pragma unroll
+      for (int i = 0; i < 128; ++i) o[i] = 0.f;
+      const float* fin = sfin + parity * 128;
+      for (int blk = it.b0; blk < it.b1; ++blk, ++gstep) {
+        const int st = gstep % NS;
+        const uint64_t dv = wg_desc(smem_u32(sk + st * G::kTile) + 4 * 8192, 8192, 1024);
+        named_sync(kPReady, 256);
+        const float al0 = salpha[r0], al1 = salpha[r1];
+        if (!__all_sync(0xffffffffu, al0 == 1.f && al1 == 1.f)) {
+#pragma unroll
+          for (int n = 0; n < 32; ++n) {
+            o[4 * n] *= al0;
+            o[4 * n + 1] *= al0;
+            o[4 * n + 2] *= al1;
+            o[4 * n + 3] *= al1;
+          }
+        }
+        wg_fence();
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk) wgmma_m64n256k16_tb(o, dp + kk * 2, dv + kk * 128, 1);
+        wg_commit();
+        wg_wait0();
+        fence_regs(o);
+        mbar_arrive(bars + 8 * (NS + st));
+        if (blk + 1 < it.b1) named_arrive(kPFree, 256);
+      }
+      named_sync(kFinal, 256);
+      // The item's last P is released only after kFinal, so warpgroup 0 cannot arrive at kFinal
+      // twice before this warpgroup syncs once (two arrivals of 128 would complete the barrier).
+      if (more) named_arrive(kPFree, 256);
+      emit(it, o, r0, fin[r0], fin[64 + r0], 0);
+      emit(it, o, r1, fin[r1], fin[64 + r1], 1);
+    }
+  }
+
+#else
+  __trap();  // built without sm_90a: the launcher routes 64-head rows here only on sm_90a builds
+#endif
+}
+
+}  // namespace
+}  // namespace kgate::sparse_mla::gpu
