@@ -14,7 +14,7 @@
 //   the online softmax on whole rows, writes P (BF16) and the rows' rescale factors to shared
 //   memory for warpgroup 1, and computes O[:, 0..255] += P V with P from registers;
 // - warpgroup 1 rescales its O and computes O[:, 256..511] += P V with P from shared memory.
-// Named barriers order P between the two (kPReady 0 -> 1, kPFree 1 -> 0) and hand warpgroup 1 the
+// Named barriers order P between the two (kPReady 0 -> 1, kPFree both ways) and hand warpgroup 1 the
 // item's final L and M (kFinal). Registers move to the consumers by setmaxnreg (200 / 160 / 144:
 // the sum must stay within the 3 x 168 allocated at launch, or the increase waits forever). One
 // split writes out and lse; several write the partials sparse_mla_fast_combine_kernel merges.
@@ -467,12 +467,15 @@ __global__ void __launch_bounds__(384, 1)
         wg_wait0();
         fence_regs(o);
         mbar_arrive(bars + 8 * (NS + st));
-        if (blk + 1 < it.b1) named_arrive(kPFree, 256);
+        // A full sync, not an arrive: warpgroup 1 idles here anyway (its next P follows this barrier),
+        // and compute-sanitizer's racecheck orders the salpha read before warpgroup 0's next write
+        // only across a barrier both sides sync on (with an arrive it reported 12 hazards, NOTES).
+        if (blk + 1 < it.b1) named_sync(kPFree, 256);
       }
       named_sync(kFinal, 256);
       // The item's last P is released only after kFinal, so warpgroup 0 cannot arrive at kFinal
       // twice before this warpgroup syncs once (two arrivals of 128 would complete the barrier).
-      if (more) named_arrive(kPFree, 256);
+      if (more) named_sync(kPFree, 256);
       emit(it, o, r0, fin[r0], fin[64 + r0], 0);
       emit(it, o, r1, fin[r1], fin[64 + r1], 1);
     }
