@@ -2,7 +2,8 @@
 # The device call that made the sparse_mla receipts of 67aff53 (session 11), as it ran (the build carried
 # as .dev/b, the tree at 67aff53): GPU tests, scripts/device/h200_sparse_mla.sh (the three receipts,
 # audit, gate, tables), three more runs of the rows nearest their lines, memcheck on hardening rows
-# and racecheck one row per run on rows of both 64-head kernels.
+# and racecheck one row per run on rows of both 64-head kernels. Call 6 of the session ran this script
+# with 482f33d in place of 67aff53 (its racecheck log: logs/sparse_mla_session11/call6_*).
 set -uo pipefail
 ROOT=$PWD; B=$ROOT/.dev/b; O=/tmp/r11; rm -rf $O; mkdir -p $O; export KGATE_SOURCE_DIR=$ROOT
 FM=export:$ROOT/build-peers/flashmla_sparse/libkgate_flashmla_sparse.so:sparse_mla.flashmla
