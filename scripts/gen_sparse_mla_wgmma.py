@@ -1,13 +1,19 @@
 #!/usr/bin/env python3
-"""Writes kernels/sparse_mla/wgmma.cuh: the two wgmma forms sparse_mla.fast's 64-head path issues
+"""Writes kernels/sparse_mla/wgmma.cuh: the wgmma forms sparse_mla.fast's 64-head paths issue
 (inline PTX needs one operand per accumulator register, so the operand lists are generated).
 Usage: scripts/gen_sparse_mla_wgmma.py > kernels/sparse_mla/wgmma.cuh"""
 
 
-def form(name, n, trans_b, doc):
-    regs = n // 2  # f32 accumulators per thread of the warpgroup for m64nN
+def accumulators(n):
+    """m64nN's f32 accumulators per thread of the warpgroup, their PTX operands and constraints."""
+    regs = n // 2
     outs = ", ".join(f"%{i}" for i in range(regs))
     cons = ",\n        ".join(", ".join(f'"+f"(d[{j}])' for j in range(i, min(i + 8, regs))) for i in range(0, regs, 8))
+    return regs, outs, cons
+
+
+def form(name, n, trans_b, doc):
+    regs, outs, cons = accumulators(n)
     return f'''// {doc}
 __device__ __forceinline__ void {name}(float (&d)[{regs}], uint64_t da, uint64_t db, int scale_d) {{
   asm volatile(
@@ -21,9 +27,7 @@ __device__ __forceinline__ void {name}(float (&d)[{regs}], uint64_t da, uint64_t
 
 def form_rs(name, n, doc):
     """A from registers (four 32-bit BF16 pairs per thread, the m64k16 fragment), B by descriptor N-major."""
-    regs = n // 2
-    outs = ", ".join(f"%{i}" for i in range(regs))
-    cons = ",\n        ".join(", ".join(f'"+f"(d[{j}])' for j in range(i, min(i + 8, regs))) for i in range(0, regs, 8))
+    regs, outs, cons = accumulators(n)
     a = ", ".join(f"%{regs + i}" for i in range(4))
     return f'''// {doc}
 __device__ __forceinline__ void {name}(float (&d)[{regs}], const uint32_t (&a)[4], uint64_t db, int scale_d) {{
