@@ -208,9 +208,9 @@ __global__ void __launch_bounds__(384, 1)
     } else {
       // FP8, software-pipelined: a row's e4m3 pieces qd + 4 i (i < 7: dims 16 (qd + 4 i) .., scale i)
       // and RoPE pieces qd + 4 i (i < 2) live in registers v[r] from their load until their dequant;
-      // the next block's indices are loaded at the top of a block, and each of its rows is loaded as
-      // soon as this block's row r is dequantized, so the gather of block k + 1 streams in while
-      // block k is dequantized and while the producer waits for block k + 1's stage.
+      // the next block's indices are loaded at the top of a block and its rows as soon as this block's
+      // stage is released, so the gather of block k + 1 streams in while the producer waits for
+      // block k + 1's stage.
       uint4 v[2][9];
       uint2 scw[2];
       auto load_row = [&](int e, int r) {
@@ -258,14 +258,17 @@ __global__ void __launch_bounds__(384, 1)
         unsigned char* dst = sk + st * G::kTile;
         if (gstep >= NS) mbar_wait(bars + 8 * (NS + st), ((gstep / NS) - 1) & 1);
         store_row(dst, e[0], 0);
-        load_row(en[0], 0);
         store_row(dst, e[1], 1);
         if (qd == 0) {
           scol[st * 64 + jr] = e[0];
           scol[st * 64 + jr + 32] = e[1];
         }
+        // The next block's rows are loaded only after the fence: fence.proxy.async compiles to
+        // MEMBAR.ALL.CTA + FENCE.VIEW.ASYNC.S, and the MEMBAR waits for this thread's outstanding
+        // loads, so a row load issued before it would be waited for here.
         fence_proxy_async();
         mbar_arrive(bars + 8 * st);
+        load_row(en[0], 0);
         load_row(en[1], 1);
         e[0] = en[0];
         e[1] = en[1];
@@ -344,10 +347,6 @@ __global__ void __launch_bounds__(384, 1)
         wg_commit();
         wg_wait0();
         fence_regs(s);
-        if (blk + 1 == it.b1 && more) {  // the last S of this item: the next item's Q streams in from here
-          named_sync(kQ, 128);
-          load_q(ws_item(a, item + stride, groups, splits, blocks_per_split));
-        }
 
         const int* cols = scol + st * 64;
         float mx0 = -INFINITY, mx1 = -INFINITY;
@@ -397,6 +396,13 @@ __global__ void __launch_bounds__(384, 1)
         }
         fence_proxy_async();
         named_arrive(kPReady, 256);
+        // The last S of this item is done: the next item's Q streams in from here, after the fence
+        // above (fence.proxy.async is a MEMBAR.ALL.CTA in SASS, which waits for this thread's
+        // outstanding loads, the cp.async of Q too).
+        if (blk + 1 == it.b1 && more) {
+          named_sync(kQ, 128);
+          load_q(ws_item(a, item + stride, groups, splits, blocks_per_split));
+        }
         if (!__all_sync(0xffffffffu, al0 == 1.f && al1 == 1.f)) {
 #pragma unroll
           for (int n = 0; n < 32; ++n) {
