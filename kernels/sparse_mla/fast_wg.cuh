@@ -188,14 +188,16 @@ __global__ void __launch_bounds__(256, 1)
   // Descriptors: built once; a byte offset o moves the start address field by o / 16 (addresses stay
   // below 2^18, so the 14-bit field never carries).
   const uint64_t dq = wg_desc(smem_u32(sq), 16, 1024), dp = wg_desc(smem_u32(sp), 16, 1024);
-  if (b0 < b1) gather(b0, 0);
-  for (int blk = b0; blk < b1; ++blk) {
+  // Blocks past the token's active columns hold no active column: they are not gathered or computed.
+  const int b_act = min(b1, static_cast<int>((active + BC - 1) / BC));
+  if (b0 < b_act) gather(b0, 0);
+  for (int blk = b0; blk < b_act; ++blk) {
     const int step = blk - b0, buf = FP8 ? 0 : (step & 1);
     asm volatile("cp.async.wait_group 0;\n" ::: "memory");
     fence_proxy_async();
     __syncthreads();  // block blk staged; both warpgroups are done with block blk - 1
     // The next block's gather first: for FP8 it streams in while this block is dequantized.
-    if (blk + 1 < b1) gather(blk + 1, FP8 ? ((step + 1) & 1) : (buf ^ 1));
+    if (blk + 1 < b_act) gather(blk + 1, FP8 ? ((step + 1) & 1) : (buf ^ 1));
     if (FP8) {
       dequant(step & 1);
       fence_proxy_async();
@@ -282,6 +284,7 @@ __global__ void __launch_bounds__(256, 1)
   }
   asm volatile("cp.async.wait_group 0;\n" ::: "memory");  // an empty split's Q copy
 
+  asm volatile("cp.async.wait_group 0;\n" ::: "memory");  // Q's copy, when no block ran
   // Row sums: over the quad, then the two warpgroups.
 #pragma unroll
   for (int x = 1; x <= 2; x <<= 1) {

@@ -1,12 +1,15 @@
 #pragma once
 // sparse_mla.fast, the warp-specialized 64-head path (sm_90a). Work items are (token, 64-head
-// group, split of 64-column KV blocks), as in fast_wg.cuh; a persistent grid of at most one CTA per
-// SM takes them round-robin, and in a CTA of three warpgroups gathering and computing overlap
+// group, split of 64-column KV blocks), as in fast_wg.cuh, cut at the token's active columns (an
+// item keeps at least one block); a persistent grid of at most one CTA per SM takes them from a
+// queue (an atomic counter in global memory, reset by the last CTA to finish taking), so CTAs whose
+// items are short take more, and in a CTA of three warpgroups gathering and computing overlap
 // instead of alternating, across items too:
 // - warpgroup 2, the producer, walks the CTA's blocks in order and fills K stage (block count) % 2,
 //   BF16 in the 128-byte-swizzled layout of fast_wg.cuh, with the columns' rows (-1: masked), then
-//   arrives on the stage's `full` mbarrier; it refills a stage once both consumers have arrived on
-//   its `empty` mbarrier. FP8 rows are loaded into registers one block ahead (the next block's
+//   arrives on the stage's `full` mbarrier, with the item after the stage's block (consumers learn
+//   the next item there, at an item's last block); it refills a stage once both consumers have
+//   arrived on its `empty` mbarrier. FP8 rows are loaded into registers one block ahead (the next block's
 //   indices and rows stream in while this block is dequantized); BF16 rows go by cp.async once the
 //   stage is free;
 // - warpgroup 0 holds Q (reloaded by cp.async for the next item after the item's last S) and
@@ -14,9 +17,10 @@
 //   the online softmax on whole rows, writes P (BF16) and the rows' rescale factors to shared
 //   memory for warpgroup 1, and computes O[:, 0..255] += P V with P from registers;
 // - warpgroup 1 rescales its O and computes O[:, 256..511] += P V with P from shared memory.
-// Named barriers order P between the two (kPReady 0 -> 1, kPFree both ways) and hand warpgroup 1 the
-// item's final L and M (kFinal). Registers move to the consumers by setmaxnreg (200 / 160 / 144:
-// the sum must stay within the 3 x 168 allocated at launch, or the increase waits forever). One
+// Named barriers, each synced by both consumer warpgroups, order P between the two (kPReady, kPFree)
+// and hand warpgroup 1 the item's final L and M (kFinal). Registers move to the consumers by
+// setmaxnreg (200 / 160 / 144: the sum must stay within the 3 x 168 allocated at launch, or the
+// increase waits forever). One
 // split writes out and lse; several write the partials sparse_mla_fast_combine_kernel merges.
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
@@ -41,7 +45,9 @@ struct WsGeo {
   static constexpr int fin_off = alpha_off + 64 * 4;        // 2 (item parity) x 2 x 64 floats: final L and M per row
   static constexpr int col_off = fin_off + 2 * 2 * 64 * 4;  // kStages x 64 ints: each staged column's row (-1: none)
   static constexpr int bar_off = col_off + kStages * 64 * 4;  // full[kStages], empty[kStages] (8 B each)
-  static constexpr int kSmem = bar_off + 2 * kStages * 8 + 1024;  // + the alignment slack of the base
+  static constexpr int meta_off = bar_off + 2 * kStages * 8;  // kStages x the next item after the stage's block
+  static constexpr int grab_off = meta_off + kStages * 4;     // 2 slots: items taken from the queue
+  static constexpr int kSmem = grab_off + 2 * 4 + 1024;       // + the alignment slack of the base
   static_assert(p_off % 1024 == 0, "the P tile must be 1024-byte aligned");
 };
 // A CTA's work item: one (token, head group, split), items taken round-robin by the persistent grid.
@@ -55,14 +61,16 @@ __device__ __forceinline__ WsItem ws_item(const sparse_mla_args& a, int item, in
   it.split = item % splits;
   it.hg = (item / splits) % groups;
   it.t = item / splits / groups;
-  it.b0 = it.split * bps;
-  it.b1 = min(nblocks, it.b0 + bps);
-  it.c_end = min(W, it.b1 * kWgCols);
   const long long act = static_cast<long long>(a.lens[it.t]) + a.lens_offset;
   it.active = act < 0 ? 0 : (act > W ? W : act);
+  // Blocks past the active columns are skipped; an item keeps one block (all masked when its split
+  // starts past them), so every item has a last block for the hand-offs below.
+  it.b0 = it.split * bps;
+  it.b1 = max(it.b0 + 1, min(min(nblocks, it.b0 + bps), static_cast<int>((it.active + kWgCols - 1) / kWgCols)));
+  it.c_end = min(W, it.b1 * kWgCols);
   return it;
 }
-enum WsBarrier : int { kPReady = 1, kPFree = 2, kFinal = 3, kQ = 4 };  // named barriers (0 is __syncthreads)
+enum WsBarrier : int { kPReady = 1, kPFree = 2, kFinal = 3, kQ = 4, kGrab = 5 };  // named barriers (0 is __syncthreads)
 
 __device__ __forceinline__ void mbar_init(uint32_t bar, int count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
@@ -77,7 +85,6 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
       : "memory");
 }
 __device__ __forceinline__ void named_sync(int id, int n) { asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(n) : "memory"); }
-__device__ __forceinline__ void named_arrive(int id, int n) { asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(n) : "memory"); }
 template <int N>
 __device__ __forceinline__ void reg_alloc() {
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
@@ -116,7 +123,7 @@ __device__ __forceinline__ uint4 dequant8(uint32_t w0, uint32_t w1, float sc) {
 
 template <bool FP8>
 __global__ void __launch_bounds__(384, 1)
-    sparse_mla_fast_ws_kernel(sparse_mla_args a, int splits, int blocks_per_split, float* ws_o, float* ws_ml) {
+    sparse_mla_fast_ws_kernel(sparse_mla_args a, int splits, int blocks_per_split, float* ws_o, float* ws_ml, int* queue) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using G = WsGeo;
   constexpr int BC = kWgCols, NS = G::kStages;
@@ -129,8 +136,10 @@ __global__ void __launch_bounds__(384, 1)
   float* sfin = reinterpret_cast<float*>(smem + G::fin_off);
   int* scol = reinterpret_cast<int*>(smem + G::col_off);
   const uint32_t bars = smem_u32(smem + G::bar_off);  // full[s] at bars + 8 s, empty[s] at bars + 8 (NS + s)
+  int* snext = reinterpret_cast<int*>(smem + G::meta_off);
+  int* sgrab = reinterpret_cast<int*>(smem + G::grab_off);
 
-  const int groups = (a.heads + 63) / 64, items = a.tokens * groups * splits, stride = gridDim.x;
+  const int groups = (a.heads + 63) / 64, items = a.tokens * groups * splits;
   const int tid = threadIdx.x, wg = __shfl_sync(0xffffffffu, tid >> 7, 0);
   if (tid == 0) {
     for (int s = 0; s < NS; ++s) {
@@ -138,8 +147,10 @@ __global__ void __launch_bounds__(384, 1)
       mbar_init(bars + 8 * (NS + s), 256);  // empty: every consumer thread
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    sgrab[0] = atomicAdd(queue, 1);  // the CTA's first item
   }
   __syncthreads();
+  const int first_item = sgrab[0] < items ? sgrab[0] : -1;
 
   if (wg == 2) {
     // ---- producer: the blocks of every item in order, through the two stages --------------------
@@ -161,30 +172,49 @@ __global__ void __launch_bounds__(384, 1)
       int item, blk;
       bool valid;
     };
-    auto first = [&]() {
+    auto start = [&](int item) {
       Cursor c{};
-      c.item = blockIdx.x;
-      c.valid = c.item < items;
+      c.item = item;
+      c.valid = item >= 0;
       if (c.valid) {
-        c.it = ws_item(a, c.item, groups, splits, blocks_per_split);
+        c.it = ws_item(a, item, groups, splits, blocks_per_split);
         c.blk = c.it.b0;
       }
       return c;
     };
+    // The CTA's next item from the queue (-1: none left): thread 0 of the producer takes each item one
+    // item ahead (`ahead`, so the atomic's round trip overlaps the item before), all 128 read it (two
+    // slots: a slot is rewritten two takes later, after every reader has passed the barrier between).
+    int takes = 0, ahead = p == 0 && first_item >= 0 ? atomicAdd(queue, 1) : items;
+    auto take = [&]() {
+      const int slot = ++takes & 1;
+      if (p == 0) {
+        sgrab[slot] = ahead;
+        if (ahead < items) ahead = atomicAdd(queue, 1);
+      }
+      named_sync(kGrab, 128);
+      return sgrab[slot] < items ? sgrab[slot] : -1;
+    };
+    auto first = [&]() { return start(first_item); };
     auto next = [&](Cursor c) {
       if (++c.blk < c.it.b1) return c;
-      c.item += stride;
-      c.valid = c.item < items;
-      if (c.valid) {
-        c.it = ws_item(a, c.item, groups, splits, blocks_per_split);
-        c.blk = c.it.b0;
+      return start(take());
+    };
+    // After the CTA's last take: the last CTA to finish taking resets the queue for the next launch.
+    auto release_queue = [&]() {
+      if (p != 0) return;
+      __threadfence();
+      if (atomicAdd(queue + 1, 1) == static_cast<int>(gridDim.x) - 1) {
+        queue[0] = 0;
+        queue[1] = 0;
+        __threadfence();
       }
-      return c;
     };
     if (!FP8) {
       int gstep = 0;
-      for (Cursor cur = first(); cur.valid; cur = next(cur), ++gstep) {
+      for (Cursor cur = first(); cur.valid; ++gstep) {
         const int st = gstep % NS;
+        const Cursor nx = next(cur);
         const int e[2] = {col_of(cur.it, cur.blk, 0), col_of(cur.it, cur.blk, 1)};
         unsigned char* dst = sk + st * G::kTile;
         if (gstep >= NS) mbar_wait(bars + 8 * (NS + st), ((gstep / NS) - 1) & 1);
@@ -202,15 +232,18 @@ __global__ void __launch_bounds__(384, 1)
           scol[st * 64 + jr] = e[0];
           scol[st * 64 + jr + 32] = e[1];
         }
+        if (p == 0) snext[st] = nx.valid ? nx.item : -1;
         fence_proxy_async();
         mbar_arrive(bars + 8 * st);
+        cur = nx;
       }
     } else {
       // FP8, software-pipelined: a row's e4m3 pieces qd + 4 i (i < 7: dims 16 (qd + 4 i) .., scale i)
       // and RoPE pieces qd + 4 i (i < 2) live in registers v[r] from their load until their dequant;
-      // the next block's indices are loaded at the top of a block and its rows as soon as this block's
-      // stage is released, so the gather of block k + 1 streams in while the producer waits for
-      // block k + 1's stage.
+      // the next block's indices are loaded at the top of a block, and each of its rows is loaded as
+      // soon as this block's row r is dequantized, so the gather of block k + 1 streams in while
+      // block k is dequantized and while the producer waits for block k + 1's stage (issuing both
+      // rows after the stage's arrive instead measured 2-3 % slower, NOTES).
       uint4 v[2][9];
       uint2 scw[2];
       auto load_row = [&](int e, int r) {
@@ -258,23 +291,22 @@ __global__ void __launch_bounds__(384, 1)
         unsigned char* dst = sk + st * G::kTile;
         if (gstep >= NS) mbar_wait(bars + 8 * (NS + st), ((gstep / NS) - 1) & 1);
         store_row(dst, e[0], 0);
+        load_row(en[0], 0);
         store_row(dst, e[1], 1);
         if (qd == 0) {
           scol[st * 64 + jr] = e[0];
           scol[st * 64 + jr + 32] = e[1];
         }
-        // The next block's rows are loaded only after the fence: fence.proxy.async compiles to
-        // MEMBAR.ALL.CTA + FENCE.VIEW.ASYNC.S, and the MEMBAR waits for this thread's outstanding
-        // loads, so a row load issued before it would be waited for here.
+        if (p == 0) snext[st] = nx.valid ? nx.item : -1;
         fence_proxy_async();
         mbar_arrive(bars + 8 * st);
-        load_row(en[0], 0);
         load_row(en[1], 1);
         e[0] = en[0];
         e[1] = en[1];
         cur = nx;
       }
     }
+    release_queue();
     return;
   }
 
@@ -319,11 +351,11 @@ __global__ void __launch_bounds__(384, 1)
   };
   if (wg == 0) {
     reg_alloc<200>();
-    if (blockIdx.x < items) load_q(ws_item(a, blockIdx.x, groups, splits, blocks_per_split));
+    if (first_item >= 0) load_q(ws_item(a, first_item, groups, splits, blocks_per_split));
     int gstep = 0, parity = 0;
-    for (int item = blockIdx.x; item < items; item += stride, parity ^= 1) {
+    for (int item = first_item; item >= 0; parity ^= 1) {
       const WsItem it = ws_item(a, item, groups, splits, blocks_per_split);
-      const bool more = item + stride < items;
+      int next_item = -1;  // known at the item's last block (the producer wrote it into the stage)
       float o[128];
 #pragma unroll
       for (int i = 0; i < 128; ++i) o[i] = 0.f;
@@ -347,6 +379,13 @@ __global__ void __launch_bounds__(384, 1)
         wg_commit();
         wg_wait0();
         fence_regs(s);
+        if (blk + 1 == it.b1) {  // the last S of this item: the next item's Q streams in from here
+          next_item = snext[st];
+          if (next_item >= 0) {
+            named_sync(kQ, 128);
+            load_q(ws_item(a, next_item, groups, splits, blocks_per_split));
+          }
+        }
 
         const int* cols = scol + st * 64;
         float mx0 = -INFINITY, mx1 = -INFINITY;
@@ -395,14 +434,10 @@ __global__ void __launch_bounds__(384, 1)
           salpha[r1] = al1;
         }
         fence_proxy_async();
-        named_arrive(kPReady, 256);
-        // The last S of this item is done: the next item's Q streams in from here, after the fence
-        // above (fence.proxy.async is a MEMBAR.ALL.CTA in SASS, which waits for this thread's
-        // outstanding loads, the cp.async of Q too).
-        if (blk + 1 == it.b1 && more) {
-          named_sync(kQ, 128);
-          load_q(ws_item(a, item + stride, groups, splits, blocks_per_split));
-        }
+        // Synced on both sides, as every named barrier here: compute-sanitizer's racecheck does not
+        // order accesses across bar.arrive -> bar.sync (scripts/device/diag/named_barrier_racecheck.cu:
+        // that form reports hazards on a race-free hand-off, the synced form none; NOTES).
+        named_sync(kPReady, 256);
         if (!__all_sync(0xffffffffu, al0 == 1.f && al1 == 1.f)) {
 #pragma unroll
           for (int n = 0; n < 32; ++n) {
@@ -438,16 +473,17 @@ __global__ void __launch_bounds__(384, 1)
         fin[64 + r0] = m0;
         fin[64 + r1] = m1;
       }
-      named_arrive(kFinal, 256);
+      named_sync(kFinal, 256);
       emit(it, o, r0, l0, m0, 0);
       emit(it, o, r1, l1, m1, 1);
+      item = next_item;
     }
   } else {
     reg_dealloc<160>();
     int gstep = 0, parity = 0;
-    for (int item = blockIdx.x; item < items; item += stride, parity ^= 1) {
+    for (int item = first_item; item >= 0; parity ^= 1) {
       const WsItem it = ws_item(a, item, groups, splits, blocks_per_split);
-      const bool more = item + stride < items;
+      int next_item = -1;
       float o[128];
 #pragma unroll
       for (int i = 0; i < 128; ++i) o[i] = 0.f;
@@ -455,6 +491,10 @@ __global__ void __launch_bounds__(384, 1)
       for (int blk = it.b0; blk < it.b1; ++blk, ++gstep) {
         const int st = gstep % NS;
         const uint64_t dv = wg_desc(smem_u32(sk + st * G::kTile) + 4 * 8192, 8192, 1024);
+        // The stage is full (complete already: warpgroup 0 waited before its S; the phase cannot move
+        // on before this warpgroup releases the stage), so its data and next item are ordered here.
+        mbar_wait(bars + 8 * st, (gstep / NS) & 1);
+        if (blk + 1 == it.b1) next_item = snext[st];
         named_sync(kPReady, 256);
         const float al0 = salpha[r0], al1 = salpha[r1];
         if (!__all_sync(0xffffffffu, al0 == 1.f && al1 == 1.f)) {
@@ -473,17 +513,13 @@ __global__ void __launch_bounds__(384, 1)
         wg_wait0();
         fence_regs(o);
         mbar_arrive(bars + 8 * (NS + st));
-        // A full sync, not an arrive: warpgroup 1 idles here anyway (its next P follows this barrier),
-        // and compute-sanitizer's racecheck orders the salpha read before warpgroup 0's next write
-        // only across a barrier both sides sync on (with an arrive it reported 12 hazards, NOTES).
         if (blk + 1 < it.b1) named_sync(kPFree, 256);
       }
       named_sync(kFinal, 256);
-      // The item's last P is released only after kFinal, so warpgroup 0 cannot arrive at kFinal
-      // twice before this warpgroup syncs once (two arrivals of 128 would complete the barrier).
-      if (more) named_sync(kPFree, 256);
+      if (next_item >= 0) named_sync(kPFree, 256);  // the item's last P is released after kFinal
       emit(it, o, r0, fin[r0], fin[64 + r0], 0);
       emit(it, o, r1, fin[r1], fin[64 + r1], 1);
+      item = next_item;
     }
   }
 

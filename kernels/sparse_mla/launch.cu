@@ -148,6 +148,21 @@ float* workspace(size_t bytes) {
   return static_cast<float*>(p);
 }
 
+// The warp-specialized kernel's item queue (next item, CTAs done taking), per device: zeroed when
+// made (on the first call, the correctness check), reset by the last CTA of every launch. One
+// stream at a time per process: two launches in flight at once would share the counter.
+int* ws_queue() {
+  static int* cache[64] = {};
+  int dev = 0;
+  KGATE_CUDA(cudaGetDevice(&dev));
+  if (dev < 0 || dev >= 64) throw InputError("sparse_mla: sparse_mla.fast: device ordinal out of range");
+  if (!cache[dev]) {
+    KGATE_CUDA(cudaMalloc(&cache[dev], 2 * sizeof(int)));
+    KGATE_CUDA(cudaMemset(cache[dev], 0, 2 * sizeof(int)));
+  }
+  return cache[dev];
+}
+
 json baseline_config(const sparse_mla_args& a) {
   const Splits sp = baseline_splits(a);
   return {{"kernel", "sparse_mla_baseline_kernel"},
@@ -207,7 +222,7 @@ void fast_wg_launch_as(const sparse_mla_args& a, const FastPlan& p, float* ws, f
   sparse_mla_fast_wg_kernel<FP8><<<dim3(p.splits, p.groups, a.tokens), WgGeo<FP8>::kThreads, WgGeo<FP8>::kSmem, s>>>(
       a, p.splits, p.blocks_per_split, ws, ws_ml);
 }
-// The persistent grid of the warp-specialized path: one CTA per SM at most, items round-robin.
+// The persistent grid of the warp-specialized path: one CTA per SM at most, items from the queue.
 int ws_grid(const sparse_mla_args& a, const FastPlan& p) {
   const long long items = static_cast<long long>(a.tokens) * p.groups * p.splits;
   return static_cast<int>(std::min<long long>(items, sm_count()));
@@ -220,7 +235,7 @@ void fast_ws_launch_as(const sparse_mla_args& a, const FastPlan& p, float* ws, f
   }();
   (void)attr;
   sparse_mla_fast_ws_kernel<FP8><<<ws_grid(a, p), WsGeo::kThreads, WsGeo::kSmem, s>>>(
-      a, p.splits, p.blocks_per_split, ws, ws_ml);
+      a, p.splits, p.blocks_per_split, ws, ws_ml, ws_queue());
 }
 int fast_smem(const FastPlan& p, bool fp8) {
   if (p.ws) return WsGeo::kSmem;
