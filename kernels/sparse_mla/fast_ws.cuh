@@ -1,9 +1,9 @@
 #pragma once
 // sparse_mla.fast, the warp-specialized 64-head path (sm_90a). Work items are (token, 64-head
 // group, split of 64-column KV blocks), as in fast_wg.cuh, cut at the token's active columns (an
-// item keeps at least one block); a persistent grid of at most one CTA per SM takes them from a
-// queue (an atomic counter in global memory, reset by the last CTA to finish taking), so CTAs whose
-// items are short take more, and in a CTA of three warpgroups gathering and computing overlap
+// item keeps at least one block); a persistent grid of at most one CTA per SM starts with item
+// blockIdx.x and takes the rest from a queue (an atomic counter in global memory, reset by the last
+// CTA to finish taking), so CTAs whose items are short take more, and in a CTA of three warpgroups gathering and computing overlap
 // instead of alternating, across items too:
 // - warpgroup 2, the producer, walks the CTA's blocks in order and fills K stage (block count) % 2,
 //   BF16 in the 128-byte-swizzled layout of fast_wg.cuh, with the columns' rows (-1: masked), then
@@ -147,10 +147,11 @@ __global__ void __launch_bounds__(384, 1)
       mbar_init(bars + 8 * (NS + s), 256);  // empty: every consumer thread
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-    sgrab[0] = atomicAdd(queue, 1);  // the CTA's first item
   }
   __syncthreads();
-  const int first_item = sgrab[0] < items ? sgrab[0] : -1;
+  // The first item is the CTA's index (the grid is at most the item count); the queue hands out
+  // the rest, from gridDim.x up.
+  const int first_item = blockIdx.x < items ? static_cast<int>(blockIdx.x) : -1;
 
   if (wg == 2) {
     // ---- producer: the blocks of every item in order, through the two stages --------------------
@@ -185,12 +186,13 @@ __global__ void __launch_bounds__(384, 1)
     // The CTA's next item from the queue (-1: none left): thread 0 of the producer takes each item one
     // item ahead (`ahead`, so the atomic's round trip overlaps the item before), all 128 read it (two
     // slots: a slot is rewritten two takes later, after every reader has passed the barrier between).
-    int takes = 0, ahead = p == 0 && first_item >= 0 ? atomicAdd(queue, 1) : items;
+    const int base = static_cast<int>(gridDim.x);
+    int takes = 0, ahead = p == 0 && first_item >= 0 ? base + atomicAdd(queue, 1) : items;
     auto take = [&]() {
       const int slot = ++takes & 1;
       if (p == 0) {
         sgrab[slot] = ahead;
-        if (ahead < items) ahead = atomicAdd(queue, 1);
+        if (ahead < items) ahead = base + atomicAdd(queue, 1);
       }
       named_sync(kGrab, 128);
       return sgrab[slot] < items ? sgrab[slot] : -1;

@@ -8,6 +8,9 @@
 // Mode 1: both barriers synced on both sides.
 // Mode 2: mode 0 with warpgroup 1's FREE an arrive (the 482f33d form).
 // Mode 3: no barriers at all (a real race: racecheck must report it, or the probe proves nothing).
+// Mode 4: mode 1 with the third warpgroup alive, syncing its own 128-thread barrier 5 each step,
+// and warpgroup 0 syncing its own 128-thread barrier 4 each step (as the kernel's producer and
+// Q loads do). Mode 5: mode 4 without the third warpgroup's barrier (it exits at once).
 // Every mode but 3 is race-free by the PTX rules (bar.arrive -> bar.sync orders the arriving
 // thread's earlier accesses before the syncing thread's later ones). Build:
 //   nvcc -arch=sm_90a -O2 -o named_barrier_racecheck named_barrier_racecheck.cu
@@ -24,13 +27,18 @@ __global__ void __launch_bounds__(384, 1) handoff(int mode, int steps, float* ou
   __shared__ float a[64];
   const int tid = threadIdx.x, wg = tid >> 7, t = tid & 127;
   __syncthreads();
-  if (wg == 2) return;  // the producer's place: not in the named barriers
+  if (wg == 2) {  // the producer's place: not in the consumers' named barriers
+    if (mode == 4)
+      for (int s = 0; s < steps; ++s) bar_sync(5, 128);
+    return;
+  }
   float acc = 0.f;
   for (int s = 0; s < steps; ++s) {
     if (wg == 0) {
+      if (mode >= 4) bar_sync(4, 128);
       if (s > 0 && mode != 3) bar_sync(2, 256);
       if ((t & 1) == 0) a[t >> 1] = static_cast<float>(s + t);
-      if (mode == 1) bar_sync(1, 256);
+      if (mode == 1 || mode >= 4) bar_sync(1, 256);
       else if (mode != 3) bar_arrive(1, 256);
     } else {
       if (mode != 3) bar_sync(1, 256);
