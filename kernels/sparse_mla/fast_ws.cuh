@@ -55,12 +55,13 @@ struct WsItem {
   int t, hg, split, b0, b1, c_end;
   long long active;
 };
-__device__ __forceinline__ WsItem ws_item(const sparse_mla_args& a, int item, int groups, int splits, int bps) {
+// order: null (tokens in index order) or tokens by active blocks, most first (sparse_mla_ws_order_kernel).
+__device__ __forceinline__ WsItem ws_item(const sparse_mla_args& a, const int* order, int item, int groups, int splits, int bps) {
   const int W = 128 + a.topk, nblocks = (W + kWgCols - 1) / kWgCols;
   WsItem it;
   it.split = item % splits;
   it.hg = (item / splits) % groups;
-  it.t = item / splits / groups;
+  it.t = order ? order[item / splits / groups] : item / splits / groups;
   const long long act = static_cast<long long>(a.lens[it.t]) + a.lens_offset;
   it.active = act < 0 ? 0 : (act > W ? W : act);
   // Blocks past the active columns are skipped; an item keeps one block (all masked when its split
@@ -121,9 +122,38 @@ __device__ __forceinline__ uint4 dequant8(uint32_t w0, uint32_t w1, float sc) {
   return o;
 }
 
+// The tokens by active 64-column blocks, most first (a counting sort; ties in any order), so the queue
+// hands out the longest items first and the CTAs finish together. One CTA of 1024 threads.
+constexpr int kOrderBuckets = 1024;
+__global__ void __launch_bounds__(1024) sparse_mla_ws_order_kernel(sparse_mla_args a, int* order) {
+  __shared__ int count[kOrderBuckets];
+  const int W = 128 + a.topk;
+  auto bucket = [&](int t) {  // kOrderBuckets - 1 - active blocks, clamped: the sort is ascending
+    long long act = static_cast<long long>(a.lens[t]) + a.lens_offset;
+    act = act < 0 ? 0 : (act > W ? W : act);
+    const int nb = static_cast<int>((act + kWgCols - 1) / kWgCols);
+    return kOrderBuckets - 1 - min(nb, kOrderBuckets - 1);
+  };
+  for (int i = threadIdx.x; i < kOrderBuckets; i += blockDim.x) count[i] = 0;
+  __syncthreads();
+  for (int t = threadIdx.x; t < a.tokens; t += blockDim.x) atomicAdd(&count[bucket(t)], 1);
+  __syncthreads();
+  if (threadIdx.x == 0) {  // exclusive prefix over the buckets in use (the highest ones)
+    int sum = 0;
+    for (int b = kOrderBuckets - 1 - min((W + kWgCols - 1) / kWgCols, kOrderBuckets - 1); b < kOrderBuckets; ++b) {
+      const int c = count[b];
+      count[b] = sum;
+      sum += c;
+    }
+  }
+  __syncthreads();
+  for (int t = threadIdx.x; t < a.tokens; t += blockDim.x) order[atomicAdd(&count[bucket(t)], 1)] = t;
+}
+
 template <bool FP8>
 __global__ void __launch_bounds__(384, 1)
-    sparse_mla_fast_ws_kernel(sparse_mla_args a, int splits, int blocks_per_split, float* ws_o, float* ws_ml, int* queue) {
+    sparse_mla_fast_ws_kernel(sparse_mla_args a, int splits, int blocks_per_split, float* ws_o, float* ws_ml, int* queue,
+                              const int* order) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using G = WsGeo;
   constexpr int BC = kWgCols, NS = G::kStages;
@@ -178,7 +208,7 @@ __global__ void __launch_bounds__(384, 1)
       c.item = item;
       c.valid = item >= 0;
       if (c.valid) {
-        c.it = ws_item(a, item, groups, splits, blocks_per_split);
+        c.it = ws_item(a, order, item, groups, splits, blocks_per_split);
         c.blk = c.it.b0;
       }
       return c;
@@ -353,10 +383,10 @@ __global__ void __launch_bounds__(384, 1)
   };
   if (wg == 0) {
     reg_alloc<200>();
-    if (first_item >= 0) load_q(ws_item(a, first_item, groups, splits, blocks_per_split));
+    if (first_item >= 0) load_q(ws_item(a, order, first_item, groups, splits, blocks_per_split));
     int gstep = 0, parity = 0;
     for (int item = first_item; item >= 0; parity ^= 1) {
-      const WsItem it = ws_item(a, item, groups, splits, blocks_per_split);
+      const WsItem it = ws_item(a, order, item, groups, splits, blocks_per_split);
       int next_item = -1;  // known at the item's last block (the producer wrote it into the stage)
       float o[128];
 #pragma unroll
@@ -385,7 +415,7 @@ __global__ void __launch_bounds__(384, 1)
           next_item = snext[st];
           if (next_item >= 0) {
             named_sync(kQ, 128);
-            load_q(ws_item(a, next_item, groups, splits, blocks_per_split));
+            load_q(ws_item(a, order, next_item, groups, splits, blocks_per_split));
           }
         }
 
@@ -484,7 +514,7 @@ __global__ void __launch_bounds__(384, 1)
     reg_dealloc<160>();
     int gstep = 0, parity = 0;
     for (int item = first_item; item >= 0; parity ^= 1) {
-      const WsItem it = ws_item(a, item, groups, splits, blocks_per_split);
+      const WsItem it = ws_item(a, order, item, groups, splits, blocks_per_split);
       int next_item = -1;
       float o[128];
 #pragma unroll

@@ -151,16 +151,32 @@ float* workspace(size_t bytes) {
 // The warp-specialized kernel's item queue (next item, CTAs done taking), per device: zeroed when
 // made (on the first call, the correctness check), reset by the last CTA of every launch. One
 // stream at a time per process: two launches in flight at once would share the counter.
-int* ws_queue() {
-  static int* cache[64] = {};
+// The token order of the sorted launches (sparse_mla_ws_order_kernel), per device, grown on first
+// need (the first call is the correctness check, before any timing) and kept for the process.
+struct DeviceInts {
+  int* p = nullptr;
+  size_t n = 0;
+};
+int* device_ints(DeviceInts (&cache)[64], size_t n, bool zero) {
   int dev = 0;
   KGATE_CUDA(cudaGetDevice(&dev));
   if (dev < 0 || dev >= 64) throw InputError("sparse_mla: sparse_mla.fast: device ordinal out of range");
-  if (!cache[dev]) {
-    KGATE_CUDA(cudaMalloc(&cache[dev], 2 * sizeof(int)));
-    KGATE_CUDA(cudaMemset(cache[dev], 0, 2 * sizeof(int)));
+  DeviceInts& c = cache[dev];
+  if (n > c.n) {
+    if (c.p) KGATE_CUDA(cudaFree(c.p));
+    KGATE_CUDA(cudaMalloc(&c.p, n * sizeof(int)));
+    if (zero) KGATE_CUDA(cudaMemset(c.p, 0, n * sizeof(int)));
+    c.n = n;
   }
-  return cache[dev];
+  return c.p;
+}
+int* ws_queue() {
+  static DeviceInts cache[64];
+  return device_ints(cache, 2, true);
+}
+int* ws_order(int tokens) {
+  static DeviceInts cache[64];
+  return device_ints(cache, static_cast<size_t>(tokens), false);
 }
 
 json baseline_config(const sparse_mla_args& a) {
@@ -223,10 +239,11 @@ void fast_wg_launch_as(const sparse_mla_args& a, const FastPlan& p, float* ws, f
       a, p.splits, p.blocks_per_split, ws, ws_ml);
 }
 // The persistent grid of the warp-specialized path: one CTA per SM at most, items from the queue.
-int ws_grid(const sparse_mla_args& a, const FastPlan& p) {
-  const long long items = static_cast<long long>(a.tokens) * p.groups * p.splits;
-  return static_cast<int>(std::min<long long>(items, sm_count()));
-}
+long long ws_items(const sparse_mla_args& a, const FastPlan& p) { return static_cast<long long>(a.tokens) * p.groups * p.splits; }
+int ws_grid(const sparse_mla_args& a, const FastPlan& p) { return static_cast<int>(std::min<long long>(ws_items(a, p), sm_count())); }
+// Whether the queue hands out tokens by active length, longest first (a sort kernel before, ~3 us):
+// from two items per CTA, where a short item taken last no longer hides a long one.
+bool ws_sorted(const sparse_mla_args& a, const FastPlan& p) { return ws_items(a, p) >= 2LL * ws_grid(a, p); }
 template <bool FP8>
 void fast_ws_launch_as(const sparse_mla_args& a, const FastPlan& p, float* ws, float* ws_ml, cudaStream_t s) {
   static const bool attr = [] {
@@ -234,8 +251,13 @@ void fast_ws_launch_as(const sparse_mla_args& a, const FastPlan& p, float* ws, f
     return true;
   }();
   (void)attr;
+  int* order = nullptr;
+  if (ws_sorted(a, p)) {
+    order = ws_order(a.tokens);
+    sparse_mla_ws_order_kernel<<<1, 1024, 0, s>>>(a, order);
+  }
   sparse_mla_fast_ws_kernel<FP8><<<ws_grid(a, p), WsGeo::kThreads, WsGeo::kSmem, s>>>(
-      a, p.splits, p.blocks_per_split, ws, ws_ml, ws_queue());
+      a, p.splits, p.blocks_per_split, ws, ws_ml, ws_queue(), order);
 }
 int fast_smem(const FastPlan& p, bool fp8) {
   if (p.ws) return WsGeo::kSmem;
@@ -246,7 +268,9 @@ int fast_smem(const FastPlan& p, bool fp8) {
 json fast_config(const sparse_mla_args& a) {
   const FastPlan p = fast_plan(a, wgmma_device());
   const char* k = p.ws ? "sparse_mla_fast_ws_kernel" : p.wg ? "sparse_mla_fast_wg_kernel" : "sparse_mla_fast_kernel";
-  return {{"kernel", p.splits == 1 ? std::string(k) : std::string(k) + " + sparse_mla_fast_combine_kernel"},
+  const std::string kernels = (p.ws && ws_sorted(a, p) ? std::string("sparse_mla_ws_order_kernel + ") : std::string()) + k +
+                              (p.splits == 1 ? "" : " + sparse_mla_fast_combine_kernel");
+  return {{"kernel", kernels},
           {"path", p.ws   ? "wgmma (sm_90a), warp-specialized: producer + 2 consumer warpgroups, 64 heads x 64 columns"
                    : p.wg ? "wgmma (sm_90a): 2 warpgroups, 64 heads x 64 columns"
                           : "mma.sync"},

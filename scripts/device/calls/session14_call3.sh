@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Session 14, call 3 (branch issue14-membar): call 2's kernels with the warp-specialized CTA's first
-# item static (blockIdx.x; the queue hands out the rest), so no atomic before the first gather.
+# item static (blockIdx.x; the queue hands out the rest), so no atomic before the first gather, and
+# from two items per CTA the queue in tokens by active length, longest first (sparse_mla_ws_order_kernel).
 # (a) A/B of main 584027e (.dev/b) against the branch (.dev/n) on the 28 FlashMLA rows, order b n b n; (b) GPU tests; (c) racecheck on warp-specialized and lockstep rows;
 # (d) the named-barrier racecheck probe, modes 0-5.
 set -uo pipefail
