@@ -27,7 +27,7 @@ struct Problem {
   // (FP8) or 50 (BF16), about 1.2 and 0.4 per SM. Below that a row is mostly latency, and the
   // warp-specialized kernel's longer start (its producer loads the indices, then the rows) measured
   // 2-3 us slower on FP8 rows of 20-100 steps and ~1 us on BF16 rows of 10-40; from there up it
-  // measured level or faster (kernels/sparse_mla/NOTES.md, session 11, call 4).
+  // measured level or faster (kernels/sparse_mla/NOTES.md, the warp-specialized kernel, call 4).
   bool warp_specialized() const { return heads > 32 && block_steps() >= (kv_fp8 ? 160 : 50); }
   json to_json() const { return {{"tokens", tokens}, {"heads", heads}, {"topk", topk}, {"kv_dtype", kv_fp8 ? "fp8" : "bf16"}}; }
 };

@@ -1,17 +1,18 @@
 #pragma once
 // sparse_mla.fast, the warp-specialized 64-head path (sm_90a). Work items are (token, 64-head
 // group, split of 64-column KV blocks), as in fast_wg.cuh, cut at the token's active columns (an
-// item keeps at least one block); a persistent grid of at most one CTA per SM starts with item
+// item keeps at least one block). A persistent grid of at most one CTA per SM starts with item
 // blockIdx.x and takes the rest from a queue (an atomic counter in global memory, reset by the last
-// CTA to finish taking), so CTAs whose items are short take more, and in a CTA of three warpgroups gathering and computing overlap
+// CTA to finish taking; from two items per CTA in tokens by active length, longest first), so CTAs
+// whose items are short take more. In a CTA of three warpgroups gathering and computing overlap
 // instead of alternating, across items too:
 // - warpgroup 2, the producer, walks the CTA's blocks in order and fills K stage (block count) % 2,
 //   BF16 in the 128-byte-swizzled layout of fast_wg.cuh, with the columns' rows (-1: masked), then
-//   arrives on the stage's `full` mbarrier, with the item after the stage's block (consumers learn
-//   the next item there, at an item's last block); it refills a stage once both consumers have
-//   arrived on its `empty` mbarrier. FP8 rows are loaded into registers one block ahead (the next block's
-//   indices and rows stream in while this block is dequantized); BF16 rows go by cp.async once the
-//   stage is free;
+//   arrives on the stage's `full` mbarrier, with the item after the stage's block in the stage
+//   (consumers learn the next item there, at an item's last block); it refills a stage once both
+//   consumers have arrived on its `empty` mbarrier. FP8 rows are loaded into registers one block
+//   ahead (the next block's indices and rows stream in while this block is dequantized); BF16 rows
+//   go by cp.async once the stage is free;
 // - warpgroup 0 holds Q (reloaded by cp.async for the next item after the item's last S) and
 //   computes S = Q K^T over all 64 columns (32 x m64n64k16: Q is read once per block), the mask and
 //   the online softmax on whole rows, writes P (BF16) and the rows' rescale factors to shared
@@ -20,8 +21,8 @@
 // Named barriers, each synced by both consumer warpgroups, order P between the two (kPReady, kPFree)
 // and hand warpgroup 1 the item's final L and M (kFinal). Registers move to the consumers by
 // setmaxnreg (200 / 160 / 144: the sum must stay within the 3 x 168 allocated at launch, or the
-// increase waits forever). One
-// split writes out and lse; several write the partials sparse_mla_fast_combine_kernel merges.
+// increase waits forever). One split writes out and lse; several write the partials
+// sparse_mla_fast_combine_kernel merges.
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
 #include <cuda_runtime.h>

@@ -57,7 +57,9 @@ Splits baseline_splits(const sparse_mla_args& a) {
 //   warp-specialized kernel (fast_ws.cuh), work items of 64 heads x a split of 64-column blocks on
 //   a persistent grid (at most one CTA per SM); the split count minimizes a cost in microseconds:
 //   6 + waves of items x (blocks per split x step + 1) + the combine and traffic below when split,
-//   the step 3.0 us (FP8) or 2.6 us (BF16), first estimates from session 11's calls 2-3 (NOTES);
+//   the step 3.0 us (FP8) or 2.6 us (BF16), first estimates from the kernel's first measurements
+//   (NOTES, the warp-specialized kernel); items past a token's active columns are cut (fast_ws.cuh),
+//   which this cost, a function of the widths only, does not see;
 // - other rows of more than 32 heads on sm_90a: the lockstep wgmma path (fast_wg.cuh), 64 heads x
 //   64-column blocks per CTA; the split count minimizes a cost in microseconds: waves x (prologue + blocks per split x
 //   step) + the combine (1.7 + 0.5 x splits us) and the partials' traffic (splits x tokens x heads
