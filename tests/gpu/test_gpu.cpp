@@ -380,6 +380,32 @@ TEST(Gpu, SparseMlaDeviceArmsAreCorrect) {
   }
 }
 
+// sparse_mla.fast's warp-specialized kernel takes items from a global queue that the last CTA of a
+// launch resets, and from two items per CTA a sort kernel orders the tokens first: launches in a row
+// must each be correct (a queue left past the item count would run only the first items, quickly
+// and wrongly). Ragged lengths, both dtypes, rows routed to the sorted queue (300 and 280 items).
+TEST(Gpu, SparseMlaWarpSpecializedRepeatsAreCorrect) {
+  REQUIRE_GPU();
+  Registry& reg = Registry::instance();
+  CaseTable t = parse_case_table("inline.json", R"({"table": "q", "family": "sparse_mla", "rows": [
+    {"id": "fp8-h64-ragged", "params": {"batch": 2, "q_len": 150, "heads": 64, "kv_dtype": "fp8", "swa_rows": 256,
+     "compressed_rows": 16384, "topk": 512, "ragged": true, "sink": true}},
+    {"id": "bf16-h128-ragged", "params": {"batch": 1, "q_len": 140, "heads": 128, "kv_dtype": "bf16", "swa_rows": 128,
+     "compressed_rows": 1024, "topk": 128, "ragged": true, "empty_tokens": 3}}]})");
+  auto be = gpu::make_backend("events", true);
+  for (const CaseRow& row : t.rows) {
+    auto ctx = be->prepare(reg.family("sparse_mla"), row, 5);
+    const Implementation& fast = reg.impl("sparse_mla.fast");
+    const std::string kernels = ctx->config(fast).value("kernel", "");
+    if (kernels.find("sparse_mla_fast_ws_kernel") == std::string::npos) GTEST_SKIP() << "not the sm_90a path: " << kernels;
+    EXPECT_NE(kernels.find("sparse_mla_ws_order_kernel"), std::string::npos) << row.id << ": " << kernels;
+    for (int launch = 0; launch < 3; ++launch) {
+      const Correctness c = ctx->check(fast);
+      EXPECT_TRUE(c.passed) << row.id << " launch " << launch << ": " << c.worst << " " << c.note;
+    }
+  }
+}
+
 // The sparse_mla GPU reference against the CPU reference on small rows of both dtypes, sinks,
 // ragged and empty tokens, invalid indices and a raw-length offset: lse to 1e-5, out to one BF16
 // unit (the two round an fp32 vs an fp64 sum to BF16).
