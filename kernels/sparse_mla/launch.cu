@@ -167,7 +167,10 @@ int* device_ints(DeviceInts (&cache)[64], size_t n, bool zero) {
   if (n > c.n) {
     if (c.p) KGATE_CUDA(cudaFree(c.p));
     KGATE_CUDA(cudaMalloc(&c.p, n * sizeof(int)));
-    if (zero) KGATE_CUDA(cudaMemset(c.p, 0, n * sizeof(int)));
+    if (zero) {
+      KGATE_CUDA(cudaMemset(c.p, 0, n * sizeof(int)));
+      KGATE_CUDA(cudaDeviceSynchronize());  // the memset runs on the legacy stream: done before any arm's stream reads
+    }
     c.n = n;
   }
   return c.p;
