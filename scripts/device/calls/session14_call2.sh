@@ -5,18 +5,15 @@
 # FlashMLA rows, order b n b n; (b) the branch on all 94 rows and the hardening rows against the
 # baseline (correctness of every row); (c) GPU tests; (d) racecheck on warp-specialized and lockstep
 # rows, memcheck on hardening rows.
+# (The b n b n loop ran inline; it is scripts/device/ab_runs.sh now, the same commands.)
 set -uo pipefail
 ROOT=$PWD; O=/tmp/s14c2; rm -rf $O; mkdir -p $O; export KGATE_SOURCE_DIR=$ROOT
 FM=export:$ROOT/build-peers/flashmla_sparse/libkgate_flashmla_sparse.so:sparse_mla.flashmla
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv > $O/gpu.txt 2>&1
 ( timeout 120 $ROOT/.dev/n/kgate_gpu_tests ) > $O/gpu_tests.log 2>&1; echo "gpu tests rc=$? $(grep -E '^\[  (PASSED|FAILED)' $O/gpu_tests.log | tr '\n' ' ')"
 grep -E "^\[  FAILED" $O/gpu_tests.log | head
-for i in 1 2; do for v in b n; do
-  timeout 100 $ROOT/.dev/$v/kgate run --quiet --cases cases/sparse_mla_94.json --rows 'mla-*-fp8-h64-*,mla-*-fp8-h128-*' --candidate sparse_mla.fast \
-    --baseline "$FM" --policy correct --out $O/fm_${v}_$i.json > $O/fm_${v}_$i.log 2>&1
-  echo "$v $i rc=$?: $(grep -E 'pass policy' $O/fm_${v}_$i.log | cut -c1-250)"
-  python3 scripts/sparse_mla_table.py $O/fm_${v}_$i.json > $O/fm_${v}_$i.txt 2>&1
-done; done
+source scripts/device/ab_runs.sh
+ab_runs fm 'mla-*-fp8-h64-*,mla-*-fp8-h128-*'
 paste <(awk '{print substr($1,1,6), $2}' $O/fm_b_1.txt) <(awk '{print $2}' $O/fm_n_1.txt) <(awk '{print $2}' $O/fm_b_2.txt) <(awk '{print $2, $3, $4}' $O/fm_n_2.txt) | head -30
 tail -1 $O/fm_b_2.txt; tail -1 $O/fm_n_2.txt
 timeout 150 $ROOT/.dev/n/kgate run --quiet --cases cases/sparse_mla_94.json --candidate sparse_mla.fast --baseline sparse_mla.baseline,sparse_mla.floor \

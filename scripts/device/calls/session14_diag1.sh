@@ -6,17 +6,15 @@
 # barriers as fast_ws uses them (scripts/device/diag/named_barrier_racecheck.cu, modes 0-3, .dev/r);
 # (c) Nsight Compute, full set with per-SASS stall samples, of one launch of the branch's kernel and
 # of FlashMLA's main kernel on mla-91 (h64 prefill).
+# (The b n b n loop ran inline; it is scripts/device/ab_runs.sh now: the same runs, except that call 1
+# printed each log's last 300 bytes where ab_runs prints its verdict line.)
 set -uo pipefail
 ROOT=$PWD; O=/tmp/s14d1; rm -rf $O; mkdir -p $O; export KGATE_SOURCE_DIR=$ROOT
 FM=export:$ROOT/build-peers/flashmla_sparse/libkgate_flashmla_sparse.so:sparse_mla.flashmla
 ROWS='mla-10-*,mla-11-*,mla-19-*,mla-20-*,mla-23-*,mla-32-*,mla-34-*,mla-35-*,mla-42-*,mla-43-*,mla-44-*,mla-46-*,mla-47-*,mla-87-*,mla-89-*,mla-91-*,mla-93-*'
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv > $O/gpu.txt 2>&1
-for i in 1 2; do for v in b n; do
-  timeout 100 $ROOT/.dev/$v/kgate run --quiet --cases cases/sparse_mla_94.json --rows "$ROWS" --candidate sparse_mla.fast \
-    --baseline "$FM" --policy correct --out $O/ab_${v}_$i.json > $O/ab_${v}_$i.log 2>&1
-  echo "$v $i rc=$?: $(tail -c 300 $O/ab_${v}_$i.log | tr '\n' ' ')"
-  python3 scripts/sparse_mla_table.py $O/ab_${v}_$i.json > $O/ab_${v}_$i.txt 2>&1
-done; done
+source scripts/device/ab_runs.sh
+ab_runs ab "$ROWS"
 paste <(awk '{print substr($1,1,6), $2}' $O/ab_b_1.txt) <(awk '{print $2}' $O/ab_n_1.txt) <(awk '{print $2}' $O/ab_b_2.txt) <(awk '{print $2}' $O/ab_n_2.txt) <(awk '{print $3}' $O/ab_n_2.txt)
 tail -1 $O/ab_b_2.txt; tail -1 $O/ab_n_2.txt
 for m in 0 1 2 3; do
