@@ -2,8 +2,7 @@
 # The device call that made the sparse_mla receipts of session 14 (branch issue14-membar, the build
 # carried as .dev/n, the tree at the commit INDEX.md names; run after session14_call3.sh in one call):
 # GPU tests, scripts/device/h200_sparse_mla.sh (the three receipts, audit, gate, tables), three more
-# runs of the rows nearest their lines, memcheck on hardening rows and racecheck one row per run on
-# rows of both 64-head kernels.
+# runs of the rows nearest their lines. Sanitizers: sparse_mla_sanitize_session14.sh (the next call).
 set -uo pipefail
 ROOT=$PWD; B=$ROOT/.dev/n; O=/tmp/r14; rm -rf $O; mkdir -p $O; export KGATE_SOURCE_DIR=$ROOT
 FM=export:$ROOT/build-peers/flashmla_sparse/libkgate_flashmla_sparse.so:sparse_mla.flashmla
@@ -19,7 +18,4 @@ for i in 1 2 3; do
     --candidate sparse_mla.fast --baseline sparse_mla.baseline --policy correct --out $O/near_base_$i.json > /dev/null 2>&1
   echo "spread $i: $(python3 scripts/sparse_mla_table.py $O/near_fm_$i.json | awk 'NR>1 && /^mla/{printf "%s %s; ", substr($1,1,6), $4}') | $(python3 scripts/sparse_mla_table.py $O/near_base_$i.json | awk 'NR>1 && /^mla/{printf "%s %s; ", substr($1,1,6), $4}')"
 done
-( timeout 100 bash -c "OUT=$O; source scripts/device/env.sh $B; sanitize sanitizer_mla cases/sparse_mla_hardening.json '*-offset-concat-pad,mla-hard-fp8-h128-all-invalid,mla-hard-fp8-h64-one-token-offset' sparse_mla.fast sparse_mla.baseline,sparse_mla.floor" ); echo "mla sanitize rc=$?"
-bash scripts/device/racecheck_rows.sh $B $O/racecheck cases/sparse_mla_94.json sparse_mla.fast sparse_mla.floor 60 \
-  mla-42-fp8-h128-q5-swa128-v2 mla-46-fp8-h128-q5-swa128-topk4x-v3 mla-01-bf16-h64-q5-swa128-topk4x mla-06-fp8-h64-q5-swa128
 tar -C $O -cf $OUT/receipts.tar .
