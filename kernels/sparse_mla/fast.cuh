@@ -299,44 +299,90 @@ __global__ void __launch_bounds__(FastGeo<HT>::kThreads, 1)
   partial(r1, h1, 1);
 }
 
-// Combine: one CTA of 128 threads per (token, head), 4 dims per thread: merges the splits, the sink.
-__global__ void __launch_bounds__(128) sparse_mla_fast_combine_kernel(sparse_mla_args a, int splits, const float* ws_o,
-                                                                      const float* ws_ml) {
-  const int h = blockIdx.x, t = blockIdx.y;
-  const long long base = (static_cast<long long>(t) * a.heads + h) * splits;
-  float M = -INFINITY;
-  for (int s = 0; s < splits; ++s) M = fmaxf(M, ws_ml[(base + s) * 2]);
-  float L = 0.f;
-  for (int s = 0; s < splits; ++s) {
-    const float m = ws_ml[(base + s) * 2];
-    if (m != -INFINITY) L += ws_ml[(base + s) * 2 + 1] * exp2f(m - M);
+// Combine: two warps per (token, head), each half of the 512 dims (8 per lane: two float4 at
+// 256 x half + 128 j + 4 x lane, each a coalesced 512-byte part), 4 heads per CTA: merges the
+// splits and the sink. Every load that does not depend on another is issued first: the (m, l)
+// pairs (lane s holds split s) and the first kCombineChunk splits' o parts, so up to 4 splits cost
+// about one L2 round trip, not one per split (the kernel before: 3 + splits).
+constexpr int kCombineHeads = 4, kCombineChunk = 4;
+__device__ __forceinline__ float warp_max(float v) {
+  for (int o = 16; o; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+__device__ __forceinline__ float warp_sum(float v) {
+  for (int o = 16; o; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+__global__ void __launch_bounds__(64 * kCombineHeads, 4) sparse_mla_fast_combine_kernel(sparse_mla_args a, int splits,
+                                                                                     const float* ws_o,
+                                                                                     const float* ws_ml) {
+  const int lane = threadIdx.x & 31, half = (threadIdx.x >> 5) & 1, t = blockIdx.y;
+  const int h = blockIdx.x * kCombineHeads + (threadIdx.x >> 6);
+  if (h >= a.heads) return;  // warp-uniform
+  const long long th = static_cast<long long>(t) * a.heads + h, base = th * splits;
+  const float2* ml = reinterpret_cast<const float2*>(ws_ml) + base;
+  const int d0 = 256 * half + lane * 4;
+  const float* o_row = ws_o + base * 512 + d0;
+  float4 o[kCombineChunk][2];
+  auto load_chunk = [&](int s0) {
+#pragma unroll
+    for (int c = 0; c < kCombineChunk; ++c)
+      if (s0 + c < splits)
+#pragma unroll
+        for (int j = 0; j < 2; ++j) o[c][j] = *reinterpret_cast<const float4*>(o_row + (s0 + c) * 512ll + 128 * j);
+  };
+  const float sink = a.sink ? a.sink[h] : 0.f;
+  float2 mine = lane < splits ? ml[lane] : make_float2(-INFINITY, 0.f);
+  load_chunk(0);
+  // M: the largest m; L: sum of l x 2^(m - M) over the splits (lanes past 32 splits loop).
+  float M = mine.x;
+  for (int s = lane + 32; s < splits; s += 32) M = fmaxf(M, ml[s].x);
+  M = warp_max(M);
+  float L = mine.x == -INFINITY ? 0.f : mine.y * exp2f(mine.x - M);
+  for (int s = lane + 32; s < splits; s += 32) {
+    const float2 v = ml[s];
+    if (v.x != -INFINITY) L += v.y * exp2f(v.x - M);
   }
-  __nv_bfloat16* out = static_cast<__nv_bfloat16*>(a.out) + (static_cast<long long>(t) * a.heads + h) * 512;
-  const int d = threadIdx.x * 4;
+  L = warp_sum(L);
+  __nv_bfloat16* out = static_cast<__nv_bfloat16*>(a.out) + th * 512 + d0;
   if (L == 0.f) {
-    *reinterpret_cast<uint2*>(out + d) = make_uint2(0, 0);
-    if (threadIdx.x == 0) a.lse[static_cast<long long>(t) * a.heads + h] = -INFINITY;
+#pragma unroll
+    for (int j = 0; j < 2; ++j) *reinterpret_cast<uint2*>(out + 128 * j) = make_uint2(0, 0);
+    if (lane == 0 && half == 0) a.lse[th] = -INFINITY;
     return;
   }
   const float lse = (M + log2f(L)) * 0.6931471805599453f;
-  const float f = (a.sink ? 1.f / (1.f + expf(a.sink[h] - lse)) : 1.f) / L;
-  float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-  for (int s = 0; s < splits; ++s) {
-    const float m = ws_ml[(base + s) * 2];
-    if (m == -INFINITY) continue;
-    const float w = exp2f(m - M);
-    const float4 o = *reinterpret_cast<const float4*>(ws_o + (base + s) * 512 + d);
-    v.x += o.x * w;
-    v.y += o.y * w;
-    v.z += o.z * w;
-    v.w += o.w * w;
+  const float f = (a.sink ? 1.f / (1.f + expf(sink - lse)) : 1.f) / L;
+  float4 v[2];
+#pragma unroll
+  for (int j = 0; j < 2; ++j) v[j] = make_float4(0.f, 0.f, 0.f, 0.f);
+  for (int s0 = 0; s0 < splits; s0 += kCombineChunk) {
+    if (s0) load_chunk(s0);
+#pragma unroll
+    for (int c = 0; c < kCombineChunk; ++c) {
+      const int s = s0 + c;
+      if (s >= splits) break;
+      const float m = s < 32 ? __shfl_sync(0xffffffffu, mine.x, s) : ml[s].x;
+      if (m == -INFINITY) continue;  // uniform across the warp; such a split's o (loaded) is not used
+      const float w = exp2f(m - M);
+#pragma unroll
+      for (int j = 0; j < 2; ++j) {
+        v[j].x += o[c][j].x * w;
+        v[j].y += o[c][j].y * w;
+        v[j].z += o[c][j].z * w;
+        v[j].w += o[c][j].w * w;
+      }
+    }
   }
-  __nv_bfloat162 lo = __floats2bfloat162_rn(v.x * f, v.y * f), hi = __floats2bfloat162_rn(v.z * f, v.w * f);
-  uint2 packed;
-  packed.x = *reinterpret_cast<uint32_t*>(&lo);
-  packed.y = *reinterpret_cast<uint32_t*>(&hi);
-  *reinterpret_cast<uint2*>(out + d) = packed;
-  if (threadIdx.x == 0) a.lse[static_cast<long long>(t) * a.heads + h] = lse;
+#pragma unroll
+  for (int j = 0; j < 2; ++j) {
+    __nv_bfloat162 lo = __floats2bfloat162_rn(v[j].x * f, v[j].y * f), hi = __floats2bfloat162_rn(v[j].z * f, v[j].w * f);
+    uint2 packed;
+    packed.x = *reinterpret_cast<uint32_t*>(&lo);
+    packed.y = *reinterpret_cast<uint32_t*>(&hi);
+    *reinterpret_cast<uint2*>(out + 128 * j) = packed;
+  }
+  if (lane == 0 && half == 0) a.lse[th] = lse;
 }
 
 }  // namespace

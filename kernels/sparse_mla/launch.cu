@@ -309,7 +309,9 @@ void launch_fast(const sparse_mla_args& a, cudaStream_t s) {
   else if (p.ht == 1) fast_launch_as<1>(a, p, ws, ws_ml, s);
   else if (p.ht == 2) fast_launch_as<2>(a, p, ws, ws_ml, s);
   else fast_launch_as<4>(a, p, ws, ws_ml, s);
-  if (p.splits > 1) sparse_mla_fast_combine_kernel<<<dim3(a.heads, a.tokens), 128, 0, s>>>(a, p.splits, ws, ws_ml);
+  if (p.splits > 1)
+    sparse_mla_fast_combine_kernel<<<dim3((a.heads + kCombineHeads - 1) / kCombineHeads, a.tokens), 64 * kCombineHeads, 0, s>>>(
+        a, p.splits, ws, ws_ml);
 }
 
 const GpuArm kFastArm{&launch_fast, &fast_config};
