@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <initializer_list>
 #include <string>
 
@@ -108,6 +109,18 @@ FastPlan fast_plan(const sparse_mla_args& a, bool wgmma) {
   }
   p.rule = p.splits == 1 ? "one split (cost model): out and lse written by the CTA"
                          : "split by the cost model (waves x blocks + combine + partials); combine kernel";
+  // Tuning only (the receipts' rule names it): KGATE_SPARSE_MLA_FAST_SPLITS=N takes the smallest
+  // valid split count >= N (clamped to the row's blocks), to measure the cost model's choices.
+  if (const char* e = std::getenv("KGATE_SPARSE_MLA_FAST_SPLITS"); e && std::atoi(e) > 0) {
+    for (int s = std::min(std::atoi(e), nblocks); s <= nblocks; ++s) {
+      const int bps = (nblocks + s - 1) / s;
+      if ((nblocks + bps - 1) / bps != s || bps > max_bps) continue;
+      p.splits = s;
+      p.blocks_per_split = bps;
+      p.rule = "split count forced by KGATE_SPARSE_MLA_FAST_SPLITS (tuning run)";
+      break;
+    }
+  }
   return p;
 }
 
