@@ -46,7 +46,7 @@ void add_arms(Registry& r) {
          "up to 64 heads per CTA share each gathered row; the split's indices in shared memory; KV blocks gathered "
          "by cp.async one block ahead (FP8 staged raw, dequantized in shared memory); > 32 heads on sm_90a: wgmma "
          "on 64-column blocks, warp-specialized (a producer warpgroup gathers and dequantizes, two consumer "
-         "warpgroups multiply; persistent grid) from 160 FP8 or 50 BF16 block steps, two lockstep warpgroups "
+         "warpgroups multiply; persistent grid) from 160 FP8 or 64 BF16 block steps, two lockstep warpgroups "
          "below; otherwise mma.sync on 32-column blocks; one split writes out itself, more merge in a combine kernel",
          nullptr, const_cast<void*>(static_cast<const void*>(&gpu::kFastArm))});
   r.add({"sparse_mla.floor", "sparse_mla", "cuda", "floor", {"sm_90a"}, {"sparse_mla_floor_kernel"}, dev,

@@ -84,6 +84,13 @@ FastPlan fast_plan(const sparse_mla_args& a, bool wgmma) {
   FastPlan p{};
   p.wg = wgmma && a.heads > 32;
   p.ws = p.wg && Problem::of(a).warp_specialized();
+  // Tuning only (the receipts' rule names it): KGATE_SPARSE_MLA_FAST_PATH=wg|ws forces the lockstep or
+  // the warp-specialized kernel on every row that runs wgmma.
+  const char* forced_path = std::getenv("KGATE_SPARSE_MLA_FAST_PATH");
+  if (p.wg && forced_path && (std::string(forced_path) == "wg" || std::string(forced_path) == "ws"))
+    p.ws = std::string(forced_path) == "ws";
+  else
+    forced_path = nullptr;
   p.ht = a.heads <= 16 ? 1 : a.heads <= 32 ? 2 : 4;
   p.groups = (a.heads + 16 * p.ht - 1) / (16 * p.ht);
   p.cols = p.wg ? kWgCols : kFastCols;
@@ -109,6 +116,8 @@ FastPlan fast_plan(const sparse_mla_args& a, bool wgmma) {
   }
   p.rule = p.splits == 1 ? "one split (cost model): out and lse written by the CTA"
                          : "split by the cost model (waves x blocks + combine + partials); combine kernel";
+  if (forced_path) p.rule = p.ws ? "path forced to ws by KGATE_SPARSE_MLA_FAST_PATH (tuning run)"
+                                 : "path forced to wg by KGATE_SPARSE_MLA_FAST_PATH (tuning run)";
   // Tuning only (the receipts' rule names it): KGATE_SPARSE_MLA_FAST_SPLITS=N takes the smallest
   // valid split count >= N (clamped to the row's blocks), to measure the cost model's choices.
   if (const char* e = std::getenv("KGATE_SPARSE_MLA_FAST_SPLITS"); e && std::atoi(e) > 0) {

@@ -107,17 +107,19 @@ TEST(SsuReference, PadSlotIsZeroStateAndPoolUntouched) {
 TEST(SparseMlaConfig, WarpSpecializedFromTheBlockStepThresholds) {
   using kgate::sparse_mla::Problem;
   const Problem fp8_h64_t5{5, 64, 0, true}, fp8_h128_t40{40, 128, 0, true}, fp8_h64_t10_k512{10, 64, 512, true},
-      fp8_h128_t10_k512{10, 128, 512, true}, bf16_h64_t5_k512{5, 64, 512, false}, bf16_h128_t10{10, 128, 0, false},
+      fp8_h128_t10_k512{10, 128, 512, true}, bf16_h64_t5_k512{5, 64, 512, false}, bf16_h128_t10{10, 128, 0, false}, bf16_h64_t40{40, 64, 0, false},
       fp8_h32_big{514, 32, 512, true};
   EXPECT_EQ(fp8_h64_t5.block_steps(), 10);
   EXPECT_EQ(fp8_h128_t40.block_steps(), 160);
   EXPECT_EQ(fp8_h64_t10_k512.block_steps(), 100);
   EXPECT_EQ(bf16_h64_t5_k512.block_steps(), 50);
+  EXPECT_EQ(bf16_h64_t40.block_steps(), 80);
   EXPECT_FALSE(fp8_h64_t5.warp_specialized());
   EXPECT_TRUE(fp8_h128_t40.warp_specialized());
   EXPECT_FALSE(fp8_h64_t10_k512.warp_specialized());
   EXPECT_TRUE(fp8_h128_t10_k512.warp_specialized());
-  EXPECT_TRUE(bf16_h64_t5_k512.warp_specialized());
+  EXPECT_FALSE(bf16_h64_t5_k512.warp_specialized());  // 50 steps: lockstep (mla-01)
+  EXPECT_TRUE(bf16_h64_t40.warp_specialized());        // 80 steps
   EXPECT_FALSE(bf16_h128_t10.warp_specialized());  // 40 steps
   EXPECT_FALSE(fp8_h32_big.warp_specialized());     // 32 heads: the mma.sync path
 }
