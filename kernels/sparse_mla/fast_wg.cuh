@@ -67,6 +67,64 @@ __device__ __forceinline__ float ex2(float x) {
 }
 // Byte offset of (row, 16-byte unit u of 64) in a swizzled 64-row tile.
 __device__ __forceinline__ int sw_off(int row, int u) { return (u >> 3) * 8192 + row * 128 + (((u & 7) ^ (row & 7)) << 4); }
+__device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) {
+  const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<const uint32_t*>(&v);
+}
+
+// The epilogue's stores. A warpgroup's m64n256 accumulator gives thread (g, tq) of a quad the pairs
+// o[4n + 2 half], o[4n + 2 half + 1] of its row at columns 8n + 2tq, +1 (n < 32): stored as they lie,
+// a warp's store covers 8 rows x 16 bytes, 4-byte (BF16) or 8-byte (fp32) pieces, 64 or 32 stores per
+// row. A 4 x 4 transpose across the quad (two xor shuffles) gives each thread whole 16-byte units
+// instead: 8 (BF16) or 16 (fp32) 16-byte stores per row, whole sectors (the epilogue measured 4-5 us
+// of a 19 us row before, kernels/sparse_mla/NOTES.md, session 17).
+// v[j] of thread tq in, v[j] = thread j's v[tq] out.
+__device__ __forceinline__ void quad_transpose(uint32_t (&v)[4], int tq) {
+  const bool b0 = tq & 1, b1 = tq & 2;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const uint32_t y = __shfl_xor_sync(0xffffffffu, b0 ? v[2 * h] : v[2 * h + 1], 1);
+    if (b0) v[2 * h] = y;
+    else v[2 * h + 1] = y;
+  }
+#pragma unroll
+  for (int l = 0; l < 2; ++l) {
+    const uint32_t y = __shfl_xor_sync(0xffffffffu, b1 ? v[l] : v[2 + l], 2);
+    if (b1) v[l] = y;
+    else v[2 + l] = y;
+  }
+}
+// Row `half` of the accumulator x f as BF16 at dst (the warpgroup's 256 columns of the row). Every
+// thread of the warp calls it (the shuffles); only `store` threads write (rows past the head count).
+__device__ __forceinline__ void store_row_bf16(__nv_bfloat16* dst, const float (&o)[128], int half, float f, int tq, bool store) {
+#pragma unroll
+  for (int k = 0; k < 8; ++k) {  // chunks 4k .. 4k + 3; thread tq stores chunk 4k + tq
+    uint32_t v[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) v[j] = pack_bf16(o[4 * (4 * k + j) + 2 * half] * f, o[4 * (4 * k + j) + 2 * half + 1] * f);
+    quad_transpose(v, tq);
+    if (store) *reinterpret_cast<uint4*>(dst + 8 * (4 * k + tq)) = make_uint4(v[0], v[1], v[2], v[3]);
+  }
+}
+// The same row as fp32 (a split's partial) at dst.
+__device__ __forceinline__ void store_row_f32(float* dst, const float (&o)[128], int half, int tq, bool store) {
+#pragma unroll
+  for (int k = 0; k < 8; ++k) {
+    uint32_t lo[4], hi[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      lo[j] = __float_as_uint(o[4 * (4 * k + j) + 2 * half]);
+      hi[j] = __float_as_uint(o[4 * (4 * k + j) + 2 * half + 1]);
+    }
+    quad_transpose(lo, tq);
+    quad_transpose(hi, tq);
+    if (store) {
+      float* d = dst + 8 * (4 * k + tq);
+      *reinterpret_cast<uint4*>(d) = make_uint4(lo[0], hi[0], lo[1], hi[1]);
+      *reinterpret_cast<uint4*>(d + 4) = make_uint4(lo[2], hi[2], lo[3], hi[3]);
+    }
+  }
+}
 
 template <bool FP8>
 __global__ void __launch_bounds__(256, 1)
@@ -300,27 +358,21 @@ __global__ void __launch_bounds__(256, 1)
   const float L0 = red[r0] + red[64 + r0], L1 = red[r1] + red[64 + r1];
   auto emit = [&](int r, float L, float M, int half) {
     const int h = hg * 64 + r;
-    if (h >= a.heads) return;
+    const bool live = h < a.heads;  // every thread goes on: the stores' shuffles span the quad
     if (splits == 1) {
-      const long long ob = (static_cast<long long>(t) * a.heads + h) * 512;
-      __nv_bfloat16* out = static_cast<__nv_bfloat16*>(a.out) + ob;
       float f = 0.f, lse = -INFINITY;
       if (L > 0.f) {
         lse = (M + log2f(L)) * 0.6931471805599453f;
-        f = (a.sink ? 1.f / (1.f + expf(a.sink[h] - lse)) : 1.f) / L;
+        f = (a.sink && live ? 1.f / (1.f + expf(a.sink[h] - lse)) : 1.f) / L;
       }
-#pragma unroll
-      for (int n = 0; n < 32; ++n)
-        *reinterpret_cast<__nv_bfloat162*>(out + 256 * wg + 8 * n + 2 * tq) =
-            __floats2bfloat162_rn(o[4 * n + 2 * half] * f, o[4 * n + 2 * half + 1] * f);
-      if (wg == 0 && tq == 0) a.lse[static_cast<long long>(t) * a.heads + h] = lse;
+      __nv_bfloat16* out = static_cast<__nv_bfloat16*>(a.out) + (static_cast<long long>(t) * a.heads + (live ? h : 0)) * 512;
+      store_row_bf16(out + 256 * wg, o, half, f, tq, live);
+      if (live && wg == 0 && tq == 0) a.lse[static_cast<long long>(t) * a.heads + h] = lse;
       return;
     }
-    const long long base = (static_cast<long long>(t) * a.heads + h) * splits + split;
-#pragma unroll
-    for (int n = 0; n < 32; ++n)
-      *reinterpret_cast<float2*>(ws_o + base * 512 + 256 * wg + 8 * n + 2 * tq) = make_float2(o[4 * n + 2 * half], o[4 * n + 2 * half + 1]);
-    if (wg == 0 && tq == 0) *reinterpret_cast<float2*>(ws_ml + base * 2) = make_float2(M, L);
+    const long long base = (static_cast<long long>(t) * a.heads + (live ? h : 0)) * splits + split;
+    store_row_f32(ws_o + base * 512 + 256 * wg, o, half, tq, live);
+    if (live && wg == 0 && tq == 0) *reinterpret_cast<float2*>(ws_ml + base * 2) = make_float2(M, L);
   };
   emit(r0, L0, m0, 0);
   emit(r1, L1, m1, 1);

@@ -53,7 +53,7 @@ struct WsGeo {
 };
 // A CTA's work item: one (token, head group, split), items taken round-robin by the persistent grid.
 struct WsItem {
-  int t, hg, split, b0, b1, c_end;
+  int t, hg, split, b0, b1;
   long long active;
 };
 // order: null (tokens in index order) or tokens by active blocks, most first (sparse_mla_ws_order_kernel).
@@ -69,7 +69,6 @@ __device__ __forceinline__ WsItem ws_item(const sparse_mla_args& a, const int* o
   // starts past them), so every item has a last block for the hand-offs below.
   it.b0 = it.split * bps;
   it.b1 = max(it.b0 + 1, min(min(nblocks, it.b0 + bps), static_cast<int>((it.active + kWgCols - 1) / kWgCols)));
-  it.c_end = min(W, it.b1 * kWgCols);
   return it;
 }
 enum WsBarrier : int { kPReady = 1, kPFree = 2, kFinal = 3, kQ = 4, kGrab = 5 };  // named barriers (0 is __syncthreads)
@@ -101,10 +100,6 @@ __device__ __forceinline__ uint4 ldg_nc16(const void* p) {
                : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
                : "l"(p));
   return v;
-}
-__device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) {
-  const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-  return *reinterpret_cast<const uint32_t*>(&v);
 }
 // Eight e4m3 values (two words) times a power-of-two scale, as eight BF16 (one 16-byte unit).
 __device__ __forceinline__ uint4 dequant8(uint32_t w0, uint32_t w1, float sc) {
@@ -189,11 +184,13 @@ __global__ void __launch_bounds__(384, 1)
     reg_dealloc<144>();
     const int p = tid - 256, warp = p >> 5, lane = p & 31, qd = lane >> 3;
     const int jr = warp * 8 + (lane & 7);  // this thread's rows of a block: jr and jr + 32
-    // The row behind row jr + 32 r of block blk of item it (-1: none, masked).
+    // The row behind row jr + 32 r of block blk of item it (-1: none, masked). The index load waits
+    // only for the table's width, not for the token's length (a second DRAM trip at an item's start).
+    const int W = 128 + a.topk;
     auto col_of = [&](const WsItem& it, int blk, int r) {
       const int c = blk * BC + jr + 32 * r;
       const bool comp = c >= 128;
-      const int32_t row = c >= it.c_end ? -1
+      const int32_t row = c >= W ? -1
                           : comp ? a.compressed_indices[static_cast<long long>(it.t) * a.compressed_index_stride + (c - 128)]
                                  : a.swa_indices[static_cast<long long>(it.t) * a.swa_index_stride + c];
       return c < it.active ? encode_col(row, comp) : -1;
@@ -247,8 +244,8 @@ __global__ void __launch_bounds__(384, 1)
       int gstep = 0;
       for (Cursor cur = first(); cur.valid; ++gstep) {
         const int st = gstep % NS;
+        const int e[2] = {col_of(cur.it, cur.blk, 0), col_of(cur.it, cur.blk, 1)};  // issued before next() waits on lens
         const Cursor nx = next(cur);
-        const int e[2] = {col_of(cur.it, cur.blk, 0), col_of(cur.it, cur.blk, 1)};
         unsigned char* dst = sk + st * G::kTile;
         if (gstep >= NS) mbar_wait(bars + 8 * (NS + st), ((gstep / NS) - 1) & 1);
         // Thread: 16-byte units u = qd + 4 i of its two rows.
@@ -360,27 +357,21 @@ __global__ void __launch_bounds__(384, 1)
   };
   auto emit = [&](const WsItem& it, const float (&o)[128], int r, float L, float M, int half) {
     const int h = it.hg * 64 + r;
-    if (h >= a.heads) return;
+    const bool live = h < a.heads;  // every thread goes on: the stores' shuffles span the quad
     if (splits == 1) {
-      const long long ob = (static_cast<long long>(it.t) * a.heads + h) * 512;
-      __nv_bfloat16* out = static_cast<__nv_bfloat16*>(a.out) + ob;
       float f = 0.f, lse = -INFINITY;
       if (L > 0.f) {
         lse = (M + log2f(L)) * 0.6931471805599453f;
-        f = (a.sink ? 1.f / (1.f + expf(a.sink[h] - lse)) : 1.f) / L;
+        f = (a.sink && live ? 1.f / (1.f + expf(a.sink[h] - lse)) : 1.f) / L;
       }
-#pragma unroll
-      for (int n = 0; n < 32; ++n)
-        *reinterpret_cast<__nv_bfloat162*>(out + 256 * wg + 8 * n + 2 * tq) =
-            __floats2bfloat162_rn(o[4 * n + 2 * half] * f, o[4 * n + 2 * half + 1] * f);
-      if (wg == 0 && tq == 0) a.lse[static_cast<long long>(it.t) * a.heads + h] = lse;
+      __nv_bfloat16* out = static_cast<__nv_bfloat16*>(a.out) + (static_cast<long long>(it.t) * a.heads + (live ? h : 0)) * 512;
+      store_row_bf16(out + 256 * wg, o, half, f, tq, live);
+      if (live && wg == 0 && tq == 0) a.lse[static_cast<long long>(it.t) * a.heads + h] = lse;
       return;
     }
-    const long long base = (static_cast<long long>(it.t) * a.heads + h) * splits + it.split;
-#pragma unroll
-    for (int n = 0; n < 32; ++n)
-      *reinterpret_cast<float2*>(ws_o + base * 512 + 256 * wg + 8 * n + 2 * tq) = make_float2(o[4 * n + 2 * half], o[4 * n + 2 * half + 1]);
-    if (wg == 0 && tq == 0) *reinterpret_cast<float2*>(ws_ml + base * 2) = make_float2(M, L);
+    const long long base = (static_cast<long long>(it.t) * a.heads + (live ? h : 0)) * splits + it.split;
+    store_row_f32(ws_o + base * 512 + 256 * wg, o, half, tq, live);
+    if (live && wg == 0 && tq == 0) *reinterpret_cast<float2*>(ws_ml + base * 2) = make_float2(M, L);
   };
   if (wg == 0) {
     reg_alloc<200>();
