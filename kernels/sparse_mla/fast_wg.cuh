@@ -73,40 +73,44 @@ __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) {
 }
 
 // The epilogue's stores. A warpgroup's m64n256 accumulator gives thread (g, tq) of a quad the pairs
-// o[4n + 2 half], o[4n + 2 half + 1] of its row at columns 8n + 2tq, +1 (n < 32): stored as they lie,
-// a warp's store covers 8 rows x 16 bytes, 4-byte (BF16) or 8-byte (fp32) pieces, 64 or 32 stores per
-// row. A 4 x 4 transpose across the quad (two xor shuffles) gives each thread whole 16-byte units
-// instead: 8 (BF16) or 16 (fp32) 16-byte stores per row, whole sectors (the epilogue measured 4-5 us
-// of a 19 us row before, kernels/sparse_mla/NOTES.md, session 17).
-// v[j] of thread tq in, v[j] = thread j's v[tq] out.
-__device__ __forceinline__ void quad_transpose(uint32_t (&v)[4], int tq) {
-  const bool b0 = tq & 1, b1 = tq & 2;
+// o[4n + 2 half], o[4n + 2 half + 1] of its row at columns 8n + 2tq, +1 (n < 32). Stored as they lie,
+// one store instruction of a warp covers 8 rows x 16 bytes (BF16 pairs: half sectors) or 8 rows x 32
+// bytes (fp32 pairs). Exchanged across the quad first (xor shuffles), each instruction covers 8 rows x
+// 64 contiguous bytes, 16 bytes per thread: BF16 8 stores per row instead of 32 (the epilogue of a
+// one-split row measured 2.7 us shorter, NOTES, session 17), fp32 16 instead of 32. Partial sectors
+// cost: the first fp32 form, whole 32-byte chunks per thread (4 half sectors per row per
+// instruction), measured 3-5 us slower than the pairs.
+// Exchange step over quad bit `m` (1 or 2): slot j of thread tq and slot j ^ m of thread tq ^ m trade
+// places where bit m of j differs from bit m of tq.
+template <int M>
+__device__ __forceinline__ void quad_exchange(uint32_t (&v)[4], int tq) {
+  const bool b = tq & M;
 #pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const uint32_t y = __shfl_xor_sync(0xffffffffu, b0 ? v[2 * h] : v[2 * h + 1], 1);
-    if (b0) v[2 * h] = y;
-    else v[2 * h + 1] = y;
-  }
-#pragma unroll
-  for (int l = 0; l < 2; ++l) {
-    const uint32_t y = __shfl_xor_sync(0xffffffffu, b1 ? v[l] : v[2 + l], 2);
-    if (b1) v[l] = y;
-    else v[2 + l] = y;
+  for (int i = 0; i < 4; ++i) {
+    if (i & M) continue;  // the pairs (i, i + M)
+    const uint32_t y = __shfl_xor_sync(0xffffffffu, b ? v[i] : v[i + M], M);
+    if (b) v[i] = y;
+    else v[i + M] = y;
   }
 }
 // Row `half` of the accumulator x f as BF16 at dst (the warpgroup's 256 columns of the row). Every
 // thread of the warp calls it (the shuffles); only `store` threads write (rows past the head count).
+// After both exchange steps (a 4 x 4 transpose) thread tq holds chunk 4k + tq's four words.
 __device__ __forceinline__ void store_row_bf16(__nv_bfloat16* dst, const float (&o)[128], int half, float f, int tq, bool store) {
 #pragma unroll
-  for (int k = 0; k < 8; ++k) {  // chunks 4k .. 4k + 3; thread tq stores chunk 4k + tq
+  for (int k = 0; k < 8; ++k) {
     uint32_t v[4];
 #pragma unroll
     for (int j = 0; j < 4; ++j) v[j] = pack_bf16(o[4 * (4 * k + j) + 2 * half] * f, o[4 * (4 * k + j) + 2 * half + 1] * f);
-    quad_transpose(v, tq);
+    quad_exchange<1>(v, tq);
+    quad_exchange<2>(v, tq);
     if (store) *reinterpret_cast<uint4*>(dst + 8 * (4 * k + tq)) = make_uint4(v[0], v[1], v[2], v[3]);
   }
 }
-// The same row as fp32 (a split's partial) at dst.
+// The same row as fp32 (a split's partial) at dst. Pairs are exchanged over quad bit 0 only: slot j of
+// thread tq then holds the pair of thread 2 (tq >> 1) + (j & 1) for chunk 4k + 2 (j >> 1) + (tq & 1), so
+// slots 2i, 2i + 1 are columns 8n + 4 (tq >> 1) .. + 3 of chunk n = 4k + 2i + (tq & 1), and the quad's
+// four stores of instruction i cover chunks 4k + 2i, + 1 whole.
 __device__ __forceinline__ void store_row_f32(float* dst, const float (&o)[128], int half, int tq, bool store) {
 #pragma unroll
   for (int k = 0; k < 8; ++k) {
@@ -116,12 +120,13 @@ __device__ __forceinline__ void store_row_f32(float* dst, const float (&o)[128],
       lo[j] = __float_as_uint(o[4 * (4 * k + j) + 2 * half]);
       hi[j] = __float_as_uint(o[4 * (4 * k + j) + 2 * half + 1]);
     }
-    quad_transpose(lo, tq);
-    quad_transpose(hi, tq);
+    quad_exchange<1>(lo, tq);
+    quad_exchange<1>(hi, tq);
     if (store) {
-      float* d = dst + 8 * (4 * k + tq);
-      *reinterpret_cast<uint4*>(d) = make_uint4(lo[0], hi[0], lo[1], hi[1]);
-      *reinterpret_cast<uint4*>(d + 4) = make_uint4(lo[2], hi[2], lo[3], hi[3]);
+#pragma unroll
+      for (int i = 0; i < 2; ++i)
+        *reinterpret_cast<uint4*>(dst + 8 * (4 * k + 2 * i + (tq & 1)) + 4 * (tq >> 1)) =
+            make_uint4(lo[2 * i], hi[2 * i], lo[2 * i + 1], hi[2 * i + 1]);
     }
   }
 }
