@@ -93,42 +93,88 @@ __device__ __forceinline__ void quad_exchange(uint32_t (&v)[4], int tq) {
     else v[i + M] = y;
   }
 }
-// Row `half` of the accumulator x f as BF16 at dst (the warpgroup's 256 columns of the row). Every
-// thread of the warp calls it (the shuffles); only `store` threads write (rows past the head count).
-// After both exchange steps (a 4 x 4 transpose) thread tq holds chunk 4k + tq's four words.
-__device__ __forceinline__ void store_row_bf16(__nv_bfloat16* dst, const float (&o)[128], int half, float f, int tq, bool store) {
+// Both rows of the accumulator (half 0: row r0, half 1: r1) x f[half] as BF16 at dst[half] (the
+// warpgroup's 256 columns of the row). Every thread of the warp calls it (the shuffles); only rows with
+// store[half] are written (rows past the head count). Chunk group k of both rows at a time, so the
+// accumulators die as they are stored. After both exchange steps (a 4 x 4 transpose) thread tq holds
+// chunk 4k + tq's four words.
+__device__ __forceinline__ void store_rows_bf16(__nv_bfloat16* const (&dst)[2], const float (&o)[128], const float (&f)[2], int tq,
+                                                const bool (&store)[2]) {
 #pragma unroll
-  for (int k = 0; k < 8; ++k) {
-    uint32_t v[4];
+  for (int k = 0; k < 8; ++k)
 #pragma unroll
-    for (int j = 0; j < 4; ++j) v[j] = pack_bf16(o[4 * (4 * k + j) + 2 * half] * f, o[4 * (4 * k + j) + 2 * half + 1] * f);
-    quad_exchange<1>(v, tq);
-    quad_exchange<2>(v, tq);
-    if (store) *reinterpret_cast<uint4*>(dst + 8 * (4 * k + tq)) = make_uint4(v[0], v[1], v[2], v[3]);
-  }
+    for (int half = 0; half < 2; ++half) {
+      uint32_t v[4];
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+        v[j] = pack_bf16(o[4 * (4 * k + j) + 2 * half] * f[half], o[4 * (4 * k + j) + 2 * half + 1] * f[half]);
+      quad_exchange<1>(v, tq);
+      quad_exchange<2>(v, tq);
+      if (store[half]) *reinterpret_cast<uint4*>(dst[half] + 8 * (4 * k + tq)) = make_uint4(v[0], v[1], v[2], v[3]);
+    }
 }
-// The same row as fp32 (a split's partial) at dst. Pairs are exchanged over quad bit 0 only: slot j of
-// thread tq then holds the pair of thread 2 (tq >> 1) + (j & 1) for chunk 4k + 2 (j >> 1) + (tq & 1), so
-// slots 2i, 2i + 1 are columns 8n + 4 (tq >> 1) .. + 3 of chunk n = 4k + 2i + (tq & 1), and the quad's
-// four stores of instruction i cover chunks 4k + 2i, + 1 whole.
-__device__ __forceinline__ void store_row_f32(float* dst, const float (&o)[128], int half, int tq, bool store) {
+// The same rows as fp32 (a split's partials) at dst[half]. Pairs are exchanged over quad bit 0 only:
+// slot j of thread tq then holds the pair of thread 2 (tq >> 1) + (j & 1) for chunk 4k + 2 (j >> 1) +
+// (tq & 1), so slots 2i, 2i + 1 are columns 8n + 4 (tq >> 1) .. + 3 of chunk n = 4k + 2i + (tq & 1), and
+// the quad's four stores of instruction i cover chunks 4k + 2i, + 1 whole.
+__device__ __forceinline__ void store_rows_f32(float* const (&dst)[2], const float (&o)[128], int tq, const bool (&store)[2]) {
 #pragma unroll
-  for (int k = 0; k < 8; ++k) {
-    uint32_t lo[4], hi[4];
+  for (int k = 0; k < 8; ++k)
 #pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      lo[j] = __float_as_uint(o[4 * (4 * k + j) + 2 * half]);
-      hi[j] = __float_as_uint(o[4 * (4 * k + j) + 2 * half + 1]);
+    for (int half = 0; half < 2; ++half) {
+      uint32_t lo[4], hi[4];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        lo[j] = __float_as_uint(o[4 * (4 * k + j) + 2 * half]);
+        hi[j] = __float_as_uint(o[4 * (4 * k + j) + 2 * half + 1]);
+      }
+      quad_exchange<1>(lo, tq);
+      quad_exchange<1>(hi, tq);
+      if (store[half]) {
+#pragma unroll
+        for (int i = 0; i < 2; ++i)
+          *reinterpret_cast<uint4*>(dst[half] + 8 * (4 * k + 2 * i + (tq & 1)) + 4 * (tq >> 1)) =
+              make_uint4(lo[2 * i], hi[2 * i], lo[2 * i + 1], hi[2 * i + 1]);
+      }
     }
-    quad_exchange<1>(lo, tq);
-    quad_exchange<1>(hi, tq);
-    if (store) {
+}
+// The epilogue of rows h0, h1 of token t (a warpgroup's 256 columns; every thread calls it): one split
+// writes out (x 1 / L and the sink's factor) and lse, several write the split's partials and (M, L).
+__device__ __forceinline__ void emit_rows(const sparse_mla_args& a, const float (&o)[128], int t, int h0, int h1, int splits,
+                                          int split, int wg, int tq, const float (&L)[2], const float (&M)[2], float* ws_o,
+                                          float* ws_ml) {
+  const int h[2] = {h0, h1};
+  const bool live[2] = {h0 < a.heads, h1 < a.heads};
+  if (splits == 1) {
+    float f[2], lse[2];
+    __nv_bfloat16* dst[2];
 #pragma unroll
-      for (int i = 0; i < 2; ++i)
-        *reinterpret_cast<uint4*>(dst + 8 * (4 * k + 2 * i + (tq & 1)) + 4 * (tq >> 1)) =
-            make_uint4(lo[2 * i], hi[2 * i], lo[2 * i + 1], hi[2 * i + 1]);
+    for (int i = 0; i < 2; ++i) {
+      f[i] = 0.f;
+      lse[i] = -INFINITY;
+      if (L[i] > 0.f) {
+        lse[i] = (M[i] + log2f(L[i])) * 0.6931471805599453f;
+        f[i] = (a.sink && live[i] ? 1.f / (1.f + expf(a.sink[h[i]] - lse[i])) : 1.f) / L[i];
+      }
+      dst[i] = static_cast<__nv_bfloat16*>(a.out) + (static_cast<long long>(t) * a.heads + (live[i] ? h[i] : 0)) * 512 + 256 * wg;
     }
+    store_rows_bf16(dst, o, f, tq, live);
+#pragma unroll
+    for (int i = 0; i < 2; ++i)
+      if (live[i] && wg == 0 && tq == 0) a.lse[static_cast<long long>(t) * a.heads + h[i]] = lse[i];
+    return;
   }
+  float* dst[2];
+  long long base[2];
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    base[i] = (static_cast<long long>(t) * a.heads + (live[i] ? h[i] : 0)) * splits + split;
+    dst[i] = ws_o + base[i] * 512 + 256 * wg;
+  }
+  store_rows_f32(dst, o, tq, live);
+#pragma unroll
+  for (int i = 0; i < 2; ++i)
+    if (live[i] && wg == 0 && tq == 0) *reinterpret_cast<float2*>(ws_ml + base[i] * 2) = make_float2(M[i], L[i]);
 }
 
 template <bool FP8>
@@ -361,26 +407,7 @@ __global__ void __launch_bounds__(256, 1)
   }
   __syncthreads();
   const float L0 = red[r0] + red[64 + r0], L1 = red[r1] + red[64 + r1];
-  auto emit = [&](int r, float L, float M, int half) {
-    const int h = hg * 64 + r;
-    const bool live = h < a.heads;  // every thread goes on: the stores' shuffles span the quad
-    if (splits == 1) {
-      float f = 0.f, lse = -INFINITY;
-      if (L > 0.f) {
-        lse = (M + log2f(L)) * 0.6931471805599453f;
-        f = (a.sink && live ? 1.f / (1.f + expf(a.sink[h] - lse)) : 1.f) / L;
-      }
-      __nv_bfloat16* out = static_cast<__nv_bfloat16*>(a.out) + (static_cast<long long>(t) * a.heads + (live ? h : 0)) * 512;
-      store_row_bf16(out + 256 * wg, o, half, f, tq, live);
-      if (live && wg == 0 && tq == 0) a.lse[static_cast<long long>(t) * a.heads + h] = lse;
-      return;
-    }
-    const long long base = (static_cast<long long>(t) * a.heads + (live ? h : 0)) * splits + split;
-    store_row_f32(ws_o + base * 512 + 256 * wg, o, half, tq, live);
-    if (live && wg == 0 && tq == 0) *reinterpret_cast<float2*>(ws_ml + base * 2) = make_float2(M, L);
-  };
-  emit(r0, L0, m0, 0);
-  emit(r1, L1, m1, 1);
+  emit_rows(a, o, t, hg * 64 + r0, hg * 64 + r1, splits, split, wg, tq, {L0, L1}, {m0, m1}, ws_o, ws_ml);
 #else
   __trap();  // built without sm_90a: the launcher routes 64-head rows here only on sm_90a builds
 #endif

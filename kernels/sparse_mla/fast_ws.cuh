@@ -355,23 +355,8 @@ __global__ void __launch_bounds__(384, 1)
     }
     asm volatile("cp.async.commit_group;\n" ::: "memory");
   };
-  auto emit = [&](const WsItem& it, const float (&o)[128], int r, float L, float M, int half) {
-    const int h = it.hg * 64 + r;
-    const bool live = h < a.heads;  // every thread goes on: the stores' shuffles span the quad
-    if (splits == 1) {
-      float f = 0.f, lse = -INFINITY;
-      if (L > 0.f) {
-        lse = (M + log2f(L)) * 0.6931471805599453f;
-        f = (a.sink && live ? 1.f / (1.f + expf(a.sink[h] - lse)) : 1.f) / L;
-      }
-      __nv_bfloat16* out = static_cast<__nv_bfloat16*>(a.out) + (static_cast<long long>(it.t) * a.heads + (live ? h : 0)) * 512;
-      store_row_bf16(out + 256 * wg, o, half, f, tq, live);
-      if (live && wg == 0 && tq == 0) a.lse[static_cast<long long>(it.t) * a.heads + h] = lse;
-      return;
-    }
-    const long long base = (static_cast<long long>(it.t) * a.heads + (live ? h : 0)) * splits + it.split;
-    store_row_f32(ws_o + base * 512 + 256 * wg, o, half, tq, live);
-    if (live && wg == 0 && tq == 0) *reinterpret_cast<float2*>(ws_ml + base * 2) = make_float2(M, L);
+  auto emit = [&](const WsItem& it, const float (&o)[128], float L0, float M0, float L1, float M1) {
+    emit_rows(a, o, it.t, it.hg * 64 + r0, it.hg * 64 + r1, splits, it.split, wg, tq, {L0, L1}, {M0, M1}, ws_o, ws_ml);
   };
   if (wg == 0) {
     reg_alloc<200>();
@@ -498,8 +483,7 @@ __global__ void __launch_bounds__(384, 1)
         fin[64 + r1] = m1;
       }
       named_sync(kFinal, 256);
-      emit(it, o, r0, l0, m0, 0);
-      emit(it, o, r1, l1, m1, 1);
+      emit(it, o, l0, m0, l1, m1);
       item = next_item;
     }
   } else {
@@ -541,8 +525,7 @@ __global__ void __launch_bounds__(384, 1)
       }
       named_sync(kFinal, 256);
       if (next_item >= 0) named_sync(kPFree, 256);  // the item's last P is released after kFinal
-      emit(it, o, r0, fin[r0], fin[64 + r0], 0);
-      emit(it, o, r1, fin[r1], fin[64 + r1], 1);
+      emit(it, o, fin[r0], fin[64 + r0], fin[r1], fin[64 + r1]);
       item = next_item;
     }
   }
