@@ -80,6 +80,12 @@ __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) {
 // one-split row measured 2.7 us shorter, NOTES, session 17), fp32 16 instead of 32. Partial sectors
 // cost: the first fp32 form, whole 32-byte chunks per thread (4 half sectors per row per
 // instruction), measured 3-5 us slower than the pairs.
+// A 16-byte global store as one instruction: written as a uint4 through a cast pointer, NVVM split
+// these into four 4-byte stores (PTX st.global.u32; ncu: 8 of 32 bytes used per sector), which made
+// the fp32 epilogue 4-12 us slower than the 8-byte pairs (NOTES, session 17).
+__device__ __forceinline__ void stg128(void* p, uint32_t x, uint32_t y, uint32_t z, uint32_t w) {
+  __stcg(static_cast<uint4*>(p), make_uint4(x, y, z, w));  // st.global.cg.v4.u32 (L2: the combine reads the partials next)
+}
 // Exchange step over quad bit `m` (1 or 2): slot j of thread tq and slot j ^ m of thread tq ^ m trade
 // places where bit m of j differs from bit m of tq.
 template <int M>
@@ -110,7 +116,7 @@ __device__ __forceinline__ void store_rows_bf16(__nv_bfloat16* const (&dst)[2], 
         v[j] = pack_bf16(o[4 * (4 * k + j) + 2 * half] * f[half], o[4 * (4 * k + j) + 2 * half + 1] * f[half]);
       quad_exchange<1>(v, tq);
       quad_exchange<2>(v, tq);
-      if (store[half]) *reinterpret_cast<uint4*>(dst[half] + 8 * (4 * k + tq)) = make_uint4(v[0], v[1], v[2], v[3]);
+      if (store[half]) stg128(dst[half] + 8 * (4 * k + tq), v[0], v[1], v[2], v[3]);
     }
 }
 // The same rows as fp32 (a split's partials) at dst[half]. Pairs are exchanged over quad bit 0 only:
@@ -133,8 +139,7 @@ __device__ __forceinline__ void store_rows_f32(float* const (&dst)[2], const flo
       if (store[half]) {
 #pragma unroll
         for (int i = 0; i < 2; ++i)
-          *reinterpret_cast<uint4*>(dst[half] + 8 * (4 * k + 2 * i + (tq & 1)) + 4 * (tq >> 1)) =
-              make_uint4(lo[2 * i], hi[2 * i], lo[2 * i + 1], hi[2 * i + 1]);
+          stg128(dst[half] + 8 * (4 * k + 2 * i + (tq & 1)) + 4 * (tq >> 1), lo[2 * i], hi[2 * i], lo[2 * i + 1], hi[2 * i + 1]);
       }
     }
 }
@@ -145,36 +150,32 @@ __device__ __forceinline__ void emit_rows(const sparse_mla_args& a, const float 
                                           float* ws_ml) {
   const int h[2] = {h0, h1};
   const bool live[2] = {h0 < a.heads, h1 < a.heads};
+  // The per-row scalars are written first, so only the two row pointers stay live through the stores.
   if (splits == 1) {
-    float f[2], lse[2];
+    float f[2];
     __nv_bfloat16* dst[2];
 #pragma unroll
     for (int i = 0; i < 2; ++i) {
       f[i] = 0.f;
-      lse[i] = -INFINITY;
+      float lse = -INFINITY;
       if (L[i] > 0.f) {
-        lse[i] = (M[i] + log2f(L[i])) * 0.6931471805599453f;
-        f[i] = (a.sink && live[i] ? 1.f / (1.f + expf(a.sink[h[i]] - lse[i])) : 1.f) / L[i];
+        lse = (M[i] + log2f(L[i])) * 0.6931471805599453f;
+        f[i] = (a.sink && live[i] ? 1.f / (1.f + expf(a.sink[h[i]] - lse)) : 1.f) / L[i];
       }
+      if (live[i] && wg == 0 && tq == 0) a.lse[static_cast<long long>(t) * a.heads + h[i]] = lse;
       dst[i] = static_cast<__nv_bfloat16*>(a.out) + (static_cast<long long>(t) * a.heads + (live[i] ? h[i] : 0)) * 512 + 256 * wg;
     }
     store_rows_bf16(dst, o, f, tq, live);
-#pragma unroll
-    for (int i = 0; i < 2; ++i)
-      if (live[i] && wg == 0 && tq == 0) a.lse[static_cast<long long>(t) * a.heads + h[i]] = lse[i];
     return;
   }
   float* dst[2];
-  long long base[2];
 #pragma unroll
   for (int i = 0; i < 2; ++i) {
-    base[i] = (static_cast<long long>(t) * a.heads + (live[i] ? h[i] : 0)) * splits + split;
-    dst[i] = ws_o + base[i] * 512 + 256 * wg;
+    const long long base = (static_cast<long long>(t) * a.heads + (live[i] ? h[i] : 0)) * splits + split;
+    if (live[i] && wg == 0 && tq == 0) *reinterpret_cast<float2*>(ws_ml + base * 2) = make_float2(M[i], L[i]);
+    dst[i] = ws_o + base * 512 + 256 * wg;
   }
   store_rows_f32(dst, o, tq, live);
-#pragma unroll
-  for (int i = 0; i < 2; ++i)
-    if (live[i] && wg == 0 && tq == 0) *reinterpret_cast<float2*>(ws_ml + base[i] * 2) = make_float2(M[i], L[i]);
 }
 
 template <bool FP8>
