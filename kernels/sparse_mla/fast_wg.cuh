@@ -75,11 +75,11 @@ __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) {
 // The epilogue's stores. A warpgroup's m64n256 accumulator gives thread (g, tq) of a quad the pairs
 // o[4n + 2 half], o[4n + 2 half + 1] of its row at columns 8n + 2tq, +1 (n < 32). Stored as they lie,
 // one store instruction of a warp covers 8 rows x 16 bytes (BF16 pairs: half sectors) or 8 rows x 32
-// bytes (fp32 pairs). Exchanged across the quad first (xor shuffles), each instruction covers 8 rows x
-// 64 contiguous bytes, 16 bytes per thread: BF16 8 stores per row instead of 32 (the epilogue of a
-// one-split row measured 2.7 us shorter, NOTES, session 17), fp32 16 instead of 32. Partial sectors
-// cost: the first fp32 form, whole 32-byte chunks per thread (4 half sectors per row per
-// instruction), measured 3-5 us slower than the pairs.
+// bytes (fp32 pairs), 64 or 32 stores per row pair. Exchanged across the quad first (xor shuffles),
+// each instruction covers 8 rows x 64 contiguous bytes, 16 bytes per thread: 16 (BF16) or 32 (fp32)
+// stores. Measured (NOTES, session 17): mla-42 (one split, BF16 out) 19.0 -> 15.3 us, the FP8 prefill
+// rows 4-9 us shorter (an item's epilogue is on the persistent CTA's path), lockstep split rows
+// 0.2-1.6 us.
 // A 16-byte global store as one instruction: written as a uint4 through a cast pointer, NVVM split
 // these into four 4-byte stores (PTX st.global.u32; ncu: 8 of 32 bytes used per sector), which made
 // the fp32 epilogue 4-12 us slower than the 8-byte pairs (NOTES, session 17).

@@ -53,7 +53,7 @@ struct WsGeo {
 };
 // A CTA's work item: one (token, head group, split), items taken round-robin by the persistent grid.
 struct WsItem {
-  int t, hg, split, b0, b1;
+  int t, hg, split, b0, b1, c_end;
   long long active;
 };
 // order: null (tokens in index order) or tokens by active blocks, most first (sparse_mla_ws_order_kernel).
@@ -69,6 +69,7 @@ __device__ __forceinline__ WsItem ws_item(const sparse_mla_args& a, const int* o
   // starts past them), so every item has a last block for the hand-offs below.
   it.b0 = it.split * bps;
   it.b1 = max(it.b0 + 1, min(min(nblocks, it.b0 + bps), static_cast<int>((it.active + kWgCols - 1) / kWgCols)));
+  it.c_end = min(W, it.b1 * kWgCols);
   return it;
 }
 enum WsBarrier : int { kPReady = 1, kPFree = 2, kFinal = 3, kQ = 4, kGrab = 5 };  // named barriers (0 is __syncthreads)
@@ -184,13 +185,13 @@ __global__ void __launch_bounds__(384, 1)
     reg_dealloc<144>();
     const int p = tid - 256, warp = p >> 5, lane = p & 31, qd = lane >> 3;
     const int jr = warp * 8 + (lane & 7);  // this thread's rows of a block: jr and jr + 32
-    // The row behind row jr + 32 r of block blk of item it (-1: none, masked). The index load waits
-    // only for the table's width, not for the token's length (a second DRAM trip at an item's start).
-    const int W = 128 + a.topk;
+    // The row behind row jr + 32 r of block blk of item it (-1: none, masked). Issuing the index loads
+    // before the token's length is in (predicate c < W instead of c < c_end, the same loads) measured
+    // 2-4 % slower on every warp-specialized row (NOTES, session 17, call 8), so they wait for it.
     auto col_of = [&](const WsItem& it, int blk, int r) {
       const int c = blk * BC + jr + 32 * r;
       const bool comp = c >= 128;
-      const int32_t row = c >= W ? -1
+      const int32_t row = c >= it.c_end ? -1
                           : comp ? a.compressed_indices[static_cast<long long>(it.t) * a.compressed_index_stride + (c - 128)]
                                  : a.swa_indices[static_cast<long long>(it.t) * a.swa_index_stride + c];
       return c < it.active ? encode_col(row, comp) : -1;
@@ -244,8 +245,8 @@ __global__ void __launch_bounds__(384, 1)
       int gstep = 0;
       for (Cursor cur = first(); cur.valid; ++gstep) {
         const int st = gstep % NS;
-        const int e[2] = {col_of(cur.it, cur.blk, 0), col_of(cur.it, cur.blk, 1)};  // issued before next() waits on lens
         const Cursor nx = next(cur);
+        const int e[2] = {col_of(cur.it, cur.blk, 0), col_of(cur.it, cur.blk, 1)};
         unsigned char* dst = sk + st * G::kTile;
         if (gstep >= NS) mbar_wait(bars + 8 * (NS + st), ((gstep / NS) - 1) & 1);
         // Thread: 16-byte units u = qd + 4 i of its two rows.
