@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 17, call 12: the FP8 producer encodes the next block's indices at first use (build-dev/l, branch issue14-lazyidx) against 6a1e8c8 (build-dev/r), 28 FlashMLA rows, l r l r.
+# Session 17, call 10: the FP8 producer encodes the next block's indices at first use (build-dev/l, branch issue14-lazyidx) against 6a1e8c8 (build-dev/r), 28 FlashMLA rows, l r l r.
 set -uo pipefail
 ROOT=$PWD; O=/tmp/s17c12; rm -rf $O; mkdir -p $O; export KGATE_SOURCE_DIR=$ROOT
 FM=export:$ROOT/build-peers/flashmla_sparse/libkgate_flashmla_sparse.so:sparse_mla.flashmla
