@@ -36,26 +36,29 @@ inline constexpr int kStreamSmemBytes = kStreamWarps * kStreamStages * kFloorChu
 //   kStoreNormal: the updated state is stored at L2 evict_normal priority (explicit cache
 //           hint): the lines the copy read at evict_last go back to normal priority. Without
 //           it, plain stores.
-enum FastMode : int { kEarly = 1, kVecBC = 2, kPrefetch = 4, kAllLoads = 8, kFastGate = 16, kLoadLast = 32, kStoreNormal = 64 };
-
-// The mode of each NL range; small_waves is the NL = 2 mode once the grid is more than one
-// resident wave (while it fits one wave the launch is latency bound: state copy first).
-// BF16 state: vector B/C and the side-row prefetch on the mid and large ranges, early side
-// inputs and the fast z gate on the mid range. FP32 state: its side inputs weigh half as much
-// next to its state, and vector B/C with the prefetch did not help it. Every range reads the
-// state at evict_last; the BF16 large range stores at evict_normal (measured faster there;
-// plain stores measured faster elsewhere). Measured on the H200: kernels/ssu/NOTES.md.
-// small_wide: the NL = 2 mode within one wave above kSmallWideTiles tiles (BF16 state: early
-// side inputs, vector B/C and the fast gate measured 0.16-0.46 us faster at 256 tiles and
-// 0.03-0.1 us slower at 48-128; kernels/ssu/NOTES.md, tenth session).
-struct FastModes {
-  int small, small_wide, small_waves, mid, large;
+//   kSideWarp: not a mode of the row-owner kernel but the side-warp kernel (fast.cuh,
+//           ssu_fast_kernel_side_warp): state warps that only move the state, one warp per CTA
+//           for every side input; BF16 state up to kSideTiles tiles (fast_config).
+enum FastMode : int {
+  kEarly = 1, kVecBC = 2, kPrefetch = 4, kAllLoads = 8, kFastGate = 16, kLoadLast = 32, kStoreNormal = 64,
+  kSideWarp = 128
 };
-inline constexpr long long kSmallWideTiles = 192;  // between the measured 128 (slower) and 256 (faster)
-inline constexpr FastModes kFastModesBf16{kLoadLast, kEarly | kVecBC | kFastGate | kLoadLast, kAllLoads | kLoadLast,
-                                          kEarly | kVecBC | kPrefetch | kFastGate | kLoadLast,
+
+// The mode of each NL range of the row-owner kernel; small_waves is the NL = 2 mode once the grid
+// is more than one resident wave (while it fits one wave the launch is latency bound: state copy
+// first). BF16 state: vector B/C and the side-row prefetch on the mid and large ranges, early side
+// inputs and the fast z gate on the mid range; its NL = 2 range (<= 384 tiles) is the side-warp
+// kernel's (kSideTiles below), so its small modes are 0: none, not instantiated. (The BF16 NL = 2
+// modes it replaced, small and small_wide: kernels/ssu/NOTES.md.) FP32 state: its side inputs
+// weigh half as much next to its state, and vector B/C with the prefetch did not help it. Every
+// range reads the state at evict_last; the BF16 large range stores at evict_normal (measured
+// faster there; plain stores measured faster elsewhere). Measured on the H200: kernels/ssu/NOTES.md.
+struct FastModes {
+  int small, small_waves, mid, large;
+};
+inline constexpr FastModes kFastModesBf16{0, 0, kEarly | kVecBC | kPrefetch | kFastGate | kLoadLast,
                                           kVecBC | kPrefetch | kLoadLast | kStoreNormal};
-inline constexpr FastModes kFastModesFp32{kLoadLast, kLoadLast, kAllLoads | kLoadLast, kEarly | kLoadLast, kLoadLast};
+inline constexpr FastModes kFastModesFp32{kLoadLast, kAllLoads | kLoadLast, kEarly | kLoadLast, kLoadLast};
 
 // Geometry: a 16-byte chunk holds 8 BF16 or 4 FP32 state values; a warp-wide chunk covers
 // 32 / (chunks per row) rows, so a lane carrying NL chunks gives a warp NL times that.
@@ -118,7 +121,7 @@ struct LaunchConfig {
     json modes = json::array();
     for (auto [bit, name] : {std::pair{kEarly, "early"}, {kVecBC, "vec_bc"}, {kPrefetch, "prefetch"},
                              {kAllLoads, "all_loads"}, {kFastGate, "fast_gate"}, {kLoadLast, "load_evict_last"},
-                             {kStoreNormal, "store_evict_normal"}})
+                             {kStoreNormal, "store_evict_normal"}, {kSideWarp, "side_warp"}})
       if (mode & bit) modes.push_back(name);
     return {{"kernel", kernel}, {"grid", {grid[0], grid[1], grid[2]}}, {"threads", threads},
             {"smem_bytes", smem_bytes}, {"chunks_per_lane", chunks_per_lane}, {"mode", modes},
@@ -132,12 +135,36 @@ inline LaunchConfig baseline_config(const Problem& p) {
   return c;
 }
 
-// Only the NL = 2 range asks how many CTAs fit at once (the wave rule).
-inline bool fast_needs_resident_ctas(const Problem& p) { return fast_chunks_per_lane(p) == 2; }
+// The side-warp kernel (BF16 state): up to kSideTiles tiles, W state warps of NL chunks per lane
+// plus one side warp per CTA. Measured on the H200 against the row-owner kernel (kernels/ssu/NOTES.md,
+// "The side warp", session 18 calls 2-5): 4 warps of NL = 4 from 97 tiles (Nemotron b1 3.46 ->
+// 3.33 us, b2 4.45 -> 4.22, b4 6.72 -> 6.40, Mamba2 b8 7.87 -> 7.25, granite b16 8.67 -> 8.47);
+// 2 warps of NL = 2 up to 96 tiles (granite b1 2.94 -> 2.58, TP2 b1 3.04 -> 2.72, Mamba2 b1 3.17
+// -> 2.91), where 4 x 4 leaves SMs idle; 1024 tiles (Nemotron b8) measured no gain.
+inline constexpr long long kSideTiles = 768, kSideNarrowTiles = 96;
+struct SideGeometry {
+  int warps, nl;  // state warps per CTA, chunks per lane
+};
+inline SideGeometry side_geometry(const Problem& p) { return p.tiles() <= kSideNarrowTiles ? SideGeometry{2, 2} : SideGeometry{4, 4}; }
+inline bool fast_side_warp(const Problem& p) { return p.state_bf16 && p.tiles() <= kSideTiles; }
+static_assert(kSideTiles >= 384, "the side-warp kernel must cover the BF16 NL = 2 range (kFastModesBf16 has no small modes)");
+
+// Only the NL = 2 range of the row-owner kernel asks how many CTAs fit at once (the wave rule).
+inline bool fast_needs_resident_ctas(const Problem& p) { return !fast_side_warp(p) && fast_chunks_per_lane(p) == 2; }
 
 // resident_ctas: CTAs of the NL = 2 kernel that fit on the device at once; read only when
 // fast_needs_resident_ctas(p).
 inline LaunchConfig fast_config(const Problem& p, int resident_ctas) {
+  if (fast_side_warp(p)) {
+    const SideGeometry g = side_geometry(p);
+    const unsigned grid = static_cast<unsigned>(p.tiles()) * (kP / (g.warps * rows_per_warp(true, g.nl)));
+    return {"ssu_fast_kernel_side_warp", {grid, 1, 1}, 32 * (g.warps + 1), 0, g.nl, kSideWarp | kLoadLast,
+            "BF16 state, <= " + std::to_string(kSideTiles) + " tiles: " + std::to_string(g.warps) +
+                " state warps of NL = " + std::to_string(g.nl) + " (" +
+                (g.warps == 2 ? "<= " + std::to_string(kSideNarrowTiles) + " tiles" : "> " + std::to_string(kSideNarrowTiles) + " tiles") +
+                ") + 1 side warp per CTA",
+            p};
+  }
   const FastModes& m = p.state_bf16 ? kFastModesBf16 : kFastModesFp32;
   const int nl = fast_chunks_per_lane(p);
   const unsigned grid = static_cast<unsigned>(p.batch) * p.nheads * ctas_per_head(p.state_bf16, nl, fast_warps(nl));
@@ -145,10 +172,6 @@ inline LaunchConfig fast_config(const Problem& p, int resident_ctas) {
   if (nl == 2 && m.small_waves != m.small && static_cast<long long>(grid) > resident_ctas) {
     c.mode = m.small_waves;
     c.rule = "<= 384 tiles: NL = 2; grid beyond one resident wave (" + std::to_string(resident_ctas) + " CTAs)";
-  } else if (nl == 2 && m.small_wide != m.small && p.tiles() > kSmallWideTiles) {
-    c.mode = m.small_wide;
-    c.rule = "<= 384 tiles: NL = 2; grid within one resident wave; > " + std::to_string(kSmallWideTiles) +
-             " tiles: side inputs first";
   } else if (nl == 2) {
     c.mode = m.small;
     c.rule = "<= 384 tiles: NL = 2; grid within one resident wave";

@@ -1,5 +1,8 @@
 #pragma once
-// ssu.fast: row owner. A 2-warp CTA owns 2 * NL * 32 / (chunks per row) rows of one head;
+// ssu.fast, two kernels (config.hpp picks one per row). BF16 state up to 768 (batch, head) tiles:
+// the side-warp kernel (the end of this file): state warps that only move the state, one warp per
+// CTA for every side input. Everything else: the row owner below. Row owner: a 2-warp CTA owns
+// 2 * NL * 32 / (chunks per row) rows of one head;
 // every lane copies its NL 16-byte state chunks global -> shared with cp.async before any
 // arithmetic (NL = 2, 4 or 8 by problem size, config.hpp), at L2 evict_last priority, B and C
 // stay in registers, the updated state is stored back in place. Side inputs take any alignment
@@ -93,6 +96,46 @@ __device__ __forceinline__ void load_bc(const Args& a, long long bci, float dt, 
   }
 }
 
+// One lane's NL chunks of state: s = s dA + (B dt')[j] x[i] and the partial row sums
+// acc[i] = sum_j s[j] C[j]; chunk i comes from load(i) and goes back through store(i, packed)
+// when the row owns a slot (a pad row updates a zero state and stores nothing). Then the row
+// sums over the CPR lanes of each row, independent across i, so the shuffles overlap.
+template <class ST, int NL, int CPR, class Load, class Store>
+__device__ __forceinline__ void update_chunks(bool owned, Load&& load, Store&& store, float dA, const float* Bv,
+                                              const float* Cv, const float* x, float* acc) {
+  constexpr int V = Chunk<ST>::V;
+#pragma unroll
+  for (int i = 0; i < NL; ++i) {
+    float s[V];
+    if (owned) Chunk<ST>::unpack(load(i), s);
+    else
+#pragma unroll
+      for (int j = 0; j < V; ++j) s[j] = 0.f;
+    acc[i] = 0.f;
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      s[j] = fmaf(s[j], dA, Bv[j] * x[i]);
+      acc[i] = fmaf(s[j], Cv[j], acc[i]);
+    }
+    if (owned) store(i, Chunk<ST>::pack(s));
+  }
+#pragma unroll
+  for (int o = CPR / 2; o > 0; o >>= 1)
+#pragma unroll
+    for (int i = 0; i < NL; ++i) acc[i] += __shfl_xor_sync(0xffffffffu, acc[i], o);
+}
+
+// The out rows of one lane (the first of its row's CPR lanes): out = y + D x, gated by z.
+template <class IT, int NL, int RPL, class Gate>
+__device__ __forceinline__ void store_out(IT* out, const float* acc, float Dh, const float* x, bool has_z, Gate&& gate) {
+#pragma unroll
+  for (int i = 0; i < NL; ++i) {
+    float o = acc[i] + Dh * x[i];
+    if (has_z) o = gate(i, o);
+    out[i * RPL] = from_f<IT>(o);
+  }
+}
+
 // The state stream goes global -> shared through cp.async, so bytes in flight cost shared
 // memory, not registers: occupancy is set by the small register footprint of the arithmetic.
 // Each lane reads back only the chunks it copied itself, so no barrier is needed.
@@ -162,44 +205,113 @@ __global__ void __launch_bounds__(32 * W, (sizeof(ST) == 4 ? (NL == 8 ? 20 : 24)
   float acc[NL];
   uint64_t normal = 0;
   if constexpr ((kMode & kStoreNormal) != 0) normal = l2_evict_normal();
-#pragma unroll
-  for (int i = 0; i < NL; ++i) {
-    float s[V];
-    if (slot >= 0) Chunk<ST>::unpack(mine[i * G::kThreads], s);
-    else
-#pragma unroll
-      for (int j = 0; j < V; ++j) s[j] = 0.f;
-    acc[i] = 0.f;
-#pragma unroll
-    for (int j = 0; j < V; ++j) {
-      s[j] = fmaf(s[j], dA, Bv[j] * x[i]);
-      acc[i] = fmaf(s[j], Cv[j], acc[i]);
-    }
-    if (slot >= 0) {
-      if constexpr ((kMode & kStoreNormal) != 0) st16_hint(tile + i * 32 + lane, Chunk<ST>::pack(s), normal);
-      else tile[i * 32 + lane] = Chunk<ST>::pack(s);
-    }
-  }
-  // Row sums over the CPR lanes of each row; independent across i, so the shuffles overlap.
-#pragma unroll
-  for (int o = CPR / 2; o > 0; o >>= 1)
-#pragma unroll
-    for (int i = 0; i < NL; ++i) acc[i] += __shfl_xor_sync(0xffffffffu, acc[i], o);
+  update_chunks<ST, NL, CPR>(
+      slot >= 0, [&](int i) { return mine[i * G::kThreads]; },
+      [&](int i, uint4 v) {
+        if constexpr ((kMode & kStoreNormal) != 0) st16_hint(tile + i * 32 + lane, v, normal);
+        else tile[i * 32 + lane] = v;
+      },
+      dA, Bv, Cv, x, acc);
   if (cc == 0) {
     // The output row from bh: its index expression moves the register allocation (kernels/ssu/NOTES.md,
     // "The family refactor").
     const long long out_row = bh;
-    IT* out = static_cast<IT*>(a.out) + out_row * kP + row0 + rsub;
-#pragma unroll
-    for (int i = 0; i < NL; ++i) {
-      float o = acc[i] + Dh * x[i];
-      if (a.has_z) {
-        const float zz = early ? zv[i] : ld_io<IT>(a.z, x_index() + i * RPL);
-        o = (kMode & kFastGate) ? silu_gate_fast(o, zz) : silu_gate(o, zz);
-      }
-      out[i * RPL] = from_f<IT>(o);
-    }
+    store_out<IT, NL, RPL>(static_cast<IT*>(a.out) + out_row * kP + row0 + rsub, acc, Dh, x, a.has_z, [&](int i, float o) {
+      float zz;
+      if constexpr (early) zz = zv[i];
+      else zz = ld_io<IT>(a.z, x_index() + i * RPL);
+      return (kMode & kFastGate) ? silu_gate_fast(o, zz) : silu_gate(o, zz);
+    });
   }
+}
+
+}  // namespace
+}  // namespace kgate::ssu::gpu
+
+namespace kgate::ssu::gpu {
+namespace {
+
+// ssu.fast, side-warp form (BF16 state, up to kSideTiles (batch, head) tiles; config.hpp). The
+// CTA's W state warps do before the state arrives only what ssu.floor does (the slot, the state
+// into registers at L2 evict_last); one more warp loads every side input of the CTA's rows at
+// once (dt, dt_bias, A, D, B and C of the group, x and z of the rows), computes dt', dA and
+// B dt' and leaves them in shared memory; one named barrier, synced by all W + 1 warps, hands
+// them over. In the row-owner kernel above every warp ran the side-input chain in series with
+// the state's trip, ~0.5 us at batch 1 that no load order removed (kernels/ssu/NOTES.md,
+// "The side warp"). The name keeps ssu_fast_kernel as a prefix: the arm declares that name.
+template <class ST, class IT, int W, int NL>
+__global__ void __launch_bounds__(32 * (W + 1)) ssu_fast_kernel_side_warp(Args a) {
+  using G = Geo<ST, NL, W>;
+  constexpr int V = G::V, CPR = G::CPR, RPL = G::RPL;
+  static_assert(G::kRowsPerCta <= 32, "the side warp loads one row of x per lane");
+  __shared__ float sB[kN], sC[kN], sx[G::kRowsPerCta], sz[G::kRowsPerCta], sdA, sD;
+  const int part = blockIdx.x % G::kCtasPerHead, bh = blockIdx.x / G::kCtasPerHead;
+  const int h = bh % a.nheads, b = bh / a.nheads;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int cta_row0 = part * G::kRowsPerCta;
+  if (warp == W) {
+    // Every load first, then the arithmetic: one trip for all of them.
+    constexpr int kPerLane = kN / 32;
+    float Bl[kPerLane], Cl[kPerLane], xl = 0.f, zl = 0.f;
+    const long long bci = static_cast<long long>(b) * a.bc_stride + (h / (a.nheads / a.ngroups)) * kN + lane * kPerLane;
+    const float dt_raw = load_w(a.dt, bh, a.weight_bf16), bias = load_w(a.dt_bias, h, a.weight_bf16);
+    const float A = load_w(a.A, h, a.weight_bf16), D = load_w(a.D, h, a.weight_bf16);
+#pragma unroll
+    for (int j = 0; j < kPerLane; ++j) {
+      Bl[j] = ld_io<IT>(a.B, bci + j);
+      Cl[j] = ld_io<IT>(a.C, bci + j);
+    }
+    const long long xi = static_cast<long long>(b) * a.x_stride + h * kP + cta_row0 + lane;
+    if (lane < G::kRowsPerCta) {
+      xl = ld_io<IT>(a.x, xi);
+      if (a.has_z) zl = ld_io<IT>(a.z, xi);
+    }
+    const float dt = dt_from(a, dt_raw, bias);
+#pragma unroll
+    for (int j = 0; j < kPerLane; ++j) {
+      sB[lane * kPerLane + j] = Bl[j] * dt;
+      sC[lane * kPerLane + j] = Cl[j];
+    }
+    if (lane < G::kRowsPerCta) {
+      sx[lane] = xl;
+      sz[lane] = zl;
+    }
+    if (lane == 0) {
+      sdA = __expf(A * dt);
+      sD = D;
+    }
+    // Synced (not arrived) on this side too: compute-sanitizer's racecheck orders a bar.arrive ->
+    // bar.sync hand-off only when both sides sync (kernels/sparse_mla/NOTES.md, the probe).
+    asm volatile("bar.sync 1, %0;\n" ::"n"(32 * (W + 1)) : "memory");
+    return;
+  }
+  const int cc = lane % CPR, rsub = lane / CPR;
+  const int row0 = cta_row0 + warp * G::RPW;
+  const int slot = a.slots[b];
+  uint4* tile = reinterpret_cast<uint4*>(static_cast<ST*>(a.state) +
+                                         ((static_cast<long long>(slot) * a.nheads + h) * kP + row0) * kN);
+  uint4 raw[NL];
+  if (slot >= 0) {
+    const uint64_t last = l2_evict_last();
+#pragma unroll
+    for (int i = 0; i < NL; ++i) raw[i] = ld16_hint(tile + i * 32 + lane, last);
+  }
+  asm volatile("bar.sync 1, %0;\n" ::"n"(32 * (W + 1)) : "memory");  // the loads stay in flight
+  float Bv[V], Cv[V], x[NL];
+#pragma unroll
+  for (int j = 0; j < V; ++j) {
+    Bv[j] = sB[cc * V + j];
+    Cv[j] = sC[cc * V + j];
+  }
+#pragma unroll
+  for (int i = 0; i < NL; ++i) x[i] = sx[warp * G::RPW + i * RPL + rsub];
+  const float dA = sdA, Dh = sD;
+  float acc[NL];
+  update_chunks<ST, NL, CPR>(
+      slot >= 0, [&](int i) { return raw[i]; }, [&](int i, uint4 v) { tile[i * 32 + lane] = v; }, dA, Bv, Cv, x, acc);
+  if (cc == 0)
+    store_out<IT, NL, RPL>(static_cast<IT*>(a.out) + static_cast<long long>(bh) * kP + row0 + rsub, acc, Dh, x, a.has_z,
+                           [&](int i, float o) { return silu_gate_fast(o, sz[warp * G::RPW + i * RPL + rsub]); });
 }
 
 }  // namespace

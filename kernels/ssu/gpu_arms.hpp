@@ -18,8 +18,10 @@ struct ArmInfo {
 inline const ArmInfo kGpuArms[] = {
     {"ssu.baseline", "baseline", "ssu_baseline_kernel", {"kernels/ssu/baseline.cuh", nullptr},
      "Triton selective_state_update structure, BLOCK_SIZE_M=8, 4 warps, grid (dim tiles, batch, heads)", &kBaselineArm},
+    // Its side-warp kernel, ssu_fast_kernel_side_warp, matches the declared name (a prefix).
     {"ssu.fast", "candidate", "ssu_fast_kernel", {"kernels/ssu/fast.cuh", nullptr},
-     "row owner: 2-warp CTAs over row slices of a (batch, head), state through cp.async, side rows prefetched to L2 "
+     "BF16 state up to 768 tiles: state warps that only move the state plus one side-input warp per CTA; else row "
+     "owner: 2-warp CTAs over row slices of a (batch, head), state through cp.async, side rows prefetched to L2 "
      "(BF16 state)",
      &kFastArm},
     // floor.cuh uses fast.cuh's Geo.

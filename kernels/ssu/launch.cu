@@ -17,8 +17,7 @@
 namespace kgate::ssu::gpu {
 namespace {
 
-static_assert(ctas_per_head(true, 2, fast_warps(2)) == Geo<__nv_bfloat16, 2, kSmallWarps>::kCtasPerHead &&
-                  ctas_per_head(false, 2, fast_warps(2)) == Geo<float, 2, kSmallWarps>::kCtasPerHead &&
+static_assert(ctas_per_head(false, 2, fast_warps(2)) == Geo<float, 2, kSmallWarps>::kCtasPerHead &&
                   ctas_per_head(true, 8) == Geo<__nv_bfloat16, 8>::kCtasPerHead &&
                   ctas_per_head(false, 4) == Geo<float, 4>::kCtasPerHead &&
                   ctas_per_head(false, 8) == Geo<float, 8>::kCtasPerHead,
@@ -76,17 +75,13 @@ void dispatch_types(const Args& a, F&& launch) {
   else launch(float{}, float{});
 }
 
-// The wave rule counts resident CTAs of the NL = 2 small-mode kernel (FP32 io instance).
-template <class ST>
-int fast_resident_ctas() {
-  constexpr int kSmall = (std::is_same_v<ST, float> ? kFastModesFp32 : kFastModesBf16).small;
-  return resident_ctas<ssu_fast_kernel<ST, float, 2, kSmall, kSmallWarps>>(32 * kSmallWarps, 0);
-}
-
+// The wave rule counts resident CTAs of the NL = 2 small-mode kernel (FP32 io instance). Only FP32
+// state asks: BF16 rows of the NL = 2 range run the side-warp kernel (config.hpp, kSideTiles).
 LaunchConfig fast_config_of(const Args& a) {
   const Problem p = Problem::of(a);
   int resident = 0;
-  if (fast_needs_resident_ctas(p)) resident = a.state_bf16 ? fast_resident_ctas<__nv_bfloat16>() : fast_resident_ctas<float>();
+  if (fast_needs_resident_ctas(p) && !a.state_bf16)
+    resident = resident_ctas<ssu_fast_kernel<float, float, 2, kFastModesFp32.small, kSmallWarps>>(32 * kSmallWarps, 0);
   return fast_config(p, resident);
 }
 
@@ -104,10 +99,10 @@ struct FastCase {
 };
 template <class ST, const FastModes& M>
 void launch_fast_as(const LaunchConfig& c, const Args& a, cudaStream_t s) {
-  if (FastCase<2, M.small>::template launch<ST>(c, a, s) || FastCase<2, M.small_wide>::template launch<ST>(c, a, s) ||
-      FastCase<2, M.small_waves>::template launch<ST>(c, a, s) ||
-      FastCase<4, M.mid>::template launch<ST>(c, a, s) || FastCase<8, M.large>::template launch<ST>(c, a, s))
-    return;
+  if constexpr (M.small != 0)  // BF16: none (config.hpp)
+    if (FastCase<2, M.small>::template launch<ST>(c, a, s) || FastCase<2, M.small_waves>::template launch<ST>(c, a, s))
+      return;
+  if (FastCase<4, M.mid>::template launch<ST>(c, a, s) || FastCase<8, M.large>::template launch<ST>(c, a, s)) return;
   throw InputError("unsupported: ssu.fast has no kernel for " + std::string(a.state_bf16 ? "bf16" : "fp32") +
                    " state with " + std::to_string(c.chunks_per_lane) + " chunks per lane in mode " +
                    std::to_string(c.mode) + " (config.hpp chose a case launch.cu does not instantiate)");
@@ -138,10 +133,28 @@ void launch_baseline(const Args& a, cudaStream_t s) {
   });
 }
 
+// The side-warp kernel for BF16 state at the geometry config.hpp chose.
+template <class IT>
+void launch_side_warp(const LaunchConfig& c, const Args& a, cudaStream_t s) {
+  using T = __nv_bfloat16;
+  static_assert(Geo<T, 2, 2>::kCtasPerHead == kP / (2 * rows_per_warp(true, 2)) &&
+                    Geo<T, 4, 4>::kCtasPerHead == kP / (4 * rows_per_warp(true, 4)),
+                "config.hpp's side geometry must match the kernel's (fast.cuh Geo)");
+  const int warps = c.threads / 32 - 1;
+  if (warps == 2 && c.chunks_per_lane == 2) ssu_fast_kernel_side_warp<T, IT, 2, 2><<<c.grid[0], c.threads, 0, s>>>(a);
+  else if (warps == 4 && c.chunks_per_lane == 4) ssu_fast_kernel_side_warp<T, IT, 4, 4><<<c.grid[0], c.threads, 0, s>>>(a);
+  else
+    throw InputError("unsupported: ssu.fast has no side-warp kernel of " + std::to_string(warps) + " state warps at " +
+                     std::to_string(c.chunks_per_lane) + " chunks per lane (config.hpp chose a case launch.cu does not instantiate)");
+}
+
 void launch_fast(const Args& a, cudaStream_t s) {
   checked(a, "ssu.fast");
   const LaunchConfig c = fast_config_of(a);
-  if (a.state_bf16) launch_fast_as<__nv_bfloat16, kFastModesBf16>(c, a, s);
+  if (c.mode & kSideWarp) {
+    if (a.io_bf16) launch_side_warp<__nv_bfloat16>(c, a, s);
+    else launch_side_warp<float>(c, a, s);
+  } else if (a.state_bf16) launch_fast_as<__nv_bfloat16, kFastModesBf16>(c, a, s);
   else launch_fast_as<float, kFastModesFp32>(c, a, s);
 }
 

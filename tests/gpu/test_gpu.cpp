@@ -205,6 +205,28 @@ TEST(Gpu, SsuFastGraphCaptureReplaysSameOutput) {
   cudaGraphDestroy(graph);
 }
 
+// The side-warp kernel (BF16 state up to 768 tiles, both geometries) against the oracle on the
+// inputs the canonical table's small rows do not have: z, an unaligned fused x stride, BF16
+// weights, FP32 io, pad slots, no softplus; and the row names that kernel.
+TEST(Gpu, SsuFastSideWarpKernelMatchesTheOracle) {
+  REQUIRE_GPU();
+  Registry& reg = Registry::instance();
+  CaseTable t = parse_case_table("inline.json", R"({"table": "s", "family": "ssu", "rows": [
+    {"id": "narrow", "params": {"batch": 1, "nheads": 48, "ngroups": 1, "pool_slots": 4, "state_dtype": "bf16",
+                                "has_z": true, "fused_extra": 3, "weight_dtype": "bf16"}},
+    {"id": "wide", "params": {"batch": 3, "nheads": 40, "ngroups": 5, "pool_slots": 8, "state_dtype": "bf16",
+                              "io_dtype": "fp32", "pad_slots": 1}},
+    {"id": "last", "params": {"batch": 6, "nheads": 128, "ngroups": 8, "pool_slots": 8, "state_dtype": "bf16",
+                              "has_z": true, "softplus": false}}]})");
+  auto be = gpu::make_backend("events", true);
+  for (const auto& row : t.rows) {
+    auto ctx = be->prepare(reg.family("ssu"), row, 7);
+    const Correctness c = ctx->check(reg.impl("ssu.fast"));
+    EXPECT_TRUE(c.passed) << row.id << ": " << c.worst << " " << c.note;
+    EXPECT_EQ(ctx->config(reg.impl("ssu.fast")).at("kernel"), "ssu_fast_kernel_side_warp") << row.id;
+  }
+}
+
 // No role passes the oracle unchecked: an arm that computes nothing (the floor kernel leaves
 // out poisoned), registered as a "diagnostic", must fail correctness.
 TEST(Gpu, SsuDiagnosticRoleIsCheckedAgainstTheOracle) {

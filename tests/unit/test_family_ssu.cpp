@@ -87,19 +87,33 @@ TEST(FamilyRegistry, EveryBundledFamilyIsRegisteredOnce) {
 #endif
 }
 
-// The NL = 2 range's routing: BF16 rows above kSmallWideTiles tiles issue their side inputs first;
-// FP32 rows and smaller BF16 rows keep the copy-first mode; past one resident wave the wave rule wins.
-TEST(SsuConfig, TheSmallRangeRoutesWideBf16RowsToSideInputsFirst) {
+// BF16 state up to kSideTiles tiles runs the side-warp kernel: 2 state warps of NL = 2 up to
+// kSideNarrowTiles tiles, 4 of NL = 4 above, one side warp per CTA; its grid covers every row of
+// every (batch, head) once. Above kSideTiles the row-owner kernel's NL = 4 range; FP32 state keeps
+// the row-owner kernel's NL = 2 range and its wave rule.
+TEST(SsuConfig, Bf16RowsUpToTheSideTilesRunTheSideWarpKernel) {
   using namespace kgate::ssu::gpu;
-  const auto mode = [](int batch, int heads, bool bf16, int resident) {
-    return fast_config(Problem{batch, heads, 8, bf16, true, false}, resident).mode;
+  const auto config = [](int batch, int heads, int groups, bool bf16, int resident = 1 << 20) {
+    return fast_config(Problem{batch, heads, groups, bf16, true, false}, resident);
   };
-  ASSERT_NE(kFastModesBf16.small_wide, kFastModesBf16.small);
-  EXPECT_EQ(mode(1, 128, true, 1 << 20), kFastModesBf16.small);       // 128 tiles
-  EXPECT_EQ(mode(3, 64, true, 1 << 20), kFastModesBf16.small);        // 192 tiles: the bound is exclusive
-  EXPECT_EQ(mode(2, 128, true, 1 << 20), kFastModesBf16.small_wide);  // 256 tiles
-  EXPECT_EQ(mode(4, 64, true, 1 << 20), kFastModesBf16.small_wide);
-  EXPECT_EQ(mode(2, 128, false, 1 << 20), kFastModesFp32.small);
-  EXPECT_EQ(mode(2, 128, true, 16), kFastModesBf16.small_waves);
-  EXPECT_EQ(fast_config(Problem{2, 128, 8, true, true, false}, 1 << 20).chunks_per_lane, 2);
+  const LaunchConfig narrow = config(1, 96, 8, true);  // 96 tiles: the bound is inclusive
+  EXPECT_EQ(narrow.kernel, "ssu_fast_kernel_side_warp");
+  EXPECT_EQ(narrow.mode & kSideWarp, kSideWarp);
+  EXPECT_EQ(narrow.threads, 3 * 32);
+  EXPECT_EQ(narrow.chunks_per_lane, 2);
+  EXPECT_EQ(narrow.grid[0], 96u * 64 / (2 * 4));  // 2 warps x 4 rows per CTA
+  const LaunchConfig wide = config(1, 97, 97, true);
+  EXPECT_EQ(wide.threads, 5 * 32);
+  EXPECT_EQ(wide.chunks_per_lane, 4);
+  EXPECT_EQ(wide.grid[0], 97u * 64 / (4 * 8));  // 4 warps x 8 rows per CTA
+  EXPECT_NE(wide.rule.find("side warp"), std::string::npos);
+  EXPECT_EQ(config(6, 128, 8, true).kernel, "ssu_fast_kernel_side_warp");  // 768 tiles
+  const LaunchConfig above = config(7, 128, 8, true);                      // 896 tiles
+  EXPECT_EQ(above.kernel, "ssu_fast_kernel");
+  EXPECT_EQ(above.mode, kFastModesBf16.mid);
+  EXPECT_EQ(above.chunks_per_lane, 4);
+  EXPECT_EQ(config(1, 48, 1, false).mode, kFastModesFp32.small);  // FP32: the row-owner kernel
+  EXPECT_EQ(config(2, 128, 8, false).chunks_per_lane, 2);
+  EXPECT_EQ(config(2, 128, 8, false, 16).mode, kFastModesFp32.small_waves);
+  EXPECT_EQ(config(1, 48, 1, false).kernel, "ssu_fast_kernel");
 }
