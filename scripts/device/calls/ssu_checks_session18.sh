@@ -8,10 +8,7 @@ ROOT=$PWD; B=$ROOT/.dev/f; O=/tmp/ck; rm -rf $O; mkdir -p $O
 export KGATE_SOURCE_DIR=$ROOT
 timeout 150 $B/kgate_gpu_tests > $O/gpu_tests.log 2>&1; echo "gpu tests rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' $O/gpu_tests.log | tr '\n' ' ')"
 OWNER='ssu-nemotron-h-fp32-b1,ssu-nemotron-h-bf16-b8-pad,ssu-mamba2-2.7b-fp32-b16-z,ssu-nemotron-h-bf16-b32-z,ssu-mamba2-2.7b-bf16-b16-fused-unaligned,ssu-nemotron-h-tp2-bf16-b64-pad,ssu-granite-like-fp32-b8'
-timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 $B/kgate run --quiet --no-peaks --cases cases/ssu.json \
-  --rows "$OWNER" --candidate ssu.fast --baseline ssu.floor --groups 1 --m 1 \
-  --warmup-calls 1 --warmup-us 0 --policy correct --out /tmp/san_memcheck.json > $O/memcheck_row_owner.log 2>&1
-echo "memcheck row-owner rows: exit $? ; $(grep -E 'ERROR SUMMARY|falling back|pass policy' $O/memcheck_row_owner.log | tr '\n' ' ')"
+bash scripts/device/ssu_memcheck.sh $B $O/memcheck_row_owner.log "$OWNER"  # the call ran this inline
 timeout 160 bash scripts/device/racecheck_rows.sh $B $O/racecheck cases/ssu.json ssu.fast ssu.floor 50 \
   ssu-nemotron-h-fp32-b1 ssu-nemotron-h-bf16-b32-z ssu-mamba2-2.7b-bf16-b16-fused-unaligned
 tar -C $O -cf /tmp/ck.tar . && mv /tmp/ck.tar $OUT/ck.tar

@@ -8,17 +8,7 @@
 # Everything leaves as one tar.
 set -uo pipefail
 ROOT=$PWD; B=$ROOT/.dev/f; O=/tmp/rc; rm -rf $O; mkdir -p $O
-export KGATE_SOURCE_DIR=$ROOT
-nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv > $O/gpu.txt 2>&1
-timeout 120 $B/kgate_gpu_tests > $O/gpu_tests.log 2>&1; echo "gpu tests rc=$? $(grep -E '^\[  (PASSED|FAILED)' $O/gpu_tests.log | tr '\n' ' ')"
-EX_LIB=$B/libkgate_ssu_fast.so OUT=$O timeout 200 bash scripts/device/h200_ssu_issue13.sh $B > $O/ssu_call.log 2>&1
-echo "receipts rc=$?"; grep -E "campaign wall|rows, .* pass policy|geomean|audit|stale|FAIL" $O/ssu_call.log | head -24
-mkdir -p $O/rc && tar -xf $O/receipts_h200_ssu_issue13.tar -C $O/rc
-ROWS=$(python3 scripts/ssu_vs_flashinfer.py --near $O/rc/ssu_fast_vs_flashinfer_stock.json)
-echo "near rows: $ROWS"
-ROWS=$ROWS BASELINE="export:$ROOT/build-peers/flashinfer_ssu/libkgate_flashinfer_ssu.so:ssu.flashinfer_stock,ssu.floor_copy,ssu.floor" \
-  POLICY=cases/policies/ssu_vs_flashinfer.json TAG=near OUT=$O/sp timeout 150 bash scripts/device/ssu_spread.sh $B 3 > $O/near_spread.log 2>&1
-echo "spread rc=$?"; cat $O/near_spread.log | cut -c1-220 | head -40
+source scripts/device/ssu_receipts_call.sh 120 200  # the call ran these lines inline (session 18 moved them into the sourced script; the GPU-test summary now also lists skips)
 timeout 100 compute-sanitizer --tool memcheck --error-exitcode 9 $B/kgate run --quiet --no-peaks --cases cases/ssu.json \
   --rows 'ssu-nemotron-h-bf16-b2,ssu-nemotron-h-tp2-bf16-b4' --candidate ssu.fast --baseline ssu.floor --groups 1 --m 1 \
   --warmup-calls 1 --warmup-us 0 --policy correct --out /tmp/san_memcheck.json > $O/memcheck_small_wide.log 2>&1
