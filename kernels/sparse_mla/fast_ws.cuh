@@ -19,7 +19,10 @@
 //   memory for warpgroup 1, and computes O[:, 0..255] += P V with P from registers;
 // - warpgroup 1 rescales its O and computes O[:, 256..511] += P V with P from shared memory.
 // Named barriers, each synced by both consumer warpgroups, order P between the two (kPReady, kPFree)
-// and hand warpgroup 1 the item's final L and M (kFinal). Registers move to the consumers by
+// and hand warpgroup 1 the item's final L and M (kFinal). A warpgroup's own syncs (warpgroup 0's Q,
+// the producer's queue slot) are mbarriers, not 128-thread named barriers: with one of those beside
+// the shared ones, racecheck reports the synced hand-offs (scripts/device/diag/named_barrier_racecheck.cu,
+// modes 5 and 6; kernels/sparse_mla/NOTES.md). Registers move to the consumers by
 // setmaxnreg (200 / 160 / 144: the sum must stay within the 3 x 168 allocated at launch, or the
 // increase waits forever). One split writes out and lse; several write the partials
 // sparse_mla_fast_combine_kernel merges.
@@ -45,8 +48,8 @@ struct WsGeo {
   static constexpr int alpha_off = p_off + 64 * 128;        // 64 floats: this block's rescale per row
   static constexpr int fin_off = alpha_off + 64 * 4;        // 2 (item parity) x 2 x 64 floats: final L and M per row
   static constexpr int col_off = fin_off + 2 * 2 * 64 * 4;  // kStages x 64 ints: each staged column's row (-1: none)
-  static constexpr int bar_off = col_off + kStages * 64 * 4;  // full[kStages], empty[kStages] (8 B each)
-  static constexpr int meta_off = bar_off + 2 * kStages * 8;  // kStages x the next item after the stage's block
+  static constexpr int bar_off = col_off + kStages * 64 * 4;  // full[kStages], empty[kStages], q, grab (8 B each)
+  static constexpr int meta_off = bar_off + (2 * kStages + 2) * 8;  // kStages x the next item after the stage's block
   static constexpr int grab_off = meta_off + kStages * 4;     // 2 slots: items taken from the queue
   static constexpr int kSmem = grab_off + 2 * 4 + 1024;       // + the alignment slack of the base
   static_assert(p_off % 1024 == 0, "the P tile must be 1024-byte aligned");
@@ -72,7 +75,7 @@ __device__ __forceinline__ WsItem ws_item(const sparse_mla_args& a, const int* o
   it.c_end = min(W, it.b1 * kWgCols);
   return it;
 }
-enum WsBarrier : int { kPReady = 1, kPFree = 2, kFinal = 3, kQ = 4, kGrab = 5 };  // named barriers (0 is __syncthreads)
+enum WsBarrier : int { kPReady = 1, kPFree = 2, kFinal = 3 };  // named barriers (0 is __syncthreads)
 
 __device__ __forceinline__ void mbar_init(uint32_t bar, int count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
@@ -87,6 +90,12 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
       : "memory");
 }
 __device__ __forceinline__ void named_sync(int id, int n) { asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(n) : "memory"); }
+// One warpgroup's barrier on an mbarrier of 128 arrivals: the n-th use (from 0) arrives and waits
+// for phase n to complete.
+__device__ __forceinline__ void wg_mbar_sync(uint32_t bar, int n) {
+  mbar_arrive(bar);
+  mbar_wait(bar, n & 1);
+}
 template <int N>
 __device__ __forceinline__ void reg_alloc() {
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
@@ -163,6 +172,7 @@ __global__ void __launch_bounds__(384, 1)
   float* sfin = reinterpret_cast<float*>(smem + G::fin_off);
   int* scol = reinterpret_cast<int*>(smem + G::col_off);
   const uint32_t bars = smem_u32(smem + G::bar_off);  // full[s] at bars + 8 s, empty[s] at bars + 8 (NS + s)
+  const uint32_t qbar = bars + 8 * 2 * NS, grabbar = qbar + 8;  // warpgroup 0's Q, the producer's queue slot
   int* snext = reinterpret_cast<int*>(smem + G::meta_off);
   int* sgrab = reinterpret_cast<int*>(smem + G::grab_off);
 
@@ -173,6 +183,8 @@ __global__ void __launch_bounds__(384, 1)
       mbar_init(bars + 8 * s, 128);         // full: every producer thread
       mbar_init(bars + 8 * (NS + s), 256);  // empty: every consumer thread
     }
+    mbar_init(qbar, 128);
+    mbar_init(grabbar, 128);
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   __syncthreads();
@@ -223,7 +235,7 @@ __global__ void __launch_bounds__(384, 1)
         sgrab[slot] = ahead;
         if (ahead < items) ahead = base + atomicAdd(queue, 1);
       }
-      named_sync(kGrab, 128);
+      wg_mbar_sync(grabbar, takes - 1);
       return sgrab[slot] < items ? sgrab[slot] : -1;
     };
     auto first = [&]() { return start(first_item); };
@@ -362,7 +374,7 @@ __global__ void __launch_bounds__(384, 1)
   if (wg == 0) {
     reg_alloc<200>();
     if (first_item >= 0) load_q(ws_item(a, order, first_item, groups, splits, blocks_per_split));
-    int gstep = 0, parity = 0;
+    int gstep = 0, parity = 0, qsyncs = 0;
     for (int item = first_item; item >= 0; parity ^= 1) {
       const WsItem it = ws_item(a, order, item, groups, splits, blocks_per_split);
       int next_item = -1;  // known at the item's last block (the producer wrote it into the stage)
@@ -373,7 +385,7 @@ __global__ void __launch_bounds__(384, 1)
       float* fin = sfin + parity * 128;
       asm volatile("cp.async.wait_group 0;\n" ::: "memory");
       fence_proxy_async();
-      named_sync(kQ, 128);  // this item's Q is in
+      wg_mbar_sync(qbar, qsyncs++);  // this item's Q is in
       for (int blk = it.b0; blk < it.b1; ++blk, ++gstep) {
         const int st = gstep % NS;
         mbar_wait(bars + 8 * st, (gstep / NS) & 1);
@@ -392,7 +404,7 @@ __global__ void __launch_bounds__(384, 1)
         if (blk + 1 == it.b1) {  // the last S of this item: the next item's Q streams in from here
           next_item = snext[st];
           if (next_item >= 0) {
-            named_sync(kQ, 128);
+            wg_mbar_sync(qbar, qsyncs++);  // every thread's S of this item is done with Q
             load_q(ws_item(a, order, next_item, groups, splits, blocks_per_split));
           }
         }
