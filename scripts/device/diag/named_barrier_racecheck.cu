@@ -12,7 +12,8 @@
 // and warpgroup 0 syncing its own 128-thread barrier 4 each step (as the kernel's producer and
 // Q loads do). Mode 5: mode 4 without the third warpgroup's barrier (it exits at once).
 // Mode 6: mode 5 with warpgroup 0's own sync an mbarrier (128 arrivals, a parity wait) instead of
-// the named barrier 4. Mode 7: mode 5 with barrier 4 synced by both consumer warpgroups (256).
+// the named barrier 4. (A mode 7 with barrier 4 synced by both consumer warpgroups, as first
+// written, deadlocked: warpgroup 0 waited at 4 while warpgroup 1 waited at 2; removed.)
 // Every mode but 3 is race-free by the PTX rules (bar.arrive -> bar.sync orders the arriving
 // thread's earlier accesses before the syncing thread's later ones). Build:
 //   nvcc -arch=sm_90a -O2 -o named_barrier_racecheck named_barrier_racecheck.cu
@@ -51,13 +52,11 @@ __global__ void __launch_bounds__(384, 1) handoff(int mode, int steps, float* ou
     if (wg == 0) {
       if (mode == 4 || mode == 5) bar_sync(4, 128);
       if (mode == 6) mbar_sync(smem_u32(&mb), s & 1);
-      if (mode == 7) bar_sync(4, 256);
       if (s > 0 && mode != 3) bar_sync(2, 256);
       if ((t & 1) == 0) a[t >> 1] = static_cast<float>(s + t);
       if (mode == 1 || mode >= 4) bar_sync(1, 256);
       else if (mode != 3) bar_arrive(1, 256);
     } else {
-      if (mode == 7) bar_sync(4, 256);
       if (mode != 3) bar_sync(1, 256);
       acc += a[t >> 1];
       if (s + 1 < steps) {
