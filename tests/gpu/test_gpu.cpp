@@ -207,10 +207,10 @@ TEST(Gpu, SsuFastGraphCaptureReplaysSameOutput) {
 
 // The side-warp kernel (BF16 state up to 768 tiles, both geometries) against the oracle on the
 // inputs the canonical table's small rows do not have: z, an unaligned fused x stride, BF16
-// weights, FP32 io, pad slots; and the row names that kernel. (Not softplus off: the generator's
-// dt' is then mostly negative and A < 0, so dA = exp(A dt') > 1 grows the state; on 6 x 128 heads
-// that failed an out row with the state at 8.4e6 (session 18's first GPU-test run), an input the
-// tolerance cannot judge, not a kernel path: dt' feeds every kernel through the same dt_from.)
+// weights, FP32 io, pad slots, softplus off, both geometries at 96 tiles and beyond; and the row
+// names that kernel. (Softplus off only on 2 x 8 heads: the generator's dt' is then mostly negative
+// and A < 0, so dA = exp(A dt') > 1 grows the state; on 6 x 128 heads that failed an out row with
+// the state at 8.4e6 (session 18's first GPU-test run), an input the tolerance cannot judge.)
 TEST(Gpu, SsuFastSideWarpKernelMatchesTheOracle) {
   REQUIRE_GPU();
   Registry& reg = Registry::instance();
@@ -220,7 +220,14 @@ TEST(Gpu, SsuFastSideWarpKernelMatchesTheOracle) {
     {"id": "wide", "params": {"batch": 3, "nheads": 40, "ngroups": 5, "pool_slots": 8, "state_dtype": "bf16",
                               "io_dtype": "fp32", "pad_slots": 1}},
     {"id": "last", "params": {"batch": 6, "nheads": 128, "ngroups": 8, "pool_slots": 8, "state_dtype": "bf16",
-                              "has_z": true}}]})");
+                              "has_z": true}},
+    {"id": "narrow_fp32_io", "params": {"batch": 2, "nheads": 24, "ngroups": 4, "pool_slots": 4, "state_dtype": "bf16",
+                                        "io_dtype": "fp32", "weight_dtype": "bf16", "pad_slots": 1, "fused_extra": 5,
+                                        "has_z": true}},
+    {"id": "edge96", "params": {"batch": 1, "nheads": 96, "ngroups": 8, "pool_slots": 2, "state_dtype": "bf16",
+                                "fused_extra": 7}},
+    {"id": "softplus_off", "params": {"batch": 2, "nheads": 8, "ngroups": 2, "pool_slots": 4, "state_dtype": "bf16",
+                                      "softplus": false}}]})");
   auto be = gpu::make_backend("events", true);
   for (const auto& row : t.rows) {
     auto ctx = be->prepare(reg.family("ssu"), row, 7);
