@@ -177,8 +177,12 @@ TEST(Gpu, SsuFastGraphCaptureReplaysSameOutput) {
   ssu::gpu::Args a{dstate.get(), dslots.as<int32_t>(), dx.get(), dB.get(), dC.get(), dz.get(), dout.get(), ddt.get(),
                    dA.get(), dD.get(), ddb.get(), static_cast<int>(p.batch), static_cast<int>(p.nheads),
                    static_cast<int>(p.ngroups), p.x_stride(), p.bc_stride(), 1, 1, 0, 1, 1};
+  // The stream is non-blocking and a pageable upload or a cudaMemset may still be in flight when
+  // they return: each launch waits for the whole device first (a replay once saw the memset land
+  // after the kernel's out stores: out all 0xffff).
   gpu::Stream s;
   dstate.upload(st.data(), dstate.bytes());
+  KGATE_CUDA(cudaDeviceSynchronize());
   ssu::gpu::launch_fast(a, s.get());
   KGATE_CUDA(cudaStreamSynchronize(s.get()));
   std::vector<uint16_t> direct(n_out), direct_state(n_state);
@@ -193,6 +197,7 @@ TEST(Gpu, SsuFastGraphCaptureReplaysSameOutput) {
   for (int rep = 0; rep < 2; ++rep) {
     dstate.upload(st.data(), dstate.bytes());
     KGATE_CUDA(cudaMemset(dout.get(), 0xff, dout.bytes()));
+    KGATE_CUDA(cudaDeviceSynchronize());
     KGATE_CUDA(cudaGraphLaunch(exec, s.get()));
     KGATE_CUDA(cudaStreamSynchronize(s.get()));
     std::vector<uint16_t> replay(n_out), replay_state(n_state);
