@@ -33,6 +33,7 @@
 #include <cstdint>
 
 #include "kernels/sparse_mla/abi.h"
+#include "kernels/sparse_mla/ws_plan.hpp"
 #include "kernels/sparse_mla/fast_wg.cuh"  // kWgCols, wg_desc, the wgmma fences, ex2, sw_off, encode_col, table_of
 
 namespace kgate::sparse_mla::gpu {
@@ -55,8 +56,10 @@ struct WsGeo {
   static_assert(p_off % 1024 == 0, "the P tile must be 1024-byte aligned");
 };
 // A CTA's work item: one (token, head group, split), items taken round-robin by the persistent grid.
+// slot: the length-balanced plan's partial slot of the item (-1: the item is its row's only one and
+// writes out and lse); unused by the queue's items.
 struct WsItem {
-  int t, hg, split, b0, b1, c_end;
+  int t, hg, split, b0, b1, c_end, slot;
   long long active;
 };
 // order: null (tokens in index order) or tokens by active blocks, most first (sparse_mla_ws_order_kernel).
@@ -73,8 +76,47 @@ __device__ __forceinline__ WsItem ws_item(const sparse_mla_args& a, const int* o
   it.b0 = it.split * bps;
   it.b1 = max(it.b0 + 1, min(min(nblocks, it.b0 + bps), static_cast<int>((it.active + kWgCols - 1) / kWgCols)));
   it.c_end = min(W, it.b1 * kWgCols);
+  it.slot = -1;
   return it;
 }
+// The length-balanced plan (ws_plan.hpp): item idx of the plan's buffer.
+__device__ __forceinline__ WsItem ws_plan_item(const sparse_mla_args& a, const int4* items, int idx) {
+  const int4 v = items[idx];
+  WsItem it;
+  it.t = v.x;
+  it.hg = v.y & 255;
+  it.slot = (v.y >> 8) - 1;
+  it.split = 0;
+  it.b0 = v.z & 0xffff;
+  it.b1 = static_cast<int>(static_cast<unsigned>(v.z) >> 16);
+  it.active = v.w;
+  it.c_end = min(128 + a.topk, it.b1 * kWgCols);
+  return it;
+}
+// One CTA: the active columns per token in parallel, then thread 0 walks the partitions (ws_plan.hpp).
+__global__ void __launch_bounds__(256) sparse_mla_ws_plan_kernel(sparse_mla_args a, int groups, int parts, int overhead, int* plan) {
+  __shared__ int act[kPlanMaxTokens];
+  const int W = 128 + a.topk;
+  for (int t = threadIdx.x; t < a.tokens; t += blockDim.x) {
+    const long long v = static_cast<long long>(a.lens[t]) + a.lens_offset;
+    act[t] = static_cast<int>(v < 0 ? 0 : (v > W ? W : v));
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) ws_plan_walk(act, a.tokens, groups, parts, overhead, plan);
+}
+// The split pairs of a plan: grid (64 / kCombineHeads, parts), one pair per blockIdx.y < plan[0].
+__global__ void __launch_bounds__(64 * kCombineHeads, 4)
+    sparse_mla_ws_plan_combine_kernel(sparse_mla_args a, const int* plan, const float* ws_o, const float* ws_ml) {
+  if (static_cast<int>(blockIdx.y) >= plan[0]) return;
+  const WsPlanLayout L{static_cast<int>(gridDim.y), a.tokens * ((a.heads + 63) / 64)};
+  const int4 c = reinterpret_cast<const int4*>(plan + L.comb_off())[blockIdx.y];
+  const int lane = threadIdx.x & 31, half = (threadIdx.x >> 5) & 1;
+  const int hl = blockIdx.x * kCombineHeads + (threadIdx.x >> 6), h = c.y * 64 + hl;
+  if (h >= a.heads) return;  // warp-uniform
+  const long long row = static_cast<long long>(c.z) * 64 + hl;
+  combine_row(a, c.x, h, half, lane, c.w, 64, reinterpret_cast<const float2*>(ws_ml) + row, ws_o + row * 512 + 256 * half + lane * 4);
+}
+
 enum WsBarrier : int { kPReady = 1, kPFree = 2, kFinal = 3 };  // named barriers (0 is __syncthreads)
 
 __device__ __forceinline__ void mbar_init(uint32_t bar, int count) {
@@ -159,7 +201,7 @@ __global__ void __launch_bounds__(1024) sparse_mla_ws_order_kernel(sparse_mla_ar
 template <bool FP8>
 __global__ void __launch_bounds__(384, 1)
     sparse_mla_fast_ws_kernel(sparse_mla_args a, int splits, int blocks_per_split, float* ws_o, float* ws_ml, int* queue,
-                              const int* order) {
+                              const int* order, const int* plan) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using G = WsGeo;
   constexpr int BC = kWgCols, NS = G::kStages;
@@ -177,6 +219,13 @@ __global__ void __launch_bounds__(384, 1)
   int* sgrab = reinterpret_cast<int*>(smem + G::grab_off);
 
   const int groups = (a.heads + 63) / 64, items = a.tokens * groups * splits;
+  // plan: null (items (token, group, split) from blockIdx.x and the queue) or the length-balanced plan
+  // (sparse_mla_ws_plan_kernel; CTA p takes item p, then items parts + plan[4 + p] .. parts + plan[5 + p]).
+  const WsPlanLayout PL{static_cast<int>(gridDim.x), a.tokens * groups};
+  const int4* pitems = plan ? reinterpret_cast<const int4*>(plan + PL.items_off()) : nullptr;
+  auto item_of = [&](int idx) {
+    return plan ? ws_plan_item(a, pitems, idx) : ws_item(a, order, idx, groups, splits, blocks_per_split);
+  };
   const int tid = threadIdx.x, wg = __shfl_sync(0xffffffffu, tid >> 7, 0);
   if (tid == 0) {
     for (int s = 0; s < NS; ++s) {
@@ -190,7 +239,8 @@ __global__ void __launch_bounds__(384, 1)
   __syncthreads();
   // The first item is the CTA's index (the grid is at most the item count); the queue hands out
   // the rest, from gridDim.x up.
-  const int first_item = blockIdx.x < items ? static_cast<int>(blockIdx.x) : -1;
+  const int first_item = plan ? (pitems[blockIdx.x].x >= 0 ? static_cast<int>(blockIdx.x) : -1)
+                              : (blockIdx.x < items ? static_cast<int>(blockIdx.x) : -1);
 
   if (wg == 2) {
     // ---- producer: the blocks of every item in order, through the two stages --------------------
@@ -219,7 +269,7 @@ __global__ void __launch_bounds__(384, 1)
       c.item = item;
       c.valid = item >= 0;
       if (c.valid) {
-        c.it = ws_item(a, order, item, groups, splits, blocks_per_split);
+        c.it = item_of(item);
         c.blk = c.it.b0;
       }
       return c;
@@ -228,8 +278,11 @@ __global__ void __launch_bounds__(384, 1)
     // item ahead (`ahead`, so the atomic's round trip overlaps the item before), all 128 read it (two
     // slots: a slot is rewritten two takes later, after every reader has passed the barrier between).
     const int base = static_cast<int>(gridDim.x);
-    int takes = 0, ahead = p == 0 && first_item >= 0 ? base + atomicAdd(queue, 1) : items;
+    int takes = 0, ahead = !plan && p == 0 && first_item >= 0 ? base + atomicAdd(queue, 1) : items;
+    const int plan_end = plan ? plan[4 + blockIdx.x + 1] : 0;
+    int plan_next = plan ? plan[4 + blockIdx.x] : 0;
     auto take = [&]() {
+      if (plan) return plan_next < plan_end ? PL.parts + plan_next++ : -1;
       const int slot = ++takes & 1;
       if (p == 0) {
         sgrab[slot] = ahead;
@@ -245,7 +298,7 @@ __global__ void __launch_bounds__(384, 1)
     };
     // After the CTA's last take: the last CTA to finish taking resets the queue for the next launch.
     auto release_queue = [&]() {
-      if (p != 0) return;
+      if (plan || p != 0) return;
       __threadfence();
       if (atomicAdd(queue + 1, 1) == static_cast<int>(gridDim.x) - 1) {
         queue[0] = 0;
@@ -369,14 +422,16 @@ __global__ void __launch_bounds__(384, 1)
     asm volatile("cp.async.commit_group;\n" ::: "memory");
   };
   auto emit = [&](const WsItem& it, const float (&o)[128], float L0, float M0, float L1, float M1) {
-    emit_rows(a, o, it.t, it.hg * 64 + r0, it.hg * 64 + r1, splits, it.split, wg, tq, {L0, L1}, {M0, M1}, ws_o, ws_ml);
+    // The plan's items: out and lse for a row's only item (slot -1), else the item's partial slot.
+    emit_rows(a, o, it.t, it.hg * 64 + r0, it.hg * 64 + r1, plan ? (it.slot < 0 ? 1 : 2) : splits, it.split, wg, tq, {L0, L1},
+              {M0, M1}, ws_o, ws_ml, plan && it.slot >= 0 ? it.slot * 64LL : -1LL);
   };
   if (wg == 0) {
     reg_alloc<200>();
-    if (first_item >= 0) load_q(ws_item(a, order, first_item, groups, splits, blocks_per_split));
+    if (first_item >= 0) load_q(item_of(first_item));
     int gstep = 0, parity = 0, qsyncs = 0;
     for (int item = first_item; item >= 0; parity ^= 1) {
-      const WsItem it = ws_item(a, order, item, groups, splits, blocks_per_split);
+      const WsItem it = item_of(item);
       int next_item = -1;  // known at the item's last block (the producer wrote it into the stage)
       float o[128];
 #pragma unroll
@@ -405,7 +460,7 @@ __global__ void __launch_bounds__(384, 1)
           next_item = snext[st];
           if (next_item >= 0) {
             wg_mbar_sync(qbar, qsyncs++);  // every thread's S of this item is done with Q
-            load_q(ws_item(a, order, next_item, groups, splits, blocks_per_split));
+            load_q(item_of(next_item));
           }
         }
 
@@ -503,7 +558,7 @@ __global__ void __launch_bounds__(384, 1)
     reg_dealloc<160>();
     int gstep = 0, parity = 0;
     for (int item = first_item; item >= 0; parity ^= 1) {
-      const WsItem it = ws_item(a, order, item, groups, splits, blocks_per_split);
+      const WsItem it = item_of(item);
       int next_item = -1;
       float o[128];
 #pragma unroll

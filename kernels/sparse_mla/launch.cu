@@ -271,6 +271,62 @@ int ws_grid(const sparse_mla_args& a, const FastPlan& p) { return static_cast<in
 // Whether the queue hands out tokens by active length, longest first (a sort kernel before, ~3 us):
 // from two items per CTA, where a short item taken last no longer hides a long one.
 bool ws_sorted(const sparse_mla_args& a, const FastPlan& p) { return ws_items(a, p) >= 2LL * ws_grid(a, p); }
+// The length-balanced plan (fast_ws.cuh, sparse_mla_ws_plan_kernel) replaces the (token, group,
+// split) items of equal width and the queue where a row has few (token, 64-head group) pairs: fewer
+// than two per SM, so one wave of equal splits leaves SMs idle or waits for the longest token
+// (decode rows; ragged lengths). Tuning only (the receipts' rule names it):
+// KGATE_SPARSE_MLA_WS_PLAN=0|1 forces it off or on for every warp-specialized row it can run;
+// KGATE_SPARSE_MLA_WS_OVERHEAD=N sets the blocks of fixed cost per segment (default 3).
+int ws_pairs(const sparse_mla_args& a) { return a.tokens * ((a.heads + 63) / 64); }
+const char* ws_plan_forced() {
+  const char* e = std::getenv("KGATE_SPARSE_MLA_WS_PLAN");
+  return e && (std::string(e) == "0" || std::string(e) == "1") ? e : nullptr;
+}
+bool ws_planned(const sparse_mla_args& a, const FastPlan& p) {
+  const int nblocks = (128 + a.topk + kWgCols - 1) / kWgCols;
+  if (!p.ws || a.tokens > kPlanMaxTokens || (a.heads + 63) / 64 > 256 || nblocks >= 65536) return false;
+  if (const char* f = ws_plan_forced()) return f[0] == '1';
+  return ws_pairs(a) < 2 * sm_count();
+}
+int ws_overhead() {
+  const char* e = std::getenv("KGATE_SPARSE_MLA_WS_OVERHEAD");
+  return e && std::atoi(e) >= 0 ? std::atoi(e) : 3;
+}
+// The plan's buffer per device, and what it was last derived from (sparse_mla_args' lens_epoch
+// contract, as the FlashMLA export reuses its scheduler metadata): a launch with the same nonzero
+// epoch, lengths, shape and stream reuses it; any other derives it again (a 1-CTA kernel).
+struct WsPlanCache {
+  int* buf = nullptr;
+  long long ints = 0;
+  struct Key {
+    unsigned long long epoch = 0;
+    const int32_t* lens = nullptr;
+    int lens_offset = 0, tokens = 0, topk = 0, heads = 0, parts = 0, overhead = 0;
+    cudaStream_t stream = nullptr;
+    bool operator==(const Key&) const = default;
+  } key;
+};
+const int* ws_plan(const sparse_mla_args& a, int parts, cudaStream_t s) {
+  static WsPlanCache cache[64];
+  int dev = 0;
+  KGATE_CUDA(cudaGetDevice(&dev));
+  if (dev < 0 || dev >= 64) throw InputError("sparse_mla: sparse_mla.fast: device ordinal out of range");
+  WsPlanCache& c = cache[dev];
+  const WsPlanLayout L{parts, ws_pairs(a)};
+  const WsPlanCache::Key key{a.lens_epoch, a.lens, a.lens_offset, a.tokens, a.topk, a.heads, parts, ws_overhead(), s};
+  if (L.ints() > c.ints) {
+    if (c.buf) KGATE_CUDA(cudaFree(c.buf));
+    KGATE_CUDA(cudaMalloc(&c.buf, L.ints() * sizeof(int)));
+    c.ints = L.ints();
+    c.key = {};
+  }
+  if (a.lens_epoch == 0 || !(c.key == key)) {
+    sparse_mla_ws_plan_kernel<<<1, 256, 0, s>>>(a, (a.heads + 63) / 64, parts, key.overhead, c.buf);
+    KGATE_CUDA(cudaGetLastError());
+    c.key = a.lens_epoch == 0 ? WsPlanCache::Key{} : key;
+  }
+  return c.buf;
+}
 template <bool FP8>
 void fast_ws_launch_as(const sparse_mla_args& a, const FastPlan& p, float* ws, float* ws_ml, cudaStream_t s) {
   static const bool attr = [] {
@@ -278,13 +334,25 @@ void fast_ws_launch_as(const sparse_mla_args& a, const FastPlan& p, float* ws, f
     return true;
   }();
   (void)attr;
+  if (ws_planned(a, p)) {
+    const int parts = sm_count();
+    const int* plan = ws_plan(a, parts, s);
+    const size_t rows = static_cast<size_t>(WsPlanLayout{parts, ws_pairs(a)}.slots()) * 64;
+    float* pw = workspace(rows * (512 + 2) * 4);
+    sparse_mla_fast_ws_kernel<FP8><<<parts, WsGeo::kThreads, WsGeo::kSmem, s>>>(a, 1, 1, pw, pw + rows * 512, nullptr, nullptr, plan);
+    sparse_mla_ws_plan_combine_kernel<<<dim3(64 / kCombineHeads, parts), 64 * kCombineHeads, 0, s>>>(a, plan, pw, pw + rows * 512);
+    return;
+  }
   int* order = nullptr;
   if (ws_sorted(a, p)) {
     order = ws_order(a.tokens);
     sparse_mla_ws_order_kernel<<<1, 1024, 0, s>>>(a, order);
   }
   sparse_mla_fast_ws_kernel<FP8><<<ws_grid(a, p), WsGeo::kThreads, WsGeo::kSmem, s>>>(
-      a, p.splits, p.blocks_per_split, ws, ws_ml, ws_queue(), order);
+      a, p.splits, p.blocks_per_split, ws, ws_ml, ws_queue(), order, nullptr);
+  if (p.splits > 1)
+    sparse_mla_fast_combine_kernel<<<dim3((a.heads + kCombineHeads - 1) / kCombineHeads, a.tokens), 64 * kCombineHeads, 0, s>>>(
+        a, p.splits, ws, ws_ml);
 }
 int fast_smem(const FastPlan& p, bool fp8) {
   if (p.ws) return WsGeo::kSmem;
@@ -295,20 +363,30 @@ int fast_smem(const FastPlan& p, bool fp8) {
 json fast_config(const sparse_mla_args& a) {
   const FastPlan p = fast_plan(a, wgmma_device());
   const char* k = p.ws ? "sparse_mla_fast_ws_kernel" : p.wg ? "sparse_mla_fast_wg_kernel" : "sparse_mla_fast_kernel";
-  const std::string kernels = (p.ws && ws_sorted(a, p) ? std::string("sparse_mla_ws_order_kernel + ") : std::string()) + k +
-                              (p.splits == 1 ? "" : " + sparse_mla_fast_combine_kernel");
+  const bool planned = ws_planned(a, p);
+  std::string kernels = (p.ws && ws_sorted(a, p) ? std::string("sparse_mla_ws_order_kernel + ") : std::string()) + k +
+                        (p.splits == 1 ? "" : " + sparse_mla_fast_combine_kernel");
+  std::string rule = p.rule;
+  if (planned) {
+    kernels = std::string("sparse_mla_ws_plan_kernel (once per lens_epoch) + ") + k + " + sparse_mla_ws_plan_combine_kernel";
+    rule = std::string("length-balanced plan: (token, 64-head group) pairs of max(1, active blocks) + ") +
+           std::to_string(ws_overhead()) + " blocks each, a contiguous share per CTA, split pairs merged; " +
+           (ws_plan_forced() ? "forced by KGATE_SPARSE_MLA_WS_PLAN (tuning run)" : "pairs < 2 x SMs");
+  } else if (p.ws && ws_plan_forced()) {
+    rule += "; plan forced off by KGATE_SPARSE_MLA_WS_PLAN (tuning run)";
+  }
   return {{"kernel", kernels},
           {"path", p.ws   ? "wgmma (sm_90a), warp-specialized: producer + 2 consumer warpgroups, 64 heads x 64 columns"
                    : p.wg ? "wgmma (sm_90a): 2 warpgroups, 64 heads x 64 columns"
                           : "mma.sync"},
-          {"grid", p.ws ? json::array({ws_grid(a, p), 1, 1}) : json::array({p.splits, p.groups, a.tokens})},
+          {"grid", planned ? json::array({sm_count(), 1, 1}) : p.ws ? json::array({ws_grid(a, p), 1, 1}) : json::array({p.splits, p.groups, a.tokens})},
           {"threads", p.ws ? 384 : p.wg ? 256 : 128 * p.ht},
           {"smem_bytes", fast_smem(p, a.kv_fp8 != 0)},
           {"heads_per_cta", 16 * p.ht},
-          {"blocks_per_split", p.blocks_per_split},
+          {"blocks_per_split", planned ? 0 : p.blocks_per_split},
           {"block_cols", p.cols},
-          {"cost_model", p.cost},
-          {"rule", p.rule},
+          {"cost_model", planned ? 0.0 : p.cost},
+          {"rule", rule},
           {"problem", Problem::of(a).to_json()}};
 }
 }  // namespace
@@ -319,7 +397,7 @@ void launch_fast(const sparse_mla_args& a, cudaStream_t s) {
     throw InputError("sparse_mla: sparse_mla.fast: tables of 2^30 rows or more are not supported");
   const FastPlan p = fast_plan(a, wgmma_device());
   float *ws = nullptr, *ws_ml = nullptr;
-  if (p.splits > 1) {
+  if (p.splits > 1 && !(p.ws && ws_planned(a, p))) {
     const size_t parts = static_cast<size_t>(a.tokens) * a.heads * p.splits;
     ws = workspace(parts * (512 + 2) * 4);
     ws_ml = ws + parts * 512;
@@ -331,7 +409,7 @@ void launch_fast(const sparse_mla_args& a, cudaStream_t s) {
   else if (p.ht == 1) fast_launch_as<1>(a, p, ws, ws_ml, s);
   else if (p.ht == 2) fast_launch_as<2>(a, p, ws, ws_ml, s);
   else fast_launch_as<4>(a, p, ws, ws_ml, s);
-  if (p.splits > 1)
+  if (p.splits > 1 && !p.ws)
     sparse_mla_fast_combine_kernel<<<dim3((a.heads + kCombineHeads - 1) / kCombineHeads, a.tokens), 64 * kCombineHeads, 0, s>>>(
         a, p.splits, ws, ws_ml);
 }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 
 #include "harness/core/cases.hpp"
 #include "harness/core/compare.hpp"
@@ -18,6 +19,7 @@
 #include "harness/gpu/timer.hpp"
 #include "kernels/ag_gemm/launch.hpp"
 #include "kernels/sparse_mla/abi.h"
+#include "kernels/sparse_mla/launch.hpp"
 #include "kernels/ssu/launch.hpp"
 #include "references/ag_gemm/ag_gemm_ref_gpu.hpp"
 #include "references/ssu/ssu.hpp"
@@ -667,18 +669,12 @@ TEST(GpuRef, AgGemmDeviceInputsAreTheHostInputs) {
   }
 }
 
-// The FlashMLA export (scripts/peers/flashmla_sparse.sh; path in KGATE_FLASHMLA_EXPORT) reuses its
-// scheduler metadata and split lengths within one lens_epoch and derives them again for a new
-// one: lengths rewritten under the same epoch give the first launch's bytes (reuse engaged),
-// under a new epoch the new lengths' result (every token empty: out 0, lse -inf).
-TEST(GpuExport, FlashMlaReusesItsSchedulerMetadataOnlyWithinALensEpoch) {
-  REQUIRE_GPU();
-  const char* lib = std::getenv("KGATE_FLASHMLA_EXPORT");
-  if (!lib || !*lib) GTEST_SKIP() << "KGATE_FLASHMLA_EXPORT (the FlashMLA export library) not set";
-  const Implementation& im =
-      load_export_arm(Registry::instance(), std::string("export:") + lib + ":sparse_mla.flashmla", "sparse_mla");
-  const sparse_mla::Params p = sparse_mla::Params::from_json(json::parse(
-      R"({"batch": 6, "q_len": 1, "heads": 64, "kv_dtype": "fp8", "swa_rows": 256, "compressed_rows": 2048, "topk": 512, "invalid_pct": 10, "empty_tokens": 0, "ragged": true, "sink": true, "page_block": 64, "index_layout": "concat", "q_pad_rows": 0, "lens_offset": 0})"));
+// The lens_epoch contract (kernels/sparse_mla/abi.h) of an arm that derives state from the lengths,
+// on a row of `params` (FP8, one concatenated index table): lengths rewritten under the same epoch
+// give the first launch's bytes (reuse engaged), under a new epoch the new lengths' result (every
+// token empty: out 0, lse -inf). `launch` runs the arm on the arguments.
+static void expect_lens_epoch_contract(const char* params, const std::function<void(const sparse_mla_args&, cudaStream_t)>& launch) {
+  const sparse_mla::Params p = sparse_mla::Params::from_json(json::parse(params));
   const sparse_mla::HostProblem hp = sparse_mla::make_problem(p, 21);
   const sparse_mla::Reference ref = sparse_mla::reference(hp);
   const int T = static_cast<int>(p.tokens()), H = static_cast<int>(p.heads), W = static_cast<int>(p.width());
@@ -689,14 +685,13 @@ TEST(GpuExport, FlashMlaReusesItsSchedulerMetadataOnlyWithinALensEpoch) {
                     lens.as<int32_t>(), 0, sink.as<float>(), out.get(), lse.as<float>(), T, T, H,
                     static_cast<int>(p.topk), p.swa_rows, p.compressed_rows, 1, static_cast<int>(p.page_block),
                     static_cast<float>(hp.sm_scale), /*lens_epoch*/ 7};
-  ASSERT_NO_THROW(export_supports(im, &a));
   gpu::Stream s;
   auto run = [&](unsigned long long epoch, std::vector<uint16_t>& ob, std::vector<float>& lb) {
     a.lens_epoch = epoch;
     const std::vector<uint16_t> po(size_t(T) * H * 512, kPoisonBf16);
     out.upload(po.data(), po.size() * 2);
     KGATE_CUDA(cudaDeviceSynchronize());
-    export_launch(im, &a, s.get());
+    launch(a, s.get());
     KGATE_CUDA(cudaStreamSynchronize(s.get()));
     ob.resize(po.size());
     lb.resize(size_t(T) * H);
@@ -713,9 +708,58 @@ TEST(GpuExport, FlashMlaReusesItsSchedulerMetadataOnlyWithinALensEpoch) {
   const std::vector<int32_t> none(hp.lens.size(), 0);
   lens.upload(none.data(), lens.bytes());
   run(7, o2, l2);
-  EXPECT_EQ(o2, o1) << "same epoch: the first launch's lengths (metadata reused)";
+  EXPECT_EQ(o2, o1) << "same epoch: the first launch's lengths (derived state reused)";
   EXPECT_EQ(0, std::memcmp(l2.data(), l1.data(), l1.size() * 4));
   run(8, o3, l3);
   for (size_t i = 0; i < l3.size(); ++i) ASSERT_TRUE(std::isinf(l3[i]) && l3[i] < 0) << "lse " << i << " " << l3[i];
   for (size_t i = 0; i < o3.size(); ++i) ASSERT_EQ(bf16_bits_to_f32(o3[i]), 0.0f) << "out " << i;
+}
+
+// The FlashMLA export (scripts/peers/flashmla_sparse.sh; path in KGATE_FLASHMLA_EXPORT) reuses its
+// scheduler metadata and split lengths within one lens_epoch and derives them again for a new one.
+TEST(GpuExport, FlashMlaReusesItsSchedulerMetadataOnlyWithinALensEpoch) {
+  REQUIRE_GPU();
+  const char* lib = std::getenv("KGATE_FLASHMLA_EXPORT");
+  if (!lib || !*lib) GTEST_SKIP() << "KGATE_FLASHMLA_EXPORT (the FlashMLA export library) not set";
+  const Implementation& im =
+      load_export_arm(Registry::instance(), std::string("export:") + lib + ":sparse_mla.flashmla", "sparse_mla");
+  expect_lens_epoch_contract(
+      R"({"batch": 6, "q_len": 1, "heads": 64, "kv_dtype": "fp8", "swa_rows": 256, "compressed_rows": 2048, "topk": 512, "invalid_pct": 10, "empty_tokens": 0, "ragged": true, "sink": true, "page_block": 64, "index_layout": "concat", "q_pad_rows": 0, "lens_offset": 0})",
+      [&](const sparse_mla_args& a, cudaStream_t st) {
+        sparse_mla_args b = a;
+        ASSERT_NO_THROW(export_supports(im, &b));
+        export_launch(im, &b, st);
+      });
+}
+
+// sparse_mla.fast's length-balanced plan (fast_ws.cuh, ws_plan.hpp) on a row the rule routes to it
+// (20 tokens x 2 head groups of 18 blocks, ragged): derived on the first launch of an epoch, reused
+// within it, derived again for a new one; and correct over three launches of rows that split pairs
+// (both dtypes, empty tokens, the hardening forms: padding rows untouched, raw lengths plus an offset).
+TEST(Gpu, SparseMlaLengthBalancedPlanIsCorrectAndKeyedByTheLensEpoch) {
+  REQUIRE_GPU();
+  Registry& reg = Registry::instance();
+  CaseTable t = parse_case_table("inline.json", R"({"table": "p", "family": "sparse_mla", "rows": [
+    {"id": "fp8-h128-ragged-1152", "params": {"batch": 4, "q_len": 5, "heads": 128, "kv_dtype": "fp8", "swa_rows": 512,
+     "compressed_rows": 1024, "topk": 1024, "ragged": true, "empty_tokens": 2}},
+    {"id": "fp8-h64-uniform-640", "params": {"batch": 8, "q_len": 5, "heads": 64, "kv_dtype": "fp8", "swa_rows": 1024,
+     "compressed_rows": 16384, "topk": 512, "sink": true}},
+    {"id": "bf16-h128-hardening", "params": {"batch": 3, "q_len": 5, "heads": 128, "kv_dtype": "bf16", "swa_rows": 384,
+     "compressed_rows": 1024, "topk": 1024, "ragged": true, "index_layout": "concat", "q_pad_rows": 3, "lens_offset": 7,
+     "sink": true}}]})");
+  auto be = gpu::make_backend("events", true);
+  for (const CaseRow& row : t.rows) {
+    auto ctx = be->prepare(reg.family("sparse_mla"), row, 5);
+    const Implementation& fast = reg.impl("sparse_mla.fast");
+    const std::string kernels = ctx->config(fast).value("kernel", "");
+    if (kernels.find("sparse_mla_fast_ws_kernel") == std::string::npos) GTEST_SKIP() << "not the sm_90a path: " << kernels;
+    EXPECT_NE(kernels.find("sparse_mla_ws_plan_kernel"), std::string::npos) << row.id << ": " << kernels;
+    for (int launch = 0; launch < 3; ++launch) {
+      const Correctness c = ctx->check(fast);
+      EXPECT_TRUE(c.passed) << row.id << " launch " << launch << ": " << c.worst << " " << c.note;
+    }
+  }
+  expect_lens_epoch_contract(
+      R"({"batch": 4, "q_len": 5, "heads": 128, "kv_dtype": "fp8", "swa_rows": 512, "compressed_rows": 1024, "topk": 1024, "invalid_pct": 10, "empty_tokens": 0, "ragged": true, "sink": true, "page_block": 64, "index_layout": "concat", "q_pad_rows": 0, "lens_offset": 0})",
+      [](const sparse_mla_args& a, cudaStream_t st) { sparse_mla::gpu::launch_fast(a, st); });
 }

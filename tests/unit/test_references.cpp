@@ -4,11 +4,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <random>
 #include <utility>
+#include <vector>
 
 #include "harness/core/numeric.hpp"
 #include "references/ag_gemm/ag_gemm.hpp"
 #include "kernels/sparse_mla/config.hpp"
+#include "kernels/sparse_mla/ws_plan.hpp"
 #include "references/sparse_mla/sparse_mla.hpp"
 #include "references/ssu/ssu.hpp"
 
@@ -122,6 +125,92 @@ TEST(SparseMlaConfig, WarpSpecializedFromTheBlockStepThresholds) {
   EXPECT_TRUE(bf16_h64_t40.warp_specialized());        // 80 steps
   EXPECT_FALSE(bf16_h128_t10.warp_specialized());  // 40 steps
   EXPECT_FALSE(fp8_h32_big.warp_specialized());     // 32 heads: the mma.sync path
+}
+
+// The warp-specialized kernel's length-balanced plan (ws_plan.hpp), the walk the plan kernel runs:
+// every pair's blocks covered once, in order, by segments whose slots and merge entries agree, each
+// partition within its share, on ragged and uniform lengths (empty tokens too) and on plans where the
+// last partition must take the rest.
+TEST(SparseMlaPlan, EveryPairCoveredOnceWithinEachPartitionsShare) {
+  using namespace kgate::sparse_mla;
+  struct Shape {
+    int tokens, groups, W, parts, overhead;
+    bool ragged;
+  };
+  const Shape shapes[] = {{20, 2, 1152, 132, 3, true},  {40, 2, 640, 132, 3, false}, {40, 1, 1152, 132, 5, false},
+                          {257, 1, 640, 132, 3, false}, {10, 2, 128, 132, 0, true},  {5, 1, 128, 132, 3, false},
+                          {80, 2, 1152, 132, 2, true},  {7, 3, 4096, 16, 1, true},   {30, 2, 640, 1, 3, true}};
+  std::mt19937 rng(7);
+  for (const Shape& sh : shapes) {
+    SCOPED_TRACE("tokens " + std::to_string(sh.tokens) + " groups " + std::to_string(sh.groups) + " W " + std::to_string(sh.W) +
+                 " parts " + std::to_string(sh.parts) + " overhead " + std::to_string(sh.overhead));
+    std::vector<int> act(sh.tokens);
+    for (int t = 0; t < sh.tokens; ++t) act[t] = sh.ragged ? static_cast<int>(rng() % (sh.W + 1)) : sh.W;
+    if (sh.ragged) act[0] = 0;  // an empty token keeps one (masked) block
+    const WsPlanLayout L{sh.parts, sh.tokens * sh.groups};
+    std::vector<int> plan(static_cast<size_t>(L.ints()), -7);
+    ws_plan_walk(act.data(), sh.tokens, sh.groups, sh.parts, sh.overhead, plan.data());
+    auto nb = [&](int t) { return act[t] > 0 ? (act[t] + 63) / 64 : 1; };
+    long long total = 0;
+    for (int t = 0; t < sh.tokens; ++t) total += static_cast<long long>(nb(t) + sh.overhead) * sh.groups;
+    const long long share = (total + sh.parts - 1) / sh.parts + sh.overhead;
+    // Walk the partitions in order: each pair's segments must follow one another from block 0.
+    std::vector<int> next_block(L.pairs, 0), segs(L.pairs, 0), first_slot(L.pairs, -1), last_slot(L.pairs, -1);
+    int slots_used = 0;
+    for (int p = 0; p < sh.parts; ++p) {
+      std::vector<const int*> its;
+      const int* first = plan.data() + L.items_off() + 4 * p;
+      ASSERT_LE(plan[4 + p], plan[5 + p]);
+      if (first[0] < 0) {
+        EXPECT_EQ(plan[4 + p], plan[5 + p]) << "an empty partition has no further items";
+        continue;
+      }
+      its.push_back(first);
+      for (int k = plan[4 + p]; k < plan[5 + p]; ++k) its.push_back(plan.data() + L.items_off() + 4 * (sh.parts + k));
+      long long load = 0;
+      for (const int* v : its) {
+        const int t = v[0], g = v[1] & 255, slot = (v[1] >> 8) - 1, b0 = v[2] & 0xffff, b1 = v[2] >> 16;
+        ASSERT_GE(t, 0);
+        ASSERT_LT(t, sh.tokens);
+        ASSERT_LT(g, sh.groups);
+        const int pair = t * sh.groups + g;
+        EXPECT_EQ(v[3], act[t]);
+        EXPECT_EQ(b0, next_block[pair]) << "segments of a pair in order, none missing or repeated";
+        EXPECT_LT(b0, b1);
+        EXPECT_LE(b1, nb(t));
+        next_block[pair] = b1;
+        ++segs[pair];
+        if (slot >= 0) {
+          EXPECT_LT(slot, L.slots());
+          if (first_slot[pair] < 0) first_slot[pair] = slot;
+          else EXPECT_EQ(slot, last_slot[pair] + 1) << "a pair's slots are consecutive";
+          last_slot[pair] = slot;
+          ++slots_used;
+        }
+        load += b1 - b0 + sh.overhead;
+      }
+      if (p < sh.parts - 1) EXPECT_LE(load, share) << "partition " << p << " within its share";
+    }
+    int split_pairs = 0;
+    for (int pair = 0; pair < L.pairs; ++pair) {
+      EXPECT_EQ(next_block[pair], nb(pair / sh.groups)) << "pair " << pair << " fully covered";
+      if (segs[pair] == 1) EXPECT_EQ(first_slot[pair], -1) << "a pair in one partition writes out itself";
+      if (segs[pair] > 1) {
+        EXPECT_EQ(last_slot[pair] - first_slot[pair] + 1, segs[pair]) << "every segment of a split pair has a slot";
+        ++split_pairs;
+      }
+    }
+    ASSERT_EQ(plan[0], split_pairs);
+    for (int c = 0; c < plan[0]; ++c) {
+      const int* e = plan.data() + L.comb_off() + 4 * c;
+      const int pair = e[0] * sh.groups + e[1];
+      EXPECT_EQ(e[2], first_slot[pair]);
+      EXPECT_EQ(e[3], segs[pair]);
+    }
+    if (sh.parts == 1) EXPECT_EQ(split_pairs, 0);
+    if (sh.ragged && sh.parts == 132 && sh.tokens * sh.groups < sh.parts) EXPECT_GT(split_pairs, 0) << "few long pairs are split";
+    EXPECT_LE(slots_used, L.slots());
+  }
 }
 
 TEST(SparseMlaReference, EmptyTokenAndSingleRow) {

@@ -1,0 +1,93 @@
+#pragma once
+// sparse_mla.fast: the warp-specialized kernel's length-balanced plan (fast_ws.cuh), a host and device
+// function so the CPU unit tests check the same walk the plan kernel runs.
+//
+// The rule is FlashMLA's decode scheduler's (get_mla_metadata_kernel, 9241ae3: a contiguous share of
+// the (request, block) sequence per SM part, a fixed cost in blocks per request); the code is ours.
+// A launch's rows are the pairs (token, 64-head group), token-major; pair (t, g) costs
+// max(1, active blocks of t) 64-column blocks plus `overhead` blocks of fixed cost. Partition p (CTA
+// p of the grid) takes a contiguous run of at most ceil(total / parts) + overhead of that sequence;
+// the pair a partition ends in goes on in the next one (a segment per partition, each with its own
+// overhead). A pair in one partition writes out and lse; a split pair writes one partial slot per
+// segment (slots of one pair consecutive), merged afterwards. The last partition takes whatever is
+// left, so every pair is covered whatever the arithmetic.
+//
+// One int buffer (16-byte aligned):
+//   [0] the split pairs' count;
+//   [4 + p], p <= parts: partition p's further items are items parts + [4 + p] .. parts + [5 + p] - 1;
+//   items (4 ints each, from items_off()): token; group | (slot + 1) << 8; b0 | b1 << 16; active columns.
+//     Item p (< parts) is partition p's first (token -1: the partition is empty);
+//   split pairs (4 ints each, from comb_off()): token, group, first slot, segments.
+#include "harness/core/numeric.hpp"  // KGATE_HD
+
+namespace kgate::sparse_mla {
+
+constexpr int kPlanMaxTokens = 1024;  // the plan kernel's shared table of active columns
+constexpr int kPlanBlockCols = 64;    // the warp-specialized kernel's block
+
+struct WsPlanLayout {
+  int parts, pairs;
+  KGATE_HD int items_off() const { return (4 + parts + 1 + 3) / 4 * 4; }
+  KGATE_HD int comb_off() const { return items_off() + 4 * (2 * parts + pairs); }
+  KGATE_HD long long ints() const { return comb_off() + 4LL * parts; }
+  KGATE_HD long long slots() const { return static_cast<long long>(pairs) + parts; }  // <= one more segment per partition
+};
+
+// act[t]: token t's active columns, clamped to [0, W]. Writes the whole plan into `plan`.
+KGATE_HD inline void ws_plan_walk(const int* act, int tokens, int groups, int parts, int overhead, int* plan) {
+  const WsPlanLayout L{parts, tokens * groups};
+  auto blocks = [&](int t) { return act[t] > 0 ? (act[t] + kPlanBlockCols - 1) / kPlanBlockCols : 1; };
+  long long total = 0;
+  for (int t = 0; t < tokens; ++t) total += static_cast<long long>(blocks(t) + overhead) * groups;
+  const long long payload = (total + parts - 1) / parts + overhead;
+  int* items = plan + L.items_off();
+  int* comb = plan + L.comb_off();
+  auto item = [&](int* v, int t, int g, int slot, int b0, int b1) {
+    v[0] = t;
+    v[1] = g | ((slot + 1) << 8);
+    v[2] = b0 | (b1 << 16);
+    v[3] = t < 0 ? 0 : act[t];
+  };
+  int pair = 0, blk = 0, seg = 0, slot = 0, r = 0, ncomb = 0;
+  for (int p = 0; p < parts; ++p) {
+    plan[4 + p] = r;
+    long long remain = payload;
+    bool first = true;
+    auto put = [&](int t, int g, int sl, int b0, int b1) {
+      item(first ? items + 4 * p : items + 4 * (parts + r++), t, g, sl, b0, b1);
+      first = false;
+    };
+    while (pair < L.pairs) {
+      const int t = pair / groups, g = pair % groups, nb = blocks(t), left = nb - blk;
+      if (p == parts - 1 || remain >= left + overhead) {  // the pair ends in this partition
+        int sl = -1;
+        if (seg > 0) {
+          sl = slot++;
+          int* c = comb + 4 * ncomb++;
+          c[0] = t;
+          c[1] = g;
+          c[2] = sl - seg;
+          c[3] = seg + 1;
+        }
+        put(t, g, sl, blk, nb);
+        remain -= left + overhead;
+        ++pair;
+        blk = 0;
+        seg = 0;
+      } else {
+        if (remain > overhead) {  // a segment of remain - overhead blocks; the pair goes on in partition p + 1
+          const int take = static_cast<int>(remain - overhead);
+          put(t, g, slot++, blk, blk + take);
+          blk += take;
+          ++seg;
+        }
+        break;
+      }
+    }
+    if (first) item(items + 4 * p, -1, 0, -1, 0, 0);
+  }
+  plan[4 + parts] = r;
+  plan[0] = ncomb;
+}
+
+}  // namespace kgate::sparse_mla
