@@ -272,9 +272,11 @@ int ws_grid(const sparse_mla_args& a, const FastPlan& p) { return static_cast<in
 // from two items per CTA, where a short item taken last no longer hides a long one.
 bool ws_sorted(const sparse_mla_args& a, const FastPlan& p) { return ws_items(a, p) >= 2LL * ws_grid(a, p); }
 // The length-balanced plan (fast_ws.cuh, sparse_mla_ws_plan_kernel) replaces the (token, group,
-// split) items of equal width and the queue where a row has few (token, 64-head group) pairs: fewer
-// than two per SM, so one wave of equal splits leaves SMs idle or waits for the longest token
-// (decode rows; ragged lengths). Tuning only (the receipts' rule names it):
+// split) items of equal width and the queue where the cost model splits a row of few (token, 64-head
+// group) pairs (fewer than two per SM): one wave of equal splits waits for the longest token when the
+// lengths are ragged, and the split row pays a combine kernel either way. Its partitions (the grid)
+// are at most the pairs x half their blocks, so no segment is planned shorter than two blocks but a
+// pair's last. Tuning only (the receipts' rule names it):
 // KGATE_SPARSE_MLA_WS_PLAN=0|1 forces it off or on for every warp-specialized row it can run;
 // KGATE_SPARSE_MLA_WS_OVERHEAD=N sets the blocks of fixed cost per segment (default 3).
 int ws_pairs(const sparse_mla_args& a) { return a.tokens * ((a.heads + 63) / 64); }
@@ -286,7 +288,11 @@ bool ws_planned(const sparse_mla_args& a, const FastPlan& p) {
   const int nblocks = (128 + a.topk + kWgCols - 1) / kWgCols;
   if (!p.ws || a.tokens > kPlanMaxTokens || (a.heads + 63) / 64 > 256 || nblocks >= 65536) return false;
   if (const char* f = ws_plan_forced()) return f[0] == '1';
-  return ws_pairs(a) < 2 * sm_count();
+  return p.splits > 1 && ws_pairs(a) < 2 * sm_count();
+}
+int ws_parts(const sparse_mla_args& a) {
+  const long long nblocks = (128 + a.topk + kWgCols - 1) / kWgCols;
+  return static_cast<int>(std::min<long long>(sm_count(), ws_pairs(a) * ((nblocks + 1) / 2)));
 }
 int ws_overhead() {
   const char* e = std::getenv("KGATE_SPARSE_MLA_WS_OVERHEAD");
@@ -334,8 +340,14 @@ void fast_ws_launch_as(const sparse_mla_args& a, const FastPlan& p, float* ws, f
     return true;
   }();
   (void)attr;
+  // Diagnostics only (not in any receipt): KGATE_SPARSE_MLA_WS_PARTS=N plans over N partitions (the
+  // grid), KGATE_SPARSE_MLA_WS_GRID=N launches the queue's kernel on N CTAs.
+  auto env_int = [](const char* name, int dflt) {
+    const char* e = std::getenv(name);
+    return e && std::atoi(e) > 0 ? std::atoi(e) : dflt;
+  };
   if (ws_planned(a, p)) {
-    const int parts = sm_count();
+    const int parts = std::min(sm_count(), env_int("KGATE_SPARSE_MLA_WS_PARTS", ws_parts(a)));
     const int* plan = ws_plan(a, parts, s);
     const size_t rows = static_cast<size_t>(WsPlanLayout{parts, ws_pairs(a)}.slots()) * 64;
     float* pw = workspace(rows * (512 + 2) * 4);
@@ -348,7 +360,7 @@ void fast_ws_launch_as(const sparse_mla_args& a, const FastPlan& p, float* ws, f
     order = ws_order(a.tokens);
     sparse_mla_ws_order_kernel<<<1, 1024, 0, s>>>(a, order);
   }
-  sparse_mla_fast_ws_kernel<FP8><<<ws_grid(a, p), WsGeo::kThreads, WsGeo::kSmem, s>>>(
+  sparse_mla_fast_ws_kernel<FP8><<<std::min(sm_count(), env_int("KGATE_SPARSE_MLA_WS_GRID", ws_grid(a, p))), WsGeo::kThreads, WsGeo::kSmem, s>>>(
       a, p.splits, p.blocks_per_split, ws, ws_ml, ws_queue(), order, nullptr);
   if (p.splits > 1)
     sparse_mla_fast_combine_kernel<<<dim3((a.heads + kCombineHeads - 1) / kCombineHeads, a.tokens), 64 * kCombineHeads, 0, s>>>(
@@ -371,7 +383,7 @@ json fast_config(const sparse_mla_args& a) {
     kernels = std::string("sparse_mla_ws_plan_kernel (once per lens_epoch) + ") + k + " + sparse_mla_ws_plan_combine_kernel";
     rule = std::string("length-balanced plan: (token, 64-head group) pairs of max(1, active blocks) + ") +
            std::to_string(ws_overhead()) + " blocks each, a contiguous share per CTA, split pairs merged; " +
-           (ws_plan_forced() ? "forced by KGATE_SPARSE_MLA_WS_PLAN (tuning run)" : "pairs < 2 x SMs");
+           (ws_plan_forced() ? "forced by KGATE_SPARSE_MLA_WS_PLAN (tuning run)" : "the cost model splits, pairs < 2 x SMs");
   } else if (p.ws && ws_plan_forced()) {
     rule += "; plan forced off by KGATE_SPARSE_MLA_WS_PLAN (tuning run)";
   }
@@ -379,7 +391,7 @@ json fast_config(const sparse_mla_args& a) {
           {"path", p.ws   ? "wgmma (sm_90a), warp-specialized: producer + 2 consumer warpgroups, 64 heads x 64 columns"
                    : p.wg ? "wgmma (sm_90a): 2 warpgroups, 64 heads x 64 columns"
                           : "mma.sync"},
-          {"grid", planned ? json::array({sm_count(), 1, 1}) : p.ws ? json::array({ws_grid(a, p), 1, 1}) : json::array({p.splits, p.groups, a.tokens})},
+          {"grid", planned ? json::array({ws_parts(a), 1, 1}) : p.ws ? json::array({ws_grid(a, p), 1, 1}) : json::array({p.splits, p.groups, a.tokens})},
           {"threads", p.ws ? 384 : p.wg ? 256 : 128 * p.ht},
           {"smem_bytes", fast_smem(p, a.kv_fp8 != 0)},
           {"heads_per_cta", 16 * p.ht},

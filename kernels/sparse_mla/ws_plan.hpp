@@ -6,7 +6,8 @@
 // the (request, block) sequence per SM part, a fixed cost in blocks per request); the code is ours.
 // A launch's rows are the pairs (token, 64-head group), token-major; pair (t, g) costs
 // max(1, active blocks of t) 64-column blocks plus `overhead` blocks of fixed cost. Partition p (CTA
-// p of the grid) takes a contiguous run of at most ceil(total / parts) + overhead of that sequence;
+// p of the grid) takes a contiguous run of at most P of that sequence, P the smallest share with
+// which the walk fits in the partitions;
 // the pair a partition ends in goes on in the next one (a segment per partition, each with its own
 // overhead). A pair in one partition writes out and lse; a split pair writes one partial slot per
 // segment (slots of one pair consecutive), merged afterwards. The last partition takes whatever is
@@ -39,7 +40,43 @@ KGATE_HD inline void ws_plan_walk(const int* act, int tokens, int groups, int pa
   auto blocks = [&](int t) { return act[t] > 0 ? (act[t] + kPlanBlockCols - 1) / kPlanBlockCols : 1; };
   long long total = 0;
   for (int t = 0; t < tokens; ++t) total += static_cast<long long>(blocks(t) + overhead) * groups;
-  const long long payload = (total + parts - 1) / parts + overhead;
+  // The partitions the walk below needs at share P (parts + 1: more than there are).
+  auto needed = [&](long long P) {
+    int pair = 0, blk = 0, used = 0;
+    while (pair < L.pairs) {
+      if (used == parts) return parts + 1;
+      ++used;
+      long long remain = P;
+      bool moved = false;
+      while (pair < L.pairs) {
+        const int left = blocks(pair / groups) - blk;
+        if (remain >= left + overhead) {
+          remain -= left + overhead;
+          ++pair;
+          blk = 0;
+          moved = true;
+        } else {
+          if (remain > overhead) {
+            blk += static_cast<int>(remain - overhead);
+            moved = true;
+          }
+          break;
+        }
+      }
+      if (!moved) return parts + 1;
+    }
+    return used;
+  };
+  // The smallest share that fits in `parts` (FlashMLA's scheduler takes ceil(total / parts) +
+  // overhead, which leaves partitions idle at the end; the search makes the longest one as short as
+  // the walk can). Everything in one partition always fits.
+  long long lo = (total + parts - 1) / parts, hi = total;
+  while (lo < hi) {
+    const long long mid = (lo + hi) / 2;
+    if (needed(mid) <= parts) hi = mid;
+    else lo = mid + 1;
+  }
+  const long long payload = lo;
   int* items = plan + L.items_off();
   int* comb = plan + L.comb_off();
   auto item = [&](int* v, int t, int g, int slot, int b0, int b1) {

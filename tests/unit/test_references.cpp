@@ -211,6 +211,22 @@ TEST(SparseMlaPlan, EveryPairCoveredOnceWithinEachPartitionsShare) {
     if (sh.ragged && sh.parts == 132 && sh.tokens * sh.groups < sh.parts) EXPECT_GT(split_pairs, 0) << "few long pairs are split";
     EXPECT_LE(slots_used, L.slots());
   }
+  // The share is the smallest that fits: 40 pairs of 18 blocks on 132 partitions split 6 + 6 + 6 (120
+  // partitions), where ceil(total / parts) + overhead would allow 7 + 7 + 4.
+  std::vector<int> act(40, 1152);
+  const WsPlanLayout L{132, 40};
+  std::vector<int> plan(static_cast<size_t>(L.ints()));
+  ws_plan_walk(act.data(), 40, 1, 132, 3, plan.data());
+  int used = 0;
+  for (int p = 0; p < 132; ++p) {
+    const int* v = plan.data() + L.items_off() + 4 * p;
+    if (v[0] < 0) continue;
+    ++used;
+    EXPECT_EQ((v[2] >> 16) - (v[2] & 0xffff), 6) << "partition " << p;
+    EXPECT_EQ(plan[4 + p], plan[5 + p]) << "one segment per partition";
+  }
+  EXPECT_EQ(used, 120);
+  EXPECT_EQ(plan[0], 40);
 }
 
 TEST(SparseMlaReference, EmptyTokenAndSingleRow) {
