@@ -94,7 +94,8 @@ __device__ __forceinline__ WsItem ws_plan_item(const sparse_mla_args& a, const i
   return it;
 }
 // One CTA: the active columns per token in parallel, then thread 0 walks the partitions (ws_plan.hpp).
-__global__ void __launch_bounds__(256) sparse_mla_ws_plan_kernel(sparse_mla_args a, int groups, int parts, int overhead, int* plan) {
+__global__ void __launch_bounds__(256) sparse_mla_ws_plan_kernel(sparse_mla_args a, int groups, int parts, int overhead, int* plan,
+                                                                  bool spread) {
   __shared__ int act[kPlanMaxTokens];
   const int W = 128 + a.topk;
   for (int t = threadIdx.x; t < a.tokens; t += blockDim.x) {
@@ -102,7 +103,7 @@ __global__ void __launch_bounds__(256) sparse_mla_ws_plan_kernel(sparse_mla_args
     act[t] = static_cast<int>(v < 0 ? 0 : (v > W ? W : v));
   }
   __syncthreads();
-  if (threadIdx.x == 0) ws_plan_walk(act, a.tokens, groups, parts, overhead, plan);
+  if (threadIdx.x == 0) ws_plan_walk(act, a.tokens, groups, parts, overhead, plan, spread);
 }
 // The split pairs of a plan: grid (64 / kCombineHeads, parts), one pair per blockIdx.y < plan[0].
 __global__ void __launch_bounds__(64 * kCombineHeads, 4)
@@ -220,7 +221,7 @@ __global__ void __launch_bounds__(384, 1)
 
   const int groups = (a.heads + 63) / 64, items = a.tokens * groups * splits;
   // plan: null (items (token, group, split) from blockIdx.x and the queue) or the length-balanced plan
-  // (sparse_mla_ws_plan_kernel; CTA p takes item p, then items parts + plan[4 + p] .. parts + plan[5 + p]).
+  // (sparse_mla_ws_plan_kernel; CTA c takes item c, then items parts + plan[4 + 2 c] .. parts + plan[5 + 2 c] - 1).
   const WsPlanLayout PL{static_cast<int>(gridDim.x), a.tokens * groups};
   const int4* pitems = plan ? reinterpret_cast<const int4*>(plan + PL.items_off()) : nullptr;
   auto item_of = [&](int idx) {
@@ -279,8 +280,8 @@ __global__ void __launch_bounds__(384, 1)
     // slots: a slot is rewritten two takes later, after every reader has passed the barrier between).
     const int base = static_cast<int>(gridDim.x);
     int takes = 0, ahead = !plan && p == 0 && first_item >= 0 ? base + atomicAdd(queue, 1) : items;
-    const int plan_end = plan ? plan[4 + blockIdx.x + 1] : 0;
-    int plan_next = plan ? plan[4 + blockIdx.x] : 0;
+    const int plan_end = plan ? plan[5 + 2 * blockIdx.x] : 0;
+    int plan_next = plan ? plan[4 + 2 * blockIdx.x] : 0;
     auto take = [&]() {
       if (plan) return plan_next < plan_end ? PL.parts + plan_next++ : -1;
       const int slot = ++takes & 1;

@@ -327,7 +327,9 @@ const int* ws_plan(const sparse_mla_args& a, int parts, cudaStream_t s) {
     c.key = {};
   }
   if (a.lens_epoch == 0 || !(c.key == key)) {
-    sparse_mla_ws_plan_kernel<<<1, 256, 0, s>>>(a, (a.heads + 63) / 64, parts, key.overhead, c.buf);
+    // Diagnostics only (not in any receipt): KGATE_SPARSE_MLA_WS_SPREAD=0 leaves partition p on CTA p.
+    const char* sp = std::getenv("KGATE_SPARSE_MLA_WS_SPREAD");
+    sparse_mla_ws_plan_kernel<<<1, 256, 0, s>>>(a, (a.heads + 63) / 64, parts, key.overhead, c.buf, !(sp && std::string(sp) == "0"));
     KGATE_CUDA(cudaGetLastError());
     c.key = a.lens_epoch == 0 ? WsPlanCache::Key{} : key;
   }

@@ -5,19 +5,22 @@
 // The rule is FlashMLA's decode scheduler's (get_mla_metadata_kernel, 9241ae3: a contiguous share of
 // the (request, block) sequence per SM part, a fixed cost in blocks per request); the code is ours.
 // A launch's rows are the pairs (token, 64-head group), token-major; pair (t, g) costs
-// max(1, active blocks of t) 64-column blocks plus `overhead` blocks of fixed cost. Partition p (CTA
-// p of the grid) takes a contiguous run of at most P of that sequence, P the smallest share with
+// max(1, active blocks of t) 64-column blocks plus `overhead` blocks of fixed cost. Partition p takes a contiguous run of at most P of that sequence, P the smallest share with
 // which the walk fits in the partitions;
 // the pair a partition ends in goes on in the next one (a segment per partition, each with its own
 // overhead). A pair in one partition writes out and lse; a split pair writes one partial slot per
 // segment (slots of one pair consecutive), merged afterwards. The last partition takes whatever is
 // left, so every pair is covered whatever the arithmetic.
 //
+// The U partitions in use (a prefix of the walk) are spread evenly over the grid, partition p on CTA
+// p x parts / U: a grid whose working CTAs were its first U measured slower and in two modes from
+// sample to sample (kernels/sparse_mla/NOTES.md, session 19), a grid whose CTAs all work did not.
+//
 // One int buffer (16-byte aligned):
 //   [0] the split pairs' count;
-//   [4 + p], p <= parts: partition p's further items are items parts + [4 + p] .. parts + [5 + p] - 1;
+//   [4 + 2 c], [5 + 2 c]: CTA c's further items are items parts + [4 + 2 c] .. parts + [5 + 2 c] - 1;
 //   items (4 ints each, from items_off()): token; group | (slot + 1) << 8; b0 | b1 << 16; active columns.
-//     Item p (< parts) is partition p's first (token -1: the partition is empty);
+//     Item c (< parts) is CTA c's first (token -1: none, the CTA has no work);
 //   split pairs (4 ints each, from comb_off()): token, group, first slot, segments.
 #include "harness/core/numeric.hpp"  // KGATE_HD
 
@@ -28,14 +31,15 @@ constexpr int kPlanBlockCols = 64;    // the warp-specialized kernel's block
 
 struct WsPlanLayout {
   int parts, pairs;
-  KGATE_HD int items_off() const { return (4 + parts + 1 + 3) / 4 * 4; }
+  KGATE_HD int items_off() const { return (4 + 2 * parts + 3) / 4 * 4; }
   KGATE_HD int comb_off() const { return items_off() + 4 * (2 * parts + pairs); }
   KGATE_HD long long ints() const { return comb_off() + 4LL * parts; }
   KGATE_HD long long slots() const { return static_cast<long long>(pairs) + parts; }  // <= one more segment per partition
 };
 
 // act[t]: token t's active columns, clamped to [0, W]. Writes the whole plan into `plan`.
-KGATE_HD inline void ws_plan_walk(const int* act, int tokens, int groups, int parts, int overhead, int* plan) {
+// spread false (a diagnostic): partition p stays on CTA p.
+KGATE_HD inline void ws_plan_walk(const int* act, int tokens, int groups, int parts, int overhead, int* plan, bool spread = true) {
   const WsPlanLayout L{parts, tokens * groups};
   auto blocks = [&](int t) { return act[t] > 0 ? (act[t] + kPlanBlockCols - 1) / kPlanBlockCols : 1; };
   long long total = 0;
@@ -86,8 +90,9 @@ KGATE_HD inline void ws_plan_walk(const int* act, int tokens, int groups, int pa
     v[3] = t < 0 ? 0 : act[t];
   };
   int pair = 0, blk = 0, seg = 0, slot = 0, r = 0, ncomb = 0;
+  int used = 0;
   for (int p = 0; p < parts; ++p) {
-    plan[4 + p] = r;
+    plan[4 + 2 * p] = r;
     long long remain = payload;
     bool first = true;
     auto put = [&](int t, int g, int sl, int b0, int b1) {
@@ -121,9 +126,21 @@ KGATE_HD inline void ws_plan_walk(const int* act, int tokens, int groups, int pa
         break;
       }
     }
+    plan[5 + 2 * p] = r;
     if (first) item(items + 4 * p, -1, 0, -1, 0, 0);
+    else used = p + 1;
   }
-  plan[4 + parts] = r;
+  // Spread: partition p to CTA p x parts / used (increasing, >= p), the highest first, so a slot is
+  // rewritten only after its own partition has moved; a slot left behind is emptied.
+  for (int p = spread ? used - 1 : -1; p >= 0; --p) {
+    const int c = static_cast<int>(static_cast<long long>(p) * parts / used);
+    if (c == p) continue;
+    for (int k = 0; k < 4; ++k) items[4 * c + k] = items[4 * p + k];
+    plan[4 + 2 * c] = plan[4 + 2 * p];
+    plan[5 + 2 * c] = plan[5 + 2 * p];
+    item(items + 4 * p, -1, 0, -1, 0, 0);
+    plan[4 + 2 * p] = plan[5 + 2 * p] = 0;
+  }
   plan[0] = ncomb;
 }
 

@@ -156,17 +156,20 @@ TEST(SparseMlaPlan, EveryPairCoveredOnceWithinEachPartitionsShare) {
     const long long share = (total + sh.parts - 1) / sh.parts + sh.overhead;
     // Walk the partitions in order: each pair's segments must follow one another from block 0.
     std::vector<int> next_block(L.pairs, 0), segs(L.pairs, 0), first_slot(L.pairs, -1), last_slot(L.pairs, -1);
-    int slots_used = 0;
+    int slots_used = 0, used = 0;
+    std::vector<int> working;
     for (int p = 0; p < sh.parts; ++p) {
       std::vector<const int*> its;
       const int* first = plan.data() + L.items_off() + 4 * p;
-      ASSERT_LE(plan[4 + p], plan[5 + p]);
+      ASSERT_LE(plan[4 + 2 * p], plan[5 + 2 * p]);
       if (first[0] < 0) {
-        EXPECT_EQ(plan[4 + p], plan[5 + p]) << "an empty partition has no further items";
+        EXPECT_EQ(plan[4 + 2 * p], plan[5 + 2 * p]) << "a CTA without work has no further items";
         continue;
       }
+      ++used;
+      working.push_back(p);
       its.push_back(first);
-      for (int k = plan[4 + p]; k < plan[5 + p]; ++k) its.push_back(plan.data() + L.items_off() + 4 * (sh.parts + k));
+      for (int k = plan[4 + 2 * p]; k < plan[5 + 2 * p]; ++k) its.push_back(plan.data() + L.items_off() + 4 * (sh.parts + k));
       long long load = 0;
       for (const int* v : its) {
         const int t = v[0], g = v[1] & 255, slot = (v[1] >> 8) - 1, b0 = v[2] & 0xffff, b1 = v[2] >> 16;
@@ -191,6 +194,8 @@ TEST(SparseMlaPlan, EveryPairCoveredOnceWithinEachPartitionsShare) {
       }
       if (p < sh.parts - 1) EXPECT_LE(load, share) << "partition " << p << " within its share";
     }
+    for (int k = 0; k < used; ++k)
+      EXPECT_EQ(working[k], static_cast<int>(static_cast<long long>(k) * sh.parts / used)) << "the CTAs with work spread evenly";
     int split_pairs = 0;
     for (int pair = 0; pair < L.pairs; ++pair) {
       EXPECT_EQ(next_block[pair], nb(pair / sh.groups)) << "pair " << pair << " fully covered";
@@ -223,7 +228,7 @@ TEST(SparseMlaPlan, EveryPairCoveredOnceWithinEachPartitionsShare) {
     if (v[0] < 0) continue;
     ++used;
     EXPECT_EQ((v[2] >> 16) - (v[2] & 0xffff), 6) << "partition " << p;
-    EXPECT_EQ(plan[4 + p], plan[5 + p]) << "one segment per partition";
+    EXPECT_EQ(plan[4 + 2 * p], plan[5 + 2 * p]) << "one segment per partition";
   }
   EXPECT_EQ(used, 120);
   EXPECT_EQ(plan[0], 40);
