@@ -94,8 +94,7 @@ __device__ __forceinline__ WsItem ws_plan_item(const sparse_mla_args& a, const i
   return it;
 }
 // One CTA: the active columns per token in parallel, then thread 0 walks the partitions (ws_plan.hpp).
-__global__ void __launch_bounds__(256) sparse_mla_ws_plan_kernel(sparse_mla_args a, int groups, int parts, int overhead, int* plan,
-                                                                  bool spread) {
+__global__ void __launch_bounds__(256) sparse_mla_ws_plan_kernel(sparse_mla_args a, int groups, int parts, int overhead, int* plan) {
   __shared__ int act[kPlanMaxTokens];
   const int W = 128 + a.topk;
   for (int t = threadIdx.x; t < a.tokens; t += blockDim.x) {
@@ -103,13 +102,14 @@ __global__ void __launch_bounds__(256) sparse_mla_ws_plan_kernel(sparse_mla_args
     act[t] = static_cast<int>(v < 0 ? 0 : (v > W ? W : v));
   }
   __syncthreads();
-  if (threadIdx.x == 0) ws_plan_walk(act, a.tokens, groups, parts, overhead, plan, spread);
+  if (threadIdx.x == 0) ws_plan_walk(act, a.tokens, groups, parts, overhead, plan);
 }
-// The split pairs of a plan: grid (64 / kCombineHeads, parts), one pair per blockIdx.y < plan[0].
+// The split pairs of a plan over `parts` partitions: grid (64 / kCombineHeads, at least the split
+// pairs), one pair per blockIdx.y < plan[0].
 __global__ void __launch_bounds__(64 * kCombineHeads, 4)
-    sparse_mla_ws_plan_combine_kernel(sparse_mla_args a, const int* plan, const float* ws_o, const float* ws_ml) {
+    sparse_mla_ws_plan_combine_kernel(sparse_mla_args a, const int* plan, int parts, const float* ws_o, const float* ws_ml) {
   if (static_cast<int>(blockIdx.y) >= plan[0]) return;
-  const WsPlanLayout L{static_cast<int>(gridDim.y), a.tokens * ((a.heads + 63) / 64)};
+  const WsPlanLayout L{parts, a.tokens * ((a.heads + 63) / 64)};
   const int4 c = reinterpret_cast<const int4*>(plan + L.comb_off())[blockIdx.y];
   const int lane = threadIdx.x & 31, half = (threadIdx.x >> 5) & 1;
   const int hl = blockIdx.x * kCombineHeads + (threadIdx.x >> 6), h = c.y * 64 + hl;

@@ -327,9 +327,7 @@ const int* ws_plan(const sparse_mla_args& a, int parts, cudaStream_t s) {
     c.key = {};
   }
   if (a.lens_epoch == 0 || !(c.key == key)) {
-    // Diagnostics only (not in any receipt): KGATE_SPARSE_MLA_WS_SPREAD=0 leaves partition p on CTA p.
-    const char* sp = std::getenv("KGATE_SPARSE_MLA_WS_SPREAD");
-    sparse_mla_ws_plan_kernel<<<1, 256, 0, s>>>(a, (a.heads + 63) / 64, parts, key.overhead, c.buf, !(sp && std::string(sp) == "0"));
+    sparse_mla_ws_plan_kernel<<<1, 256, 0, s>>>(a, (a.heads + 63) / 64, parts, key.overhead, c.buf);
     KGATE_CUDA(cudaGetLastError());
     c.key = a.lens_epoch == 0 ? WsPlanCache::Key{} : key;
   }
@@ -342,19 +340,17 @@ void fast_ws_launch_as(const sparse_mla_args& a, const FastPlan& p, float* ws, f
     return true;
   }();
   (void)attr;
-  // Diagnostics only (not in any receipt): KGATE_SPARSE_MLA_WS_PARTS=N plans over N partitions (the
-  // grid), KGATE_SPARSE_MLA_WS_GRID=N launches the queue's kernel on N CTAs.
-  auto env_int = [](const char* name, int dflt) {
-    const char* e = std::getenv(name);
-    return e && std::atoi(e) > 0 ? std::atoi(e) : dflt;
-  };
   if (ws_planned(a, p)) {
-    const int parts = std::min(sm_count(), env_int("KGATE_SPARSE_MLA_WS_PARTS", ws_parts(a)));
+    const int parts = ws_parts(a);
     const int* plan = ws_plan(a, parts, s);
     const size_t rows = static_cast<size_t>(WsPlanLayout{parts, ws_pairs(a)}.slots()) * 64;
     float* pw = workspace(rows * (512 + 2) * 4);
     sparse_mla_fast_ws_kernel<FP8><<<parts, WsGeo::kThreads, WsGeo::kSmem, s>>>(a, 1, 1, pw, pw + rows * 512, nullptr, nullptr, plan);
-    sparse_mla_ws_plan_combine_kernel<<<dim3(64 / kCombineHeads, parts), 64 * kCombineHeads, 0, s>>>(a, plan, pw, pw + rows * 512);
+    // At most min(pairs, parts - 1) split pairs: each spans two partitions or more, and two share at
+    // most one. CTAs past the plan's count return at once.
+    const int split_max = std::max(1, std::min(ws_pairs(a), parts - 1));
+    sparse_mla_ws_plan_combine_kernel<<<dim3(64 / kCombineHeads, split_max), 64 * kCombineHeads, 0, s>>>(a, plan, parts, pw,
+                                                                                                        pw + rows * 512);
     return;
   }
   int* order = nullptr;
@@ -362,7 +358,7 @@ void fast_ws_launch_as(const sparse_mla_args& a, const FastPlan& p, float* ws, f
     order = ws_order(a.tokens);
     sparse_mla_ws_order_kernel<<<1, 1024, 0, s>>>(a, order);
   }
-  sparse_mla_fast_ws_kernel<FP8><<<std::min(sm_count(), env_int("KGATE_SPARSE_MLA_WS_GRID", ws_grid(a, p))), WsGeo::kThreads, WsGeo::kSmem, s>>>(
+  sparse_mla_fast_ws_kernel<FP8><<<ws_grid(a, p), WsGeo::kThreads, WsGeo::kSmem, s>>>(
       a, p.splits, p.blocks_per_split, ws, ws_ml, ws_queue(), order, nullptr);
   if (p.splits > 1)
     sparse_mla_fast_combine_kernel<<<dim3((a.heads + kCombineHeads - 1) / kCombineHeads, a.tokens), 64 * kCombineHeads, 0, s>>>(
@@ -398,6 +394,7 @@ json fast_config(const sparse_mla_args& a) {
           {"smem_bytes", fast_smem(p, a.kv_fp8 != 0)},
           {"heads_per_cta", 16 * p.ht},
           {"blocks_per_split", planned ? 0 : p.blocks_per_split},
+          {"plan", planned ? json{{"partitions", ws_parts(a)}, {"overhead_blocks", ws_overhead()}} : json()},
           {"block_cols", p.cols},
           {"cost_model", planned ? 0.0 : p.cost},
           {"rule", rule},

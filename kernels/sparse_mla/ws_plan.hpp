@@ -14,7 +14,8 @@
 //
 // The U partitions in use (a prefix of the walk) are spread evenly over the grid, partition p on CTA
 // p x parts / U: a grid whose working CTAs were its first U measured slower and in two modes from
-// sample to sample (kernels/sparse_mla/NOTES.md, session 19), a grid whose CTAs all work did not.
+// sample to sample (kernels/sparse_mla/NOTES.md, session 19, call 4: the diagnostic knob of 9f55e0b),
+// a grid whose CTAs all work did not.
 //
 // One int buffer (16-byte aligned):
 //   [0] the split pairs' count;
@@ -38,8 +39,7 @@ struct WsPlanLayout {
 };
 
 // act[t]: token t's active columns, clamped to [0, W]. Writes the whole plan into `plan`.
-// spread false (a diagnostic): partition p stays on CTA p.
-KGATE_HD inline void ws_plan_walk(const int* act, int tokens, int groups, int parts, int overhead, int* plan, bool spread = true) {
+KGATE_HD inline void ws_plan_walk(const int* act, int tokens, int groups, int parts, int overhead, int* plan) {
   const WsPlanLayout L{parts, tokens * groups};
   auto blocks = [&](int t) { return act[t] > 0 ? (act[t] + kPlanBlockCols - 1) / kPlanBlockCols : 1; };
   long long total = 0;
@@ -132,7 +132,7 @@ KGATE_HD inline void ws_plan_walk(const int* act, int tokens, int groups, int pa
   }
   // Spread: partition p to CTA p x parts / used (increasing, >= p), the highest first, so a slot is
   // rewritten only after its own partition has moved; a slot left behind is emptied.
-  for (int p = spread ? used - 1 : -1; p >= 0; --p) {
+  for (int p = used - 1; p >= 0; --p) {
     const int c = static_cast<int>(static_cast<long long>(p) * parts / used);
     if (c == p) continue;
     for (int k = 0; k < 4; ++k) items[4 * c + k] = items[4 * p + k];
