@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Session 19 (branch issue14-plan2 at 5b9a949): the warp-specialized kernel's length-balanced plan.
+# Carried: .dev/m/{kgate,kgate_gpu_tests} (the build of 5b9a949) and the FlashMLA export. The sparse_mla
+# GPU tests (with the export); racecheck on two planned rows, one queue row and one lockstep row; the
+# three receipts (scripts/device/h200_sparse_mla.sh); memcheck on planned and other rows; three more
+# runs of the rows near 1 against FlashMLA.
+set -uo pipefail
+ROOT=$PWD; B=$ROOT/.dev/m; O=/tmp/m19; rm -rf $O; mkdir -p $O; export KGATE_SOURCE_DIR=$ROOT
+export FM_LIB=$ROOT/build-peers/flashmla_sparse/libkgate_flashmla_sparse.so
+FM=export:$FM_LIB:sparse_mla.flashmla
+trap 'tar -C $O -cf $OUT/m19.tar .' EXIT
+nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv > $O/gpu.txt 2>&1
+( KGATE_FLASHMLA_EXPORT=$FM_LIB timeout 150 $B/kgate_gpu_tests --gtest_filter='*SparseMla*:*FlashMla*' ) > $O/gpu_tests.log 2>&1
+echo "gpu tests rc=$? $(grep -E '^\[  (PASSED|FAILED)' $O/gpu_tests.log | tr '\n' ' ')"
+timeout 200 bash scripts/device/racecheck_rows.sh $B $O/racecheck cases/sparse_mla_94.json sparse_mla.fast sparse_mla.floor 50 \
+  'mla-35-*' 'mla-10-*' 'mla-42-*' 'mla-06-*'
+OUT=$O/r timeout 240 bash scripts/device/h200_sparse_mla.sh $B > $O/sparse_mla_call.log 2>&1; echo "receipts rc=$?"
+grep -E "campaign wall|pass policy|geomean|OK|FAIL|stale|host time" $O/sparse_mla_call.log | cut -c1-300 | head -30
+timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 $B/kgate run --quiet --no-peaks --cases cases/sparse_mla_94.json \
+  --rows 'mla-01-*,mla-06-*,mla-10-*,mla-35-*,mla-42-*,mla-44-*' --candidate sparse_mla.fast --baseline sparse_mla.floor --groups 1 --m 1 \
+  --warmup-calls 1 --warmup-us 0 --policy correct --out $O/san.json > $O/sanitizer_memcheck_rows.log 2>&1
+echo "memcheck rc=$?: $(grep -E 'ERROR SUMMARY' $O/sanitizer_memcheck_rows.log)"; rm -f $O/san*.json
+for i in 1 2 3; do
+  timeout 40 $B/kgate run --quiet --cases cases/sparse_mla_94.json --rows 'mla-10-*,mla-11-*,mla-20-*,mla-23-*,mla-32-*,mla-47-*,mla-91-*' \
+    --candidate sparse_mla.fast --baseline $FM --policy correct --out $O/near_fm_$i.json > /dev/null 2>&1
+  echo "spread $i: $(python3 scripts/sparse_mla_table.py $O/near_fm_$i.json | awk 'NR>1 && /^mla/{printf "%s %s; ", substr($1,1,6), $4}')"
+done
