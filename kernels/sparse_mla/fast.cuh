@@ -313,31 +313,42 @@ __device__ __forceinline__ float warp_sum(float v) {
   for (int o = 16; o; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
   return v;
 }
-// One (token t, head h) row of the merge, by two warps (half: the 256 dims of this warp). Split s's
-// (m, l) pair is ml[s x stride] and its o row o_row + s x stride x 512 (stride: the rows between two
-// splits of the row in the partials).
-__device__ __forceinline__ void combine_row(const sparse_mla_args& a, int t, int h, int half, int lane, int splits,
-                                            long long stride, const float2* ml, const float* o_row) {
+// stride: the split slots of a row in the partials. nsplit (the warp-specialized kernel's length-balanced
+// plan, fast_ws.cuh): per (token, 64-head group), the row's own split count (at most stride; 1: the
+// row's only item wrote out and lse itself); null: every row has stride splits. The count's load is
+// issued with the partials' first loads, which read up to stride slots (those past the count unused).
+__global__ void __launch_bounds__(64 * kCombineHeads, 4) sparse_mla_fast_combine_kernel(sparse_mla_args a, int stride,
+                                                                                     const float* ws_o,
+                                                                                     const float* ws_ml,
+                                                                                     const int* nsplit) {
+  const int lane = threadIdx.x & 31, half = (threadIdx.x >> 5) & 1, t = blockIdx.y;
+  const int h = blockIdx.x * kCombineHeads + (threadIdx.x >> 6);
+  if (h >= a.heads) return;  // warp-uniform
+  const long long th = static_cast<long long>(t) * a.heads + h, base = th * stride;
+  const float2* ml = reinterpret_cast<const float2*>(ws_ml) + base;
+  const int d0 = 256 * half + lane * 4;
+  const float* o_row = ws_o + base * 512 + d0;
   float4 o[kCombineChunk][2];
   auto load_chunk = [&](int s0) {
 #pragma unroll
     for (int c = 0; c < kCombineChunk; ++c)
-      if (s0 + c < splits)
+      if (s0 + c < stride)
 #pragma unroll
-        for (int j = 0; j < 2; ++j) o[c][j] = *reinterpret_cast<const float4*>(o_row + (s0 + c) * stride * 512 + 128 * j);
+        for (int j = 0; j < 2; ++j) o[c][j] = *reinterpret_cast<const float4*>(o_row + (s0 + c) * 512ll + 128 * j);
   };
-  const long long th = static_cast<long long>(t) * a.heads + h;
-  const int d0 = 256 * half + lane * 4;
+  const int splits = nsplit ? nsplit[t * ((a.heads + 63) / 64) + h / 64] : stride;
   const float sink = a.sink ? a.sink[h] : 0.f;
-  float2 mine = lane < splits ? ml[lane * stride] : make_float2(-INFINITY, 0.f);
+  float2 mine = lane < stride ? ml[lane] : make_float2(-INFINITY, 0.f);
   load_chunk(0);
+  if (splits == 1) return;  // warp-uniform
+  if (lane >= splits) mine = make_float2(-INFINITY, 0.f);
   // M: the largest m; L: sum of l x 2^(m - M) over the splits (lanes past 32 splits loop).
   float M = mine.x;
-  for (int s = lane + 32; s < splits; s += 32) M = fmaxf(M, ml[s * stride].x);
+  for (int s = lane + 32; s < splits; s += 32) M = fmaxf(M, ml[s].x);
   M = warp_max(M);
   float L = mine.x == -INFINITY ? 0.f : mine.y * exp2f(mine.x - M);
   for (int s = lane + 32; s < splits; s += 32) {
-    const float2 v = ml[s * stride];
+    const float2 v = ml[s];
     if (v.x != -INFINITY) L += v.y * exp2f(v.x - M);
   }
   L = warp_sum(L);
@@ -359,7 +370,7 @@ __device__ __forceinline__ void combine_row(const sparse_mla_args& a, int t, int
     for (int c = 0; c < kCombineChunk; ++c) {
       const int s = s0 + c;
       if (s >= splits) break;
-      const float m = s < 32 ? __shfl_sync(0xffffffffu, mine.x, s) : ml[s * stride].x;
+      const float m = s < 32 ? __shfl_sync(0xffffffffu, mine.x, s) : ml[s].x;
       if (m == -INFINITY) continue;  // uniform across the warp; such a split's o (loaded) is not used
       const float w = exp2f(m - M);
 #pragma unroll
@@ -380,16 +391,6 @@ __device__ __forceinline__ void combine_row(const sparse_mla_args& a, int t, int
     *reinterpret_cast<uint2*>(out + 128 * j) = packed;
   }
   if (lane == 0 && half == 0) a.lse[th] = lse;
-}
-// Partials: ws_o [T, H, splits, 512], ws_ml [T, H, splits, 2]. Grid (heads / kCombineHeads, T).
-__global__ void __launch_bounds__(64 * kCombineHeads, 4) sparse_mla_fast_combine_kernel(sparse_mla_args a, int splits,
-                                                                                     const float* ws_o,
-                                                                                     const float* ws_ml) {
-  const int lane = threadIdx.x & 31, half = (threadIdx.x >> 5) & 1, t = blockIdx.y;
-  const int h = blockIdx.x * kCombineHeads + (threadIdx.x >> 6);
-  if (h >= a.heads) return;  // warp-uniform
-  const long long base = (static_cast<long long>(t) * a.heads + h) * splits;
-  combine_row(a, t, h, half, lane, splits, 1, reinterpret_cast<const float2*>(ws_ml) + base, ws_o + base * 512 + 256 * half + lane * 4);
 }
 
 }  // namespace

@@ -144,12 +144,10 @@ __device__ __forceinline__ void store_rows_f32(float* const (&dst)[2], const flo
     }
 }
 // The epilogue of rows h0, h1 of token t (a warpgroup's 256 columns; every thread calls it): one split
-// writes out (x 1 / L and the sink's factor) and lse, several write the split's partials and (M, L),
-// at partial row (t x heads + h) x splits + split, or, given plan_base >= 0 (the warp-specialized
-// kernel's length-balanced plan), at plan_base + h % 64.
+// writes out (x 1 / L and the sink's factor) and lse, several write the split's partials and (M, L).
 __device__ __forceinline__ void emit_rows(const sparse_mla_args& a, const float (&o)[128], int t, int h0, int h1, int splits,
                                           int split, int wg, int tq, const float (&L)[2], const float (&M)[2], float* ws_o,
-                                          float* ws_ml, long long plan_base = -1) {
+                                          float* ws_ml) {
   const int h[2] = {h0, h1};
   const bool live[2] = {h0 < a.heads, h1 < a.heads};
   // The per-row scalars are written first, so only the two row pointers stay live through the stores.
@@ -173,8 +171,7 @@ __device__ __forceinline__ void emit_rows(const sparse_mla_args& a, const float 
   float* dst[2];
 #pragma unroll
   for (int i = 0; i < 2; ++i) {
-    const long long base = plan_base >= 0 ? plan_base + (live[i] ? h[i] & 63 : 0)
-                                          : (static_cast<long long>(t) * a.heads + (live[i] ? h[i] : 0)) * splits + split;
+    const long long base = (static_cast<long long>(t) * a.heads + (live[i] ? h[i] : 0)) * splits + split;
     if (live[i] && wg == 0 && tq == 0) *reinterpret_cast<float2*>(ws_ml + base * 2) = make_float2(M[i], L[i]);
     dst[i] = ws_o + base * 512 + 256 * wg;
   }

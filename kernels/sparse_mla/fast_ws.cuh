@@ -56,10 +56,10 @@ struct WsGeo {
   static_assert(p_off % 1024 == 0, "the P tile must be 1024-byte aligned");
 };
 // A CTA's work item: one (token, head group, split), items taken round-robin by the persistent grid.
-// slot: the length-balanced plan's partial slot of the item (-1: the item is its row's only one and
-// writes out and lse); unused by the queue's items.
+// split: the item's split of its rows' partials; -1 (the length-balanced plan's items only): the rows'
+// only item, which writes out and lse.
 struct WsItem {
-  int t, hg, split, b0, b1, c_end, slot;
+  int t, hg, split, b0, b1, c_end;
   long long active;
 };
 // order: null (tokens in index order) or tokens by active blocks, most first (sparse_mla_ws_order_kernel).
@@ -76,7 +76,6 @@ __device__ __forceinline__ WsItem ws_item(const sparse_mla_args& a, const int* o
   it.b0 = it.split * bps;
   it.b1 = max(it.b0 + 1, min(min(nblocks, it.b0 + bps), static_cast<int>((it.active + kWgCols - 1) / kWgCols)));
   it.c_end = min(W, it.b1 * kWgCols);
-  it.slot = -1;
   return it;
 }
 // The length-balanced plan (ws_plan.hpp): item idx of the plan's buffer.
@@ -85,8 +84,7 @@ __device__ __forceinline__ WsItem ws_plan_item(const sparse_mla_args& a, const i
   WsItem it;
   it.t = v.x;
   it.hg = v.y & 255;
-  it.slot = (v.y >> 8) - 1;
-  it.split = 0;
+  it.split = (v.y >> 8) - 1;
   it.b0 = v.z & 0xffff;
   it.b1 = static_cast<int>(static_cast<unsigned>(v.z) >> 16);
   it.active = v.w;
@@ -104,20 +102,6 @@ __global__ void __launch_bounds__(256) sparse_mla_ws_plan_kernel(sparse_mla_args
   __syncthreads();
   if (threadIdx.x == 0) ws_plan_walk(act, a.tokens, groups, parts, overhead, plan);
 }
-// The split pairs of a plan over `parts` partitions: grid (64 / kCombineHeads, at least the split
-// pairs), one pair per blockIdx.y < plan[0].
-__global__ void __launch_bounds__(64 * kCombineHeads, 4)
-    sparse_mla_ws_plan_combine_kernel(sparse_mla_args a, const int* plan, int parts, const float* ws_o, const float* ws_ml) {
-  if (static_cast<int>(blockIdx.y) >= plan[0]) return;
-  const WsPlanLayout L{parts, a.tokens * ((a.heads + 63) / 64)};
-  const int4 c = reinterpret_cast<const int4*>(plan + L.comb_off())[blockIdx.y];
-  const int lane = threadIdx.x & 31, half = (threadIdx.x >> 5) & 1;
-  const int hl = blockIdx.x * kCombineHeads + (threadIdx.x >> 6), h = c.y * 64 + hl;
-  if (h >= a.heads) return;  // warp-uniform
-  const long long row = static_cast<long long>(c.z) * 64 + hl;
-  combine_row(a, c.x, h, half, lane, c.w, 64, reinterpret_cast<const float2*>(ws_ml) + row, ws_o + row * 512 + 256 * half + lane * 4);
-}
-
 enum WsBarrier : int { kPReady = 1, kPFree = 2, kFinal = 3 };  // named barriers (0 is __syncthreads)
 
 __device__ __forceinline__ void mbar_init(uint32_t bar, int count) {
@@ -423,9 +407,9 @@ __global__ void __launch_bounds__(384, 1)
     asm volatile("cp.async.commit_group;\n" ::: "memory");
   };
   auto emit = [&](const WsItem& it, const float (&o)[128], float L0, float M0, float L1, float M1) {
-    // The plan's items: out and lse for a row's only item (slot -1), else the item's partial slot.
-    emit_rows(a, o, it.t, it.hg * 64 + r0, it.hg * 64 + r1, plan ? (it.slot < 0 ? 1 : 2) : splits, it.split, wg, tq, {L0, L1},
-              {M0, M1}, ws_o, ws_ml, plan && it.slot >= 0 ? it.slot * 64LL : -1LL);
+    // A plan's item of split -1 is its rows' only one: out and lse.
+    emit_rows(a, o, it.t, it.hg * 64 + r0, it.hg * 64 + r1, it.split < 0 ? 1 : splits, it.split, wg, tq, {L0, L1}, {M0, M1}, ws_o,
+              ws_ml);
   };
   if (wg == 0) {
     reg_alloc<200>();

@@ -341,16 +341,15 @@ void fast_ws_launch_as(const sparse_mla_args& a, const FastPlan& p, float* ws, f
   }();
   (void)attr;
   if (ws_planned(a, p)) {
-    const int parts = ws_parts(a);
+    // Partials [T, H, stride, 512] as the queue's, stride the most segments a pair can have.
+    const int parts = ws_parts(a), stride = ws_plan_max_segments((128 + a.topk + kWgCols - 1) / kWgCols);
     const int* plan = ws_plan(a, parts, s);
-    const size_t rows = static_cast<size_t>(WsPlanLayout{parts, ws_pairs(a)}.slots()) * 64;
+    const size_t rows = static_cast<size_t>(a.tokens) * a.heads * stride;
     float* pw = workspace(rows * (512 + 2) * 4);
-    sparse_mla_fast_ws_kernel<FP8><<<parts, WsGeo::kThreads, WsGeo::kSmem, s>>>(a, 1, 1, pw, pw + rows * 512, nullptr, nullptr, plan);
-    // At most min(pairs, parts - 1) split pairs: each spans two partitions or more, and two share at
-    // most one. CTAs past the plan's count return at once.
-    const int split_max = std::max(1, std::min(ws_pairs(a), parts - 1));
-    sparse_mla_ws_plan_combine_kernel<<<dim3(64 / kCombineHeads, split_max), 64 * kCombineHeads, 0, s>>>(a, plan, parts, pw,
-                                                                                                        pw + rows * 512);
+    sparse_mla_fast_ws_kernel<FP8><<<parts, WsGeo::kThreads, WsGeo::kSmem, s>>>(a, stride, 1, pw, pw + rows * 512, nullptr, nullptr,
+                                                                                plan);
+    sparse_mla_fast_combine_kernel<<<dim3((a.heads + kCombineHeads - 1) / kCombineHeads, a.tokens), 64 * kCombineHeads, 0, s>>>(
+        a, stride, pw, pw + rows * 512, plan + WsPlanLayout{parts, ws_pairs(a)}.nseg_off());
     return;
   }
   int* order = nullptr;
@@ -362,7 +361,7 @@ void fast_ws_launch_as(const sparse_mla_args& a, const FastPlan& p, float* ws, f
       a, p.splits, p.blocks_per_split, ws, ws_ml, ws_queue(), order, nullptr);
   if (p.splits > 1)
     sparse_mla_fast_combine_kernel<<<dim3((a.heads + kCombineHeads - 1) / kCombineHeads, a.tokens), 64 * kCombineHeads, 0, s>>>(
-        a, p.splits, ws, ws_ml);
+        a, p.splits, ws, ws_ml, nullptr);
 }
 int fast_smem(const FastPlan& p, bool fp8) {
   if (p.ws) return WsGeo::kSmem;
@@ -378,7 +377,7 @@ json fast_config(const sparse_mla_args& a) {
                         (p.splits == 1 ? "" : " + sparse_mla_fast_combine_kernel");
   std::string rule = p.rule;
   if (planned) {
-    kernels = std::string("sparse_mla_ws_plan_kernel (once per lens_epoch) + ") + k + " + sparse_mla_ws_plan_combine_kernel";
+    kernels = std::string("sparse_mla_ws_plan_kernel (once per lens_epoch) + ") + k + " + sparse_mla_fast_combine_kernel";
     rule = std::string("length-balanced plan: (token, 64-head group) pairs of max(1, active blocks) + ") +
            std::to_string(ws_overhead()) + " blocks each, a contiguous share per CTA, split pairs merged; " +
            (ws_plan_forced() ? "forced by KGATE_SPARSE_MLA_WS_PLAN (tuning run)" : "the cost model splits, pairs < 2 x SMs");
@@ -422,7 +421,7 @@ void launch_fast(const sparse_mla_args& a, cudaStream_t s) {
   else fast_launch_as<4>(a, p, ws, ws_ml, s);
   if (p.splits > 1 && !p.ws)
     sparse_mla_fast_combine_kernel<<<dim3((a.heads + kCombineHeads - 1) / kCombineHeads, a.tokens), 64 * kCombineHeads, 0, s>>>(
-        a, p.splits, ws, ws_ml);
+        a, p.splits, ws, ws_ml, nullptr);
 }
 
 const GpuArm kFastArm{&launch_fast, &fast_config};

@@ -8,9 +8,11 @@
 // max(1, active blocks of t) 64-column blocks plus `overhead` blocks of fixed cost. Partition p takes a contiguous run of at most P of that sequence, P the smallest share with
 // which the walk fits in the partitions;
 // the pair a partition ends in goes on in the next one (a segment per partition, each with its own
-// overhead). A pair in one partition writes out and lse; a split pair writes one partial slot per
-// segment (slots of one pair consecutive), merged afterwards. The last partition takes whatever is
-// left, so every pair is covered whatever the arithmetic.
+// overhead). A pair in one partition writes out and lse; a split pair's segment j writes partial
+// split j of the pair's rows, merged afterwards (sparse_mla_fast_combine_kernel, the pair's segment
+// count from the plan). A segment holds at least two blocks unless it is a pair's first or last, so a
+// pair has at most ws_plan_max_segments(its blocks) of them: the partials' split slots per row. The
+// last partition takes whatever is left, so every pair is covered whatever the arithmetic.
 //
 // The U partitions in use (a prefix of the walk) are spread evenly over the grid, partition p on CTA
 // p x parts / U: a grid whose working CTAs were its first U measured slower and in two modes from
@@ -18,11 +20,12 @@
 // a grid whose CTAs all work did not.
 //
 // One int buffer (16-byte aligned):
-//   [0] the split pairs' count;
+//   [0] the partitions in use;
 //   [4 + 2 c], [5 + 2 c]: CTA c's further items are items parts + [4 + 2 c] .. parts + [5 + 2 c] - 1;
-//   items (4 ints each, from items_off()): token; group | (slot + 1) << 8; b0 | b1 << 16; active columns.
-//     Item c (< parts) is CTA c's first (token -1: none, the CTA has no work);
-//   split pairs (4 ints each, from comb_off()): token, group, first slot, segments.
+//   items (4 ints each, from items_off()): token; group | (j + 1) << 8 (j: the segment's index in its
+//     pair, -1 when the pair has one); b0 | b1 << 16; active columns. Item c (< parts) is CTA c's
+//     first (token -1: none, the CTA has no work);
+//   per pair (from nseg_off()): its segment count.
 #include "harness/core/numeric.hpp"  // KGATE_HD
 
 namespace kgate::sparse_mla {
@@ -33,10 +36,12 @@ constexpr int kPlanBlockCols = 64;    // the warp-specialized kernel's block
 struct WsPlanLayout {
   int parts, pairs;
   KGATE_HD int items_off() const { return (4 + 2 * parts + 3) / 4 * 4; }
-  KGATE_HD int comb_off() const { return items_off() + 4 * (2 * parts + pairs); }
-  KGATE_HD long long ints() const { return comb_off() + 4LL * parts; }
-  KGATE_HD long long slots() const { return static_cast<long long>(pairs) + parts; }  // <= one more segment per partition
+  KGATE_HD int nseg_off() const { return items_off() + 4 * (2 * parts + pairs); }
+  KGATE_HD long long ints() const { return nseg_off() + static_cast<long long>(pairs); }
 };
+// The most segments a pair of nb blocks gets: a first and a last of one block or more, two or more
+// each between.
+KGATE_HD inline int ws_plan_max_segments(int nb) { return nb < 3 ? nb : (nb + 1) / 2 + 1 < nb ? (nb + 1) / 2 + 1 : nb; }
 
 // act[t]: token t's active columns, clamped to [0, W]. Writes the whole plan into `plan`.
 KGATE_HD inline void ws_plan_walk(const int* act, int tokens, int groups, int parts, int overhead, int* plan) {
@@ -75,6 +80,8 @@ KGATE_HD inline void ws_plan_walk(const int* act, int tokens, int groups, int pa
   // overhead, which leaves partitions idle at the end; the search makes the longest one as short as
   // the walk can). Everything in one partition always fits.
   long long lo = (total + parts - 1) / parts, hi = total;
+  if (lo < overhead + 2) lo = overhead + 2;  // two blocks a segment at least (ws_plan_max_segments)
+  if (hi < lo) hi = lo;
   while (lo < hi) {
     const long long mid = (lo + hi) / 2;
     if (needed(mid) <= parts) hi = mid;
@@ -82,36 +89,28 @@ KGATE_HD inline void ws_plan_walk(const int* act, int tokens, int groups, int pa
   }
   const long long payload = lo;
   int* items = plan + L.items_off();
-  int* comb = plan + L.comb_off();
-  auto item = [&](int* v, int t, int g, int slot, int b0, int b1) {
+  int* nseg = plan + L.nseg_off();
+  auto item = [&](int* v, int t, int g, int j, int b0, int b1) {
     v[0] = t;
-    v[1] = g | ((slot + 1) << 8);
+    v[1] = g | ((j + 1) << 8);
     v[2] = b0 | (b1 << 16);
     v[3] = t < 0 ? 0 : act[t];
   };
-  int pair = 0, blk = 0, seg = 0, slot = 0, r = 0, ncomb = 0;
+  int pair = 0, blk = 0, seg = 0, r = 0;
   int used = 0;
   for (int p = 0; p < parts; ++p) {
     plan[4 + 2 * p] = r;
     long long remain = payload;
     bool first = true;
-    auto put = [&](int t, int g, int sl, int b0, int b1) {
-      item(first ? items + 4 * p : items + 4 * (parts + r++), t, g, sl, b0, b1);
+    auto put = [&](int t, int g, int j, int b0, int b1) {
+      item(first ? items + 4 * p : items + 4 * (parts + r++), t, g, j, b0, b1);
       first = false;
     };
     while (pair < L.pairs) {
       const int t = pair / groups, g = pair % groups, nb = blocks(t), left = nb - blk;
       if (p == parts - 1 || remain >= left + overhead) {  // the pair ends in this partition
-        int sl = -1;
-        if (seg > 0) {
-          sl = slot++;
-          int* c = comb + 4 * ncomb++;
-          c[0] = t;
-          c[1] = g;
-          c[2] = sl - seg;
-          c[3] = seg + 1;
-        }
-        put(t, g, sl, blk, nb);
+        put(t, g, seg > 0 ? seg : -1, blk, nb);
+        nseg[pair] = seg + 1;
         remain -= left + overhead;
         ++pair;
         blk = 0;
@@ -119,7 +118,7 @@ KGATE_HD inline void ws_plan_walk(const int* act, int tokens, int groups, int pa
       } else {
         if (remain > overhead) {  // a segment of remain - overhead blocks; the pair goes on in partition p + 1
           const int take = static_cast<int>(remain - overhead);
-          put(t, g, slot++, blk, blk + take);
+          put(t, g, seg, blk, blk + take);
           blk += take;
           ++seg;
         }
@@ -141,7 +140,7 @@ KGATE_HD inline void ws_plan_walk(const int* act, int tokens, int groups, int pa
     item(items + 4 * p, -1, 0, -1, 0, 0);
     plan[4 + 2 * p] = plan[5 + 2 * p] = 0;
   }
-  plan[0] = ncomb;
+  plan[0] = used;
 }
 
 }  // namespace kgate::sparse_mla

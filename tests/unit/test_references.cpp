@@ -135,17 +135,18 @@ TEST(SparseMlaPlan, EveryPairCoveredOnceWithinEachPartitionsShare) {
   using namespace kgate::sparse_mla;
   struct Shape {
     int tokens, groups, W, parts, overhead;
-    bool ragged;
+    bool ragged, one_long = false;  // one_long: token 0 all W columns, the others one block
   };
   const Shape shapes[] = {{20, 2, 1152, 132, 3, true},  {40, 2, 640, 132, 3, false}, {40, 1, 1152, 132, 5, false},
                           {257, 1, 640, 132, 3, false}, {10, 2, 128, 132, 0, true},  {5, 1, 128, 132, 3, false},
-                          {80, 2, 1152, 132, 2, true},  {7, 3, 4096, 16, 1, true},   {30, 2, 640, 1, 3, true}};
+                          {80, 2, 1152, 132, 2, true},  {7, 3, 4096, 16, 1, true},   {30, 2, 640, 1, 3, true},
+                          {4, 1, 4096, 132, 1, false, true}};
   std::mt19937 rng(7);
   for (const Shape& sh : shapes) {
     SCOPED_TRACE("tokens " + std::to_string(sh.tokens) + " groups " + std::to_string(sh.groups) + " W " + std::to_string(sh.W) +
                  " parts " + std::to_string(sh.parts) + " overhead " + std::to_string(sh.overhead));
     std::vector<int> act(sh.tokens);
-    for (int t = 0; t < sh.tokens; ++t) act[t] = sh.ragged ? static_cast<int>(rng() % (sh.W + 1)) : sh.W;
+    for (int t = 0; t < sh.tokens; ++t) act[t] = sh.ragged ? static_cast<int>(rng() % (sh.W + 1)) : sh.one_long && t ? 64 : sh.W;
     if (sh.ragged) act[0] = 0;  // an empty token keeps one (masked) block
     const WsPlanLayout L{sh.parts, sh.tokens * sh.groups};
     std::vector<int> plan(static_cast<size_t>(L.ints()), -7);
@@ -153,10 +154,11 @@ TEST(SparseMlaPlan, EveryPairCoveredOnceWithinEachPartitionsShare) {
     auto nb = [&](int t) { return act[t] > 0 ? (act[t] + 63) / 64 : 1; };
     long long total = 0;
     for (int t = 0; t < sh.tokens; ++t) total += static_cast<long long>(nb(t) + sh.overhead) * sh.groups;
-    const long long share = (total + sh.parts - 1) / sh.parts + sh.overhead;
+    // FlashMLA's share, or two blocks a segment (the plan's floor) where that is more.
+    const long long share = std::max<long long>((total + sh.parts - 1) / sh.parts + sh.overhead, sh.overhead + 2);
     // Walk the partitions in order: each pair's segments must follow one another from block 0.
-    std::vector<int> next_block(L.pairs, 0), segs(L.pairs, 0), first_slot(L.pairs, -1), last_slot(L.pairs, -1);
-    int slots_used = 0, used = 0;
+    std::vector<int> next_block(L.pairs, 0), segs(L.pairs, 0), last_j(L.pairs, -2);
+    int used = 0;
     std::vector<int> working;
     for (int p = 0; p < sh.parts; ++p) {
       std::vector<const int*> its;
@@ -172,7 +174,7 @@ TEST(SparseMlaPlan, EveryPairCoveredOnceWithinEachPartitionsShare) {
       for (int k = plan[4 + 2 * p]; k < plan[5 + 2 * p]; ++k) its.push_back(plan.data() + L.items_off() + 4 * (sh.parts + k));
       long long load = 0;
       for (const int* v : its) {
-        const int t = v[0], g = v[1] & 255, slot = (v[1] >> 8) - 1, b0 = v[2] & 0xffff, b1 = v[2] >> 16;
+        const int t = v[0], g = v[1] & 255, j = (v[1] >> 8) - 1, b0 = v[2] & 0xffff, b1 = v[2] >> 16;
         ASSERT_GE(t, 0);
         ASSERT_LT(t, sh.tokens);
         ASSERT_LT(g, sh.groups);
@@ -183,38 +185,26 @@ TEST(SparseMlaPlan, EveryPairCoveredOnceWithinEachPartitionsShare) {
         EXPECT_LE(b1, nb(t));
         next_block[pair] = b1;
         ++segs[pair];
-        if (slot >= 0) {
-          EXPECT_LT(slot, L.slots());
-          if (first_slot[pair] < 0) first_slot[pair] = slot;
-          else EXPECT_EQ(slot, last_slot[pair] + 1) << "a pair's slots are consecutive";
-          last_slot[pair] = slot;
-          ++slots_used;
-        }
+        if (j >= 0) EXPECT_EQ(j, segs[pair] - 1) << "a split pair's segments are its splits 0, 1, ...";
+        last_j[pair] = j;
         load += b1 - b0 + sh.overhead;
       }
       if (p < sh.parts - 1) EXPECT_LE(load, share) << "partition " << p << " within its share";
     }
     for (int k = 0; k < used; ++k)
       EXPECT_EQ(working[k], static_cast<int>(static_cast<long long>(k) * sh.parts / used)) << "the CTAs with work spread evenly";
+    EXPECT_EQ(plan[0], used);
     int split_pairs = 0;
     for (int pair = 0; pair < L.pairs; ++pair) {
       EXPECT_EQ(next_block[pair], nb(pair / sh.groups)) << "pair " << pair << " fully covered";
-      if (segs[pair] == 1) EXPECT_EQ(first_slot[pair], -1) << "a pair in one partition writes out itself";
-      if (segs[pair] > 1) {
-        EXPECT_EQ(last_slot[pair] - first_slot[pair] + 1, segs[pair]) << "every segment of a split pair has a slot";
-        ++split_pairs;
-      }
-    }
-    ASSERT_EQ(plan[0], split_pairs);
-    for (int c = 0; c < plan[0]; ++c) {
-      const int* e = plan.data() + L.comb_off() + 4 * c;
-      const int pair = e[0] * sh.groups + e[1];
-      EXPECT_EQ(e[2], first_slot[pair]);
-      EXPECT_EQ(e[3], segs[pair]);
+      EXPECT_EQ(plan[L.nseg_off() + pair], segs[pair]) << "pair " << pair << "'s segment count";
+      EXPECT_LE(segs[pair], ws_plan_max_segments(nb(pair / sh.groups))) << "pair " << pair << " within the partials' splits";
+      if (segs[pair] == 1) EXPECT_EQ(last_j[pair], -1) << "a pair in one partition writes out itself";
+      if (segs[pair] > 1) ++split_pairs;
     }
     if (sh.parts == 1) EXPECT_EQ(split_pairs, 0);
-    if (sh.ragged && sh.parts == 132 && sh.tokens * sh.groups < sh.parts) EXPECT_GT(split_pairs, 0) << "few long pairs are split";
-    EXPECT_LE(slots_used, L.slots());
+    if (sh.ragged && sh.W > 2 * 64 && sh.parts == 132 && sh.tokens * sh.groups < sh.parts)
+      EXPECT_GT(split_pairs, 0) << "few long pairs are split (two blocks a segment at least)";
   }
   // The share is the smallest that fits: 40 pairs of 18 blocks on 132 partitions split 6 + 6 + 6 (120
   // partitions), where ceil(total / parts) + overhead would allow 7 + 7 + 4.
@@ -231,7 +221,8 @@ TEST(SparseMlaPlan, EveryPairCoveredOnceWithinEachPartitionsShare) {
     EXPECT_EQ(plan[4 + 2 * p], plan[5 + 2 * p]) << "one segment per partition";
   }
   EXPECT_EQ(used, 120);
-  EXPECT_EQ(plan[0], 40);
+  EXPECT_EQ(plan[0], 120);
+  for (int pair = 0; pair < 40; ++pair) EXPECT_EQ(plan[L.nseg_off() + pair], 3);
 }
 
 TEST(SparseMlaReference, EmptyTokenAndSingleRow) {
