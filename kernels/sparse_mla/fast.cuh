@@ -316,7 +316,9 @@ __device__ __forceinline__ float warp_sum(float v) {
 // stride: the split slots of a row in the partials. nsplit (the warp-specialized kernel's length-balanced
 // plan, fast_ws.cuh): per (token, 64-head group), the row's own split count (at most stride; 1: the
 // row's only item wrote out and lse itself); null: every row has stride splits. The count's load is
-// issued with the partials' first loads, which read up to stride slots (those past the count unused).
+// issued with the (m, l) pairs' and the first two splits' o (a split row has two or more), the rest
+// after it: reading four splits before the count was in cost the plan's rows up to 5 us in unused
+// slots' bytes (kernels/sparse_mla/NOTES.md, session 19, call 6).
 __global__ void __launch_bounds__(64 * kCombineHeads, 4) sparse_mla_fast_combine_kernel(sparse_mla_args a, int stride,
                                                                                      const float* ws_o,
                                                                                      const float* ws_ml,
@@ -329,18 +331,19 @@ __global__ void __launch_bounds__(64 * kCombineHeads, 4) sparse_mla_fast_combine
   const int d0 = 256 * half + lane * 4;
   const float* o_row = ws_o + base * 512 + d0;
   float4 o[kCombineChunk][2];
-  auto load_chunk = [&](int s0) {
+  auto load_chunk = [&](int s0, int c0, int c1, int n) {  // splits s0 + c, c in [c0, c1), below n
 #pragma unroll
-    for (int c = 0; c < kCombineChunk; ++c)
-      if (s0 + c < stride)
+    for (int c = c0; c < c1; ++c)
+      if (s0 + c < n)
 #pragma unroll
         for (int j = 0; j < 2; ++j) o[c][j] = *reinterpret_cast<const float4*>(o_row + (s0 + c) * 512ll + 128 * j);
   };
   const int splits = nsplit ? nsplit[t * ((a.heads + 63) / 64) + h / 64] : stride;
   const float sink = a.sink ? a.sink[h] : 0.f;
   float2 mine = lane < stride ? ml[lane] : make_float2(-INFINITY, 0.f);
-  load_chunk(0);
+  load_chunk(0, 0, 2, stride);
   if (splits == 1) return;  // warp-uniform
+  load_chunk(0, 2, kCombineChunk, splits);
   if (lane >= splits) mine = make_float2(-INFINITY, 0.f);
   // M: the largest m; L: sum of l x 2^(m - M) over the splits (lanes past 32 splits loop).
   float M = mine.x;
@@ -365,7 +368,7 @@ __global__ void __launch_bounds__(64 * kCombineHeads, 4) sparse_mla_fast_combine
 #pragma unroll
   for (int j = 0; j < 2; ++j) v[j] = make_float4(0.f, 0.f, 0.f, 0.f);
   for (int s0 = 0; s0 < splits; s0 += kCombineChunk) {
-    if (s0) load_chunk(s0);
+    if (s0) load_chunk(s0, 0, kCombineChunk, splits);
 #pragma unroll
     for (int c = 0; c < kCombineChunk; ++c) {
       const int s = s0 + c;
