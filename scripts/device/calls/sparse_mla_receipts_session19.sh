@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Session 19 (branch issue14-plan2 at 5b9a949): the warp-specialized kernel's length-balanced plan.
-# Carried: .dev/m/{kgate,kgate_gpu_tests} (the build of 5b9a949) and the FlashMLA export. The sparse_mla
+# Session 19 (branch issue14-plan2): the warp-specialized kernel's length-balanced plan; run at 5b9a949 (call 5) and again at the
+# final build (call 8).
+# Carried: .dev/m/{kgate,kgate_gpu_tests} (the build) and the FlashMLA export. The sparse_mla
 # GPU tests (with the export); racecheck on two planned rows, one queue row and one lockstep row; the
 # three receipts (scripts/device/h200_sparse_mla.sh); memcheck on planned and other rows; three more
 # runs of the rows near 1 against FlashMLA.
