@@ -419,30 +419,36 @@ TEST(Gpu, SparseMlaDeviceArmsAreCorrect) {
   }
 }
 
-// sparse_mla.fast's warp-specialized kernel takes items from a global queue that the last CTA of a
-// launch resets, and from two items per CTA a sort kernel orders the tokens first: launches in a row
-// must each be correct (a queue left past the item count would run only the first items, quickly
-// and wrongly). Ragged lengths, both dtypes, rows routed to the sorted queue (300 and 280 items).
-TEST(Gpu, SparseMlaWarpSpecializedRepeatsAreCorrect) {
-  REQUIRE_GPU();
+// sparse_mla.fast on every row of t, three launches each in one context, each correct; each row's
+// kernels must include `kernel` (a skip where the row does not run the sm_90a warp-specialized kernel).
+static void expect_ws_launches_correct(const CaseTable& t, const char* kernel) {
   Registry& reg = Registry::instance();
-  CaseTable t = parse_case_table("inline.json", R"({"table": "q", "family": "sparse_mla", "rows": [
-    {"id": "fp8-h64-ragged", "params": {"batch": 2, "q_len": 150, "heads": 64, "kv_dtype": "fp8", "swa_rows": 256,
-     "compressed_rows": 16384, "topk": 512, "ragged": true, "sink": true}},
-    {"id": "bf16-h128-ragged", "params": {"batch": 1, "q_len": 140, "heads": 128, "kv_dtype": "bf16", "swa_rows": 128,
-     "compressed_rows": 1024, "topk": 128, "ragged": true, "empty_tokens": 3}}]})");
   auto be = gpu::make_backend("events", true);
   for (const CaseRow& row : t.rows) {
     auto ctx = be->prepare(reg.family("sparse_mla"), row, 5);
     const Implementation& fast = reg.impl("sparse_mla.fast");
     const std::string kernels = ctx->config(fast).value("kernel", "");
     if (kernels.find("sparse_mla_fast_ws_kernel") == std::string::npos) GTEST_SKIP() << "not the sm_90a path: " << kernels;
-    EXPECT_NE(kernels.find("sparse_mla_ws_order_kernel"), std::string::npos) << row.id << ": " << kernels;
+    EXPECT_NE(kernels.find(kernel), std::string::npos) << row.id << ": " << kernels;
     for (int launch = 0; launch < 3; ++launch) {
       const Correctness c = ctx->check(fast);
       EXPECT_TRUE(c.passed) << row.id << " launch " << launch << ": " << c.worst << " " << c.note;
     }
   }
+}
+
+// sparse_mla.fast's warp-specialized kernel takes items from a global queue that the last CTA of a
+// launch resets, and from two items per CTA a sort kernel orders the tokens first: launches in a row
+// must each be correct (a queue left past the item count would run only the first items, quickly
+// and wrongly). Ragged lengths, both dtypes, rows routed to the sorted queue (300 and 280 items).
+TEST(Gpu, SparseMlaWarpSpecializedRepeatsAreCorrect) {
+  REQUIRE_GPU();
+  CaseTable t = parse_case_table("inline.json", R"({"table": "q", "family": "sparse_mla", "rows": [
+    {"id": "fp8-h64-ragged", "params": {"batch": 2, "q_len": 150, "heads": 64, "kv_dtype": "fp8", "swa_rows": 256,
+     "compressed_rows": 16384, "topk": 512, "ragged": true, "sink": true}},
+    {"id": "bf16-h128-ragged", "params": {"batch": 1, "q_len": 140, "heads": 128, "kv_dtype": "bf16", "swa_rows": 128,
+     "compressed_rows": 1024, "topk": 128, "ragged": true, "empty_tokens": 3}}]})");
+  expect_ws_launches_correct(t, "sparse_mla_ws_order_kernel");
 }
 
 // The sparse_mla GPU reference against the CPU reference on small rows of both dtypes, sinks,
@@ -738,7 +744,6 @@ TEST(GpuExport, FlashMlaReusesItsSchedulerMetadataOnlyWithinALensEpoch) {
 // (both dtypes, empty tokens, the hardening forms: padding rows untouched, raw lengths plus an offset).
 TEST(Gpu, SparseMlaLengthBalancedPlanIsCorrectAndKeyedByTheLensEpoch) {
   REQUIRE_GPU();
-  Registry& reg = Registry::instance();
   CaseTable t = parse_case_table("inline.json", R"({"table": "p", "family": "sparse_mla", "rows": [
     {"id": "fp8-h128-ragged-1152", "params": {"batch": 4, "q_len": 5, "heads": 128, "kv_dtype": "fp8", "swa_rows": 512,
      "compressed_rows": 1024, "topk": 1024, "ragged": true, "empty_tokens": 2}},
@@ -747,18 +752,8 @@ TEST(Gpu, SparseMlaLengthBalancedPlanIsCorrectAndKeyedByTheLensEpoch) {
     {"id": "bf16-h128-hardening", "params": {"batch": 3, "q_len": 5, "heads": 128, "kv_dtype": "bf16", "swa_rows": 384,
      "compressed_rows": 1024, "topk": 1024, "ragged": true, "index_layout": "concat", "q_pad_rows": 3, "lens_offset": 7,
      "sink": true}}]})");
-  auto be = gpu::make_backend("events", true);
-  for (const CaseRow& row : t.rows) {
-    auto ctx = be->prepare(reg.family("sparse_mla"), row, 5);
-    const Implementation& fast = reg.impl("sparse_mla.fast");
-    const std::string kernels = ctx->config(fast).value("kernel", "");
-    if (kernels.find("sparse_mla_fast_ws_kernel") == std::string::npos) GTEST_SKIP() << "not the sm_90a path: " << kernels;
-    EXPECT_NE(kernels.find("sparse_mla_ws_plan_kernel"), std::string::npos) << row.id << ": " << kernels;
-    for (int launch = 0; launch < 3; ++launch) {
-      const Correctness c = ctx->check(fast);
-      EXPECT_TRUE(c.passed) << row.id << " launch " << launch << ": " << c.worst << " " << c.note;
-    }
-  }
+  expect_ws_launches_correct(t, "sparse_mla_ws_plan_kernel");
+  if (IsSkipped()) return;
   expect_lens_epoch_contract(
       R"({"batch": 4, "q_len": 5, "heads": 128, "kv_dtype": "fp8", "swa_rows": 512, "compressed_rows": 1024, "topk": 1024, "invalid_pct": 10, "empty_tokens": 0, "ragged": true, "sink": true, "page_block": 64, "index_layout": "concat", "q_pad_rows": 0, "lens_offset": 0})",
       [](const sparse_mla_args& a, cudaStream_t st) { sparse_mla::gpu::launch_fast(a, st); });

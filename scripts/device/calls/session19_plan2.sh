@@ -1,40 +1,14 @@
 #!/usr/bin/env bash
 # Session 19, call 3 (branch issue14-plan2, .dev/n): the plan with the smallest fitting share (a search,
-# not FlashMLA's ceil(total / parts) + overhead), partitions at most pairs x half their blocks, and
-# only on rows the cost model splits. The 28 FlashMLA rows: q (queue, KGATE_SPARSE_MLA_WS_PLAN=0), d
-# (plan, overhead 3), d1 and d2 (overhead 1, 2), two rounds; then the sparse_mla GPU tests.
-set -uo pipefail
-ROOT=$PWD; B=$ROOT/.dev/n; O=/tmp/s19c3; rm -rf $O; mkdir -p $O; export KGATE_SOURCE_DIR=$ROOT
-FM=export:$ROOT/.dev/fm/libkgate_flashmla_sparse.so:sparse_mla.flashmla
-ROWS='mla-*-fp8-h64-*,mla-*-fp8-h128-*'
-nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv > $O/gpu.txt 2>&1
-run() {  # NAME ENV...
-  local name=$1; shift
-  env "$@" timeout 100 $B/kgate run --quiet --cases cases/sparse_mla_94.json --rows "$ROWS" --candidate sparse_mla.fast \
-    --baseline "$FM" --policy correct --out $O/$name.json > $O/$name.log 2>&1
-  echo "$name rc=$?: $(grep -E 'pass policy' $O/$name.log | cut -c1-100) | $(tail -1 $O/$name.log | cut -c1-10)"
-  python3 scripts/sparse_mla_table.py $O/$name.json > $O/$name.txt 2>&1; tail -1 $O/$name.txt | cut -c1-230
-}
+# not FlashMLA's ceil(total / parts) + overhead), partitions at most pairs x half their blocks, only on
+# rows the cost model splits. The 28 FlashMLA rows: q (queue), d (plan, overhead 3), d1 and d2 (overhead
+# 1, 2), two rounds; then the sparse_mla GPU tests.
+CALL=s19c3; source scripts/device/plan_ab.sh
 for i in 1 2; do
-  run q_$i KGATE_SPARSE_MLA_WS_PLAN=0
-  run d_$i KGATE_X=1
-  run d1_$i KGATE_SPARSE_MLA_WS_OVERHEAD=1
-  run d2_$i KGATE_SPARSE_MLA_WS_OVERHEAD=2
+  ab_run q_$i KGATE_SPARSE_MLA_WS_PLAN=0
+  ab_run d_$i KGATE_X=1
+  ab_run d1_$i KGATE_SPARSE_MLA_WS_OVERHEAD=1
+  ab_run d2_$i KGATE_SPARSE_MLA_WS_OVERHEAD=2
 done
-KGATE_FLASHMLA_EXPORT=$ROOT/.dev/fm/libkgate_flashmla_sparse.so timeout 150 $B/kgate_gpu_tests \
-  --gtest_filter='*SparseMla*:*FlashMla*' > $O/gpu_tests.log 2>&1
-echo "gpu tests rc=$?: $(grep -E '^\[  (PASSED|FAILED) ' $O/gpu_tests.log | tr '\n' ' ')"
-grep -E '^\[  FAILED  \]|Failure' $O/gpu_tests.log | head -8
-python3 - $O <<'PY'
-import json, sys, glob, os, re
-O = sys.argv[1]
-tab = {}
-for f in sorted(glob.glob(O + '/*_[12].json')):
-    v = os.path.basename(f)[:-5]
-    for r in json.load(open(f))['body']['predicate']['rows']:
-        act = r['activity_us'].get('sparse_mla.fast', {})
-        tab.setdefault(r['id'][:6], {})[v] = '+'.join(f"{x['median']:.1f}" for x in act.values())
-for row, vs in tab.items():
-    print(row, '  '.join(f"{v}: {s}" for v, s in sorted(vs.items())))
-PY
-tar -C $O -czf $OUT/s19c3.tgz .
+ab_gpu_tests
+ab_finish

@@ -17,12 +17,6 @@ timeout 200 bash scripts/device/racecheck_rows.sh $B $O/racecheck cases/sparse_m
   'mla-35-*' 'mla-10-*' 'mla-42-*' 'mla-06-*'
 OUT=$O/r timeout 240 bash scripts/device/h200_sparse_mla.sh $B > $O/sparse_mla_call.log 2>&1; echo "receipts rc=$?"
 grep -E "campaign wall|pass policy|geomean|OK|FAIL|stale|host time" $O/sparse_mla_call.log | cut -c1-300 | head -30
-timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 $B/kgate run --quiet --no-peaks --cases cases/sparse_mla_94.json \
-  --rows 'mla-01-*,mla-06-*,mla-10-*,mla-35-*,mla-42-*,mla-44-*' --candidate sparse_mla.fast --baseline sparse_mla.floor --groups 1 --m 1 \
-  --warmup-calls 1 --warmup-us 0 --policy correct --out $O/san.json > $O/sanitizer_memcheck_rows.log 2>&1
-echo "memcheck rc=$?: $(grep -E 'ERROR SUMMARY' $O/sanitizer_memcheck_rows.log)"; rm -f $O/san*.json
-for i in 1 2 3; do
-  timeout 40 $B/kgate run --quiet --cases cases/sparse_mla_94.json --rows 'mla-10-*,mla-11-*,mla-19-*,mla-20-*,mla-22-*,mla-23-*,mla-91-*' \
-    --candidate sparse_mla.fast --baseline $FM --policy correct --out $O/near_fm_$i.json > /dev/null 2>&1
-  echo "spread $i: $(python3 scripts/sparse_mla_table.py $O/near_fm_$i.json | awk 'NR>1 && /^mla/{printf "%s %s; ", substr($1,1,6), $4}')"
-done
+source scripts/device/sparse_mla_checks.sh  # (the call ran these two inline)
+mla_memcheck 'mla-01-*,mla-06-*,mla-10-*,mla-35-*,mla-42-*,mla-44-*'
+mla_near 'mla-10-*,mla-11-*,mla-19-*,mla-20-*,mla-22-*,mla-23-*,mla-91-*'

@@ -1,0 +1,29 @@
+# Sourced by the session 19 call scripts (scripts/device/calls/session19_*.sh; they were rewritten onto
+# this helper after they ran, with the same commands). Needs CALL (the output folder's name) and, for
+# ab_run, BASE (default: FlashMLA's export carried as .dev/fm) and ROWS (default: the 28 FlashMLA rows).
+# ab_run NAME ENV...: sparse_mla.fast under ENV on ROWS of cases/sparse_mla_94.json against BASE, policy
+# correct; $O/NAME.json, .log, .txt (scripts/sparse_mla_table.py) and its verdict and geomean lines.
+# ab_gpu_tests: the sparse_mla and FlashMLA-export GPU tests. ab_finish: the per-kernel medians
+# (scripts/sparse_mla_kernel_table.py) and $OUT/$CALL.tgz.
+set -uo pipefail
+ROOT=$PWD; B=$ROOT/.dev/n; O=/tmp/$CALL; rm -rf "$O"; mkdir -p "$O"; export KGATE_SOURCE_DIR=$ROOT
+FM_LIB=$ROOT/.dev/fm/libkgate_flashmla_sparse.so
+BASE=${BASE:-export:$FM_LIB:sparse_mla.flashmla}
+ROWS=${ROWS:-mla-*-fp8-h64-*,mla-*-fp8-h128-*}
+nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv > "$O/gpu.txt" 2>&1
+ab_run() {
+  local name=$1; shift
+  env "$@" timeout 100 "$B/kgate" run --quiet --cases cases/sparse_mla_94.json --rows "$ROWS" --candidate sparse_mla.fast \
+    --baseline "$BASE" --policy correct --out "$O/$name.json" > "$O/$name.log" 2>&1
+  echo "$name rc=$?: $(grep -E 'pass policy' "$O/$name.log" | cut -c1-160)"
+  python3 scripts/sparse_mla_table.py "$O/$name.json" > "$O/$name.txt" 2>&1; tail -1 "$O/$name.txt" | cut -c1-230
+}
+ab_gpu_tests() {
+  KGATE_FLASHMLA_EXPORT=$FM_LIB timeout 150 "$B/kgate_gpu_tests" --gtest_filter='*SparseMla*:*FlashMla*' > "$O/gpu_tests.log" 2>&1
+  echo "gpu tests rc=$?: $(grep -E '^\[  (PASSED|FAILED) ' "$O/gpu_tests.log" | tr '\n' ' ')"
+  grep -E '^\[  FAILED  \]|Failure' "$O/gpu_tests.log" | head -8
+}
+ab_finish() {
+  python3 scripts/sparse_mla_kernel_table.py "$O"
+  rm -f "$O"/*.json.*; tar -C "$O" -czf "$OUT/$CALL.tgz" .
+}
