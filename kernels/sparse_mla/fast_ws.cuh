@@ -1,11 +1,15 @@
 #pragma once
-// sparse_mla.fast, the warp-specialized 64-head path (sm_90a). Work items are (token, 64-head
-// group, split of 64-column KV blocks), as in fast_wg.cuh, cut at the token's active columns (an
-// item keeps at least one block). A persistent grid of at most one CTA per SM starts with item
-// blockIdx.x and takes the rest from a queue (an atomic counter in global memory, reset by the last
-// CTA to finish taking; from two items per CTA in tokens by active length, longest first), so CTAs
-// whose items are short take more. In a CTA of three warpgroups gathering and computing overlap
-// instead of alternating, across items too:
+// sparse_mla.fast, the warp-specialized 64-head path (sm_90a). A CTA's work items come one of two ways:
+// - the queue: items (token, 64-head group, split of 64-column KV blocks) of equal width, as in
+//   fast_wg.cuh, cut at the token's active columns (an item keeps at least one block). A persistent
+//   grid of at most one CTA per SM starts with item blockIdx.x and takes the rest from a queue (an
+//   atomic counter in global memory, reset by the last CTA to finish taking; from two items per CTA in
+//   tokens by active length, longest first), so CTAs whose items are short take more;
+// - the length-balanced plan (ws_plan.hpp, the launcher's routing in launch.cu): CTA c takes the items
+//   the plan lists for it, segments of (token, head group) pairs cut by active blocks, so every CTA's
+//   share of the active blocks is about equal; a pair's only segment writes out and lse itself.
+// In a CTA of three warpgroups gathering and computing overlap instead of alternating, across items
+// too:
 // - warpgroup 2, the producer, walks the CTA's blocks in order and fills K stage (block count) % 2,
 //   BF16 in the 128-byte-swizzled layout of fast_wg.cuh, with the columns' rows (-1: masked), then
 //   arrives on the stage's `full` mbarrier, with the item after the stage's block in the stage
