@@ -40,6 +40,7 @@ void add_arms(Registry& r) {
   fast.push_back("kernels/sparse_mla/fast.cuh");
   fast.push_back("kernels/sparse_mla/fast_wg.cuh");
   fast.push_back("kernels/sparse_mla/fast_ws.cuh");
+  fast.push_back("kernels/sparse_mla/ws_plan.hpp");  // the warp-specialized kernel's length-balanced plan
   fast.push_back("kernels/sparse_mla/wgmma.cuh");
   r.add({"sparse_mla.fast", "sparse_mla", "cuda", "candidate", {"sm_90a"},
          {"sparse_mla_fast_kernel", "sparse_mla_fast_wg_kernel", "sparse_mla_fast_ws_kernel", "sparse_mla_fast_combine_kernel"}, fast,
