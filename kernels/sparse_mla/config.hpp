@@ -27,8 +27,8 @@ struct Problem {
   // (FP8) or 64 (BF16), about 1.2 and 0.5 per SM. Below that a row is mostly latency, and the
   // warp-specialized kernel's longer start (its producer loads the indices, then the rows) measured
   // 2-3 us slower on FP8 rows of 20-100 steps and ~1 us on BF16 rows of 10-40; from there up it
-  // measured level or faster (kernels/sparse_mla/NOTES.md, the warp-specialized kernel, call 4).
-  // Re-measured with both kernels forced on the 58 h64/h128 rows (session 16, call 3): BF16 at 50
+  // measured level or faster (kernels/sparse_mla/NOTES.md, "The warp-specialized 64-head kernel").
+  // Re-measured with both kernels forced on the 58 h64/h128 rows (NOTES, "The combine kernel"): BF16 at 50
   // steps (mla-01) lockstep 14.2 us vs 15.1, at 80 (mla-12, mla-27) warp-specialized 13.7 vs 14.9.
   bool warp_specialized() const { return heads > 32 && block_steps() >= (kv_fp8 ? 160 : 64); }
   json to_json() const { return {{"tokens", tokens}, {"heads", heads}, {"topk", topk}, {"kv_dtype", kv_fp8 ? "fp8" : "bf16"}}; }

@@ -58,6 +58,11 @@ __device__ __forceinline__ void cp_async8_zfill(void* smem, const void* gmem, bo
 // A column in shared memory: its row | (compressed table) << 30, or -1 for none (invalid or
 // inactive). The launcher refuses tables of 2^30 rows or more.
 __device__ __forceinline__ int encode_col(int32_t row, bool comp) { return row < 0 ? -1 : (row | (comp ? 1 << 30 : 0)); }
+// Token t's active index columns: lens[t] + lens_offset, clamped to [0, W] (W = 128 + topk).
+__device__ __forceinline__ long long active_columns(const sparse_mla_args& a, int t) {
+  const long long W = 128 + a.topk, v = static_cast<long long>(a.lens[t]) + a.lens_offset;
+  return v < 0 ? 0 : (v > W ? W : v);
+}
 __device__ __forceinline__ const void* table_of(const sparse_mla_args& a, int e) {
   return e >= 0 && (e >> 30) ? a.compressed_kv : a.swa_kv;  // -1: any valid address (zero-fill reads nothing)
 }
@@ -83,8 +88,7 @@ __global__ void __launch_bounds__(FastGeo<HT>::kThreads, 1)
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, tq = lane & 3;
   const int ht = warp >> 2, wq = warp & 3;  // head tile; column quarter (S) / dim quarter (PV)
   const int W = 128 + a.topk, nblocks = (W + BC - 1) / BC;
-  long long active = static_cast<long long>(a.lens[t]) + a.lens_offset;
-  active = active < 0 ? 0 : (active > W ? W : active);
+  const long long active = active_columns(a, t);
   const int b0 = split * blocks_per_split, b1 = min(nblocks, b0 + blocks_per_split);
   const int c_begin = b0 * BC, c_end = min(W, b1 * BC);
 
@@ -318,7 +322,7 @@ __device__ __forceinline__ float warp_sum(float v) {
 // row's only item wrote out and lse itself); null: every row has stride splits. The count's load is
 // issued with the (m, l) pairs' and the first two splits' o (a split row has two or more), the rest
 // after it: reading four splits before the count was in cost the plan's rows up to 5 us in unused
-// slots' bytes (kernels/sparse_mla/NOTES.md, session 19, call 6).
+// slots' bytes (kernels/sparse_mla/NOTES.md, "A length-balanced plan for the split decode rows").
 __global__ void __launch_bounds__(64 * kCombineHeads, 4) sparse_mla_fast_combine_kernel(sparse_mla_args a, int stride,
                                                                                      const float* ws_o,
                                                                                      const float* ws_ml,

@@ -77,12 +77,12 @@ __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) {
 // one store instruction of a warp covers 8 rows x 16 bytes (BF16 pairs: half sectors) or 8 rows x 32
 // bytes (fp32 pairs), 64 or 32 stores per row pair. Exchanged across the quad first (xor shuffles),
 // each instruction covers 8 rows x 64 contiguous bytes, 16 bytes per thread: 16 (BF16) or 32 (fp32)
-// stores. Measured (NOTES, session 17): mla-42 (one split, BF16 out) 19.0 -> 15.3 us, the FP8 prefill
+// stores. Measured (NOTES, "The epilogue's stores ..."): mla-42 (one split, BF16 out) 19.0 -> 15.3 us, the FP8 prefill
 // rows 4-9 us shorter (an item's epilogue is on the persistent CTA's path), lockstep split rows
 // 0.2-1.6 us.
 // A 16-byte global store as one instruction: written as a uint4 through a cast pointer, NVVM split
 // these into four 4-byte stores (PTX st.global.u32; ncu: 8 of 32 bytes used per sector), which made
-// the fp32 epilogue 4-12 us slower than the 8-byte pairs (NOTES, session 17).
+// the fp32 epilogue 4-12 us slower than the 8-byte pairs (NOTES, "The epilogue's stores ...").
 __device__ __forceinline__ void stg128(void* p, uint32_t x, uint32_t y, uint32_t z, uint32_t w) {
   __stcg(static_cast<uint4*>(p), make_uint4(x, y, z, w));  // st.global.cg.v4.u32 (L2: the combine reads the partials next)
 }
@@ -200,8 +200,7 @@ __global__ void __launch_bounds__(256, 1)
   const int r0 = warp * 16 + g, r1 = r0 + 8;  // this thread's accumulator rows (heads within the CTA)
   constexpr int kTPR = G::kThreads / BC;  // FP8 staging and dequant: threads per row
   const int W = 128 + a.topk, nblocks = (W + BC - 1) / BC;
-  long long active = static_cast<long long>(a.lens[t]) + a.lens_offset;
-  active = active < 0 ? 0 : (active > W ? W : active);
+  const long long active = active_columns(a, t);
   const int b0 = split * blocks_per_split, b1 = min(nblocks, b0 + blocks_per_split);
   const int c_begin = b0 * BC, c_end = min(W, b1 * BC);
 

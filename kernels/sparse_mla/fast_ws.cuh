@@ -73,8 +73,7 @@ __device__ __forceinline__ WsItem ws_item(const sparse_mla_args& a, const int* o
   it.split = item % splits;
   it.hg = (item / splits) % groups;
   it.t = order ? order[item / splits / groups] : item / splits / groups;
-  const long long act = static_cast<long long>(a.lens[it.t]) + a.lens_offset;
-  it.active = act < 0 ? 0 : (act > W ? W : act);
+  it.active = active_columns(a, it.t);
   // Blocks past the active columns are skipped; an item keeps one block (all masked when its split
   // starts past them), so every item has a last block for the hand-offs below.
   it.b0 = it.split * bps;
@@ -98,11 +97,7 @@ __device__ __forceinline__ WsItem ws_plan_item(const sparse_mla_args& a, const i
 // One CTA: the active columns per token in parallel, then thread 0 walks the partitions (ws_plan.hpp).
 __global__ void __launch_bounds__(256) sparse_mla_ws_plan_kernel(sparse_mla_args a, int groups, int parts, int overhead, int* plan) {
   __shared__ int act[kPlanMaxTokens];
-  const int W = 128 + a.topk;
-  for (int t = threadIdx.x; t < a.tokens; t += blockDim.x) {
-    const long long v = static_cast<long long>(a.lens[t]) + a.lens_offset;
-    act[t] = static_cast<int>(v < 0 ? 0 : (v > W ? W : v));
-  }
+  for (int t = threadIdx.x; t < a.tokens; t += blockDim.x) act[t] = static_cast<int>(active_columns(a, t));
   __syncthreads();
   if (threadIdx.x == 0) ws_plan_walk(act, a.tokens, groups, parts, overhead, plan);
 }
@@ -166,9 +161,7 @@ __global__ void __launch_bounds__(1024) sparse_mla_ws_order_kernel(sparse_mla_ar
   __shared__ int count[kOrderBuckets];
   const int W = 128 + a.topk;
   auto bucket = [&](int t) {  // kOrderBuckets - 1 - active blocks, clamped: the sort is ascending
-    long long act = static_cast<long long>(a.lens[t]) + a.lens_offset;
-    act = act < 0 ? 0 : (act > W ? W : act);
-    const int nb = static_cast<int>((act + kWgCols - 1) / kWgCols);
+    const int nb = static_cast<int>((active_columns(a, t) + kWgCols - 1) / kWgCols);
     return kOrderBuckets - 1 - min(nb, kOrderBuckets - 1);
   };
   for (int i = threadIdx.x; i < kOrderBuckets; i += blockDim.x) count[i] = 0;
@@ -238,7 +231,7 @@ __global__ void __launch_bounds__(384, 1)
     const int jr = warp * 8 + (lane & 7);  // this thread's rows of a block: jr and jr + 32
     // The row behind row jr + 32 r of block blk of item it (-1: none, masked). Issuing the index loads
     // before the token's length is in (predicate c < W instead of c < c_end, the same loads) measured
-    // 2-4 % slower on every warp-specialized row (NOTES, session 17, call 8), so they wait for it.
+    // 2-4 % slower on every warp-specialized row (NOTES, "The epilogue's stores ..."), so they wait for it.
     auto col_of = [&](const WsItem& it, int blk, int r) {
       const int c = blk * BC + jr + 32 * r;
       const bool comp = c >= 128;

@@ -276,23 +276,22 @@ bool ws_sorted(const sparse_mla_args& a, const FastPlan& p) { return ws_items(a,
 // group) pairs (fewer than two per SM): one wave of equal splits waits for the longest token when the
 // lengths are ragged, and the split row pays a combine kernel either way. Its partitions (the grid)
 // are at most the pairs x half their blocks, so no segment is planned shorter than two blocks but a
-// pair's last. Tuning only (the receipts' rule names it):
+// pair's first and last. Tuning only (the receipts' rule names it):
 // KGATE_SPARSE_MLA_WS_PLAN=0|1 forces it off or on for every warp-specialized row it can run;
 // KGATE_SPARSE_MLA_WS_OVERHEAD=N sets the blocks of fixed cost per segment (default 3).
 int ws_pairs(const sparse_mla_args& a) { return a.tokens * ((a.heads + 63) / 64); }
+int wg_blocks(const sparse_mla_args& a) { return (128 + a.topk + kWgCols - 1) / kWgCols; }  // 64-column blocks per token
 const char* ws_plan_forced() {
   const char* e = std::getenv("KGATE_SPARSE_MLA_WS_PLAN");
   return e && (std::string(e) == "0" || std::string(e) == "1") ? e : nullptr;
 }
 bool ws_planned(const sparse_mla_args& a, const FastPlan& p) {
-  const int nblocks = (128 + a.topk + kWgCols - 1) / kWgCols;
-  if (!p.ws || a.tokens > kPlanMaxTokens || (a.heads + 63) / 64 > 256 || nblocks >= 65536) return false;
+  if (!p.ws || a.tokens > kPlanMaxTokens || (a.heads + 63) / 64 > 256 || wg_blocks(a) >= 65536) return false;
   if (const char* f = ws_plan_forced()) return f[0] == '1';
   return p.splits > 1 && ws_pairs(a) < 2 * sm_count();
 }
 int ws_parts(const sparse_mla_args& a) {
-  const long long nblocks = (128 + a.topk + kWgCols - 1) / kWgCols;
-  return static_cast<int>(std::min<long long>(sm_count(), ws_pairs(a) * ((nblocks + 1) / 2)));
+  return static_cast<int>(std::min<long long>(sm_count(), static_cast<long long>(ws_pairs(a)) * ((wg_blocks(a) + 1) / 2)));
 }
 int ws_overhead() {
   const char* e = std::getenv("KGATE_SPARSE_MLA_WS_OVERHEAD");
@@ -333,23 +332,17 @@ const int* ws_plan(const sparse_mla_args& a, int parts, cudaStream_t s) {
   }
   return c.buf;
 }
+// plan: the length-balanced plan (ws_plan), or null for the queue; stride: the partials' splits per row.
 template <bool FP8>
-void fast_ws_launch_as(const sparse_mla_args& a, const FastPlan& p, float* ws, float* ws_ml, cudaStream_t s) {
+void fast_ws_launch_as(const sparse_mla_args& a, const FastPlan& p, const int* plan, int stride, float* ws, float* ws_ml,
+                       cudaStream_t s) {
   static const bool attr = [] {
     KGATE_CUDA(cudaFuncSetAttribute(sparse_mla_fast_ws_kernel<FP8>, cudaFuncAttributeMaxDynamicSharedMemorySize, WsGeo::kSmem));
     return true;
   }();
   (void)attr;
-  if (ws_planned(a, p)) {
-    // Partials [T, H, stride, 512] as the queue's, stride the most segments a pair can have.
-    const int parts = ws_parts(a), stride = ws_plan_max_segments((128 + a.topk + kWgCols - 1) / kWgCols);
-    const int* plan = ws_plan(a, parts, s);
-    const size_t rows = static_cast<size_t>(a.tokens) * a.heads * stride;
-    float* pw = workspace(rows * (512 + 2) * 4);
-    sparse_mla_fast_ws_kernel<FP8><<<parts, WsGeo::kThreads, WsGeo::kSmem, s>>>(a, stride, 1, pw, pw + rows * 512, nullptr, nullptr,
-                                                                                plan);
-    sparse_mla_fast_combine_kernel<<<dim3((a.heads + kCombineHeads - 1) / kCombineHeads, a.tokens), 64 * kCombineHeads, 0, s>>>(
-        a, stride, pw, pw + rows * 512, plan + WsPlanLayout{parts, ws_pairs(a)}.nseg_off());
+  if (plan) {
+    sparse_mla_fast_ws_kernel<FP8><<<ws_parts(a), WsGeo::kThreads, WsGeo::kSmem, s>>>(a, stride, 1, ws, ws_ml, nullptr, nullptr, plan);
     return;
   }
   int* order = nullptr;
@@ -359,9 +352,6 @@ void fast_ws_launch_as(const sparse_mla_args& a, const FastPlan& p, float* ws, f
   }
   sparse_mla_fast_ws_kernel<FP8><<<ws_grid(a, p), WsGeo::kThreads, WsGeo::kSmem, s>>>(
       a, p.splits, p.blocks_per_split, ws, ws_ml, ws_queue(), order, nullptr);
-  if (p.splits > 1)
-    sparse_mla_fast_combine_kernel<<<dim3((a.heads + kCombineHeads - 1) / kCombineHeads, a.tokens), 64 * kCombineHeads, 0, s>>>(
-        a, p.splits, ws, ws_ml, nullptr);
 }
 int fast_smem(const FastPlan& p, bool fp8) {
   if (p.ws) return WsGeo::kSmem;
@@ -406,22 +396,27 @@ void launch_fast(const sparse_mla_args& a, cudaStream_t s) {
   if (a.swa_rows >= (1LL << 30) || a.compressed_rows >= (1LL << 30))
     throw InputError("sparse_mla: sparse_mla.fast: tables of 2^30 rows or more are not supported");
   const FastPlan p = fast_plan(a, wgmma_device());
+  // The partials [T, H, stride, 512]: stride the split count, or, under the length-balanced plan, the
+  // most segments a pair can have (the plan gives the combine each pair's own count).
+  const bool planned = ws_planned(a, p);
+  const int stride = planned ? ws_plan_max_segments(wg_blocks(a)) : p.splits;
+  const int* plan = planned ? ws_plan(a, ws_parts(a), s) : nullptr;
   float *ws = nullptr, *ws_ml = nullptr;
-  if (p.splits > 1 && !(p.ws && ws_planned(a, p))) {
-    const size_t parts = static_cast<size_t>(a.tokens) * a.heads * p.splits;
-    ws = workspace(parts * (512 + 2) * 4);
-    ws_ml = ws + parts * 512;
+  if (stride > 1) {
+    const size_t rows = static_cast<size_t>(a.tokens) * a.heads * stride;
+    ws = workspace(rows * (512 + 2) * 4);
+    ws_ml = ws + rows * 512;
   }
-  if (p.ws && a.kv_fp8) fast_ws_launch_as<true>(a, p, ws, ws_ml, s);
-  else if (p.ws) fast_ws_launch_as<false>(a, p, ws, ws_ml, s);
+  if (p.ws && a.kv_fp8) fast_ws_launch_as<true>(a, p, plan, stride, ws, ws_ml, s);
+  else if (p.ws) fast_ws_launch_as<false>(a, p, plan, stride, ws, ws_ml, s);
   else if (p.wg && a.kv_fp8) fast_wg_launch_as<true>(a, p, ws, ws_ml, s);
   else if (p.wg) fast_wg_launch_as<false>(a, p, ws, ws_ml, s);
   else if (p.ht == 1) fast_launch_as<1>(a, p, ws, ws_ml, s);
   else if (p.ht == 2) fast_launch_as<2>(a, p, ws, ws_ml, s);
   else fast_launch_as<4>(a, p, ws, ws_ml, s);
-  if (p.splits > 1 && !p.ws)
+  if (stride > 1)
     sparse_mla_fast_combine_kernel<<<dim3((a.heads + kCombineHeads - 1) / kCombineHeads, a.tokens), 64 * kCombineHeads, 0, s>>>(
-        a, p.splits, ws, ws_ml, nullptr);
+        a, stride, ws, ws_ml, planned ? plan + WsPlanLayout{ws_parts(a), ws_pairs(a)}.nseg_off() : nullptr);
 }
 
 const GpuArm kFastArm{&launch_fast, &fast_config};

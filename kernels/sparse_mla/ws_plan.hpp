@@ -5,9 +5,9 @@
 // The rule is FlashMLA's decode scheduler's (get_mla_metadata_kernel, 9241ae3: a contiguous share of
 // the (request, block) sequence per SM part, a fixed cost in blocks per request); the code is ours.
 // A launch's rows are the pairs (token, 64-head group), token-major; pair (t, g) costs
-// max(1, active blocks of t) 64-column blocks plus `overhead` blocks of fixed cost. Partition p takes a contiguous run of at most P of that sequence, P the smallest share with
-// which the walk fits in the partitions;
-// the pair a partition ends in goes on in the next one (a segment per partition, each with its own
+// max(1, active blocks of t) 64-column blocks plus `overhead` blocks of fixed cost. Partition p takes
+// a contiguous run of at most P of that sequence, P the smallest share with which the walk fits in the
+// partitions; the pair a partition ends in goes on in the next one (a segment per partition, each with its own
 // overhead). A pair in one partition writes out and lse; a split pair's segment j writes partial
 // split j of the pair's rows, merged afterwards (sparse_mla_fast_combine_kernel, the pair's segment
 // count from the plan). A segment holds at least two blocks unless it is a pair's first or last, so a
@@ -16,8 +16,8 @@
 //
 // The U partitions in use (a prefix of the walk) are spread evenly over the grid, partition p on CTA
 // p x parts / U: a grid whose working CTAs were its first U measured slower and in two modes from
-// sample to sample (kernels/sparse_mla/NOTES.md, session 19, call 4: the diagnostic knob of 9f55e0b),
-// a grid whose CTAs all work did not.
+// sample to sample, a grid whose CTAs all work did not (kernels/sparse_mla/NOTES.md, "A length-balanced
+// plan for the split decode rows").
 //
 // One int buffer (16-byte aligned):
 //   [0] the partitions in use;
@@ -49,24 +49,33 @@ KGATE_HD inline void ws_plan_walk(const int* act, int tokens, int groups, int pa
   auto blocks = [&](int t) { return act[t] > 0 ? (act[t] + kPlanBlockCols - 1) / kPlanBlockCols : 1; };
   long long total = 0;
   for (int t = 0; t < tokens; ++t) total += static_cast<long long>(blocks(t) + overhead) * groups;
-  // The partitions the walk below needs at share P (parts + 1: more than there are).
-  auto needed = [&](long long P) {
-    int pair = 0, blk = 0, used = 0;
-    while (pair < L.pairs) {
-      if (used == parts) return parts + 1;
-      ++used;
+  // The greedy walk at share P: partition p takes pairs while their rest fits (left + overhead), then a
+  // segment of what remains but the overhead, the pair going on in partition p + 1; with `rest`, the
+  // last partition takes whatever is left. seg(p, pair, j, b0, b1, n): a segment of pair, its index j
+  // (-1: the pair's only one), blocks [b0, b1), n the pair's segment count when it ends there (else 0).
+  // Returns the partitions used, parts + 1 when the pairs do not fit.
+  auto walk = [&](long long P, bool rest, auto&& seg) {
+    int pair = 0, blk = 0, j = 0, p = 0;
+    for (; pair < L.pairs; ++p) {
+      if (p == parts) return parts + 1;
+      const bool last = rest && p == parts - 1;
       long long remain = P;
       bool moved = false;
       while (pair < L.pairs) {
-        const int left = blocks(pair / groups) - blk;
-        if (remain >= left + overhead) {
+        const int nb = blocks(pair / groups), left = nb - blk;
+        if (last || remain >= left + overhead) {  // the pair ends in this partition
+          seg(p, pair, j > 0 ? j : -1, blk, nb, j + 1);
           remain -= left + overhead;
           ++pair;
           blk = 0;
+          j = 0;
           moved = true;
         } else {
           if (remain > overhead) {
-            blk += static_cast<int>(remain - overhead);
+            const int take = static_cast<int>(remain - overhead);
+            seg(p, pair, j, blk, blk + take, 0);
+            blk += take;
+            ++j;
             moved = true;
           }
           break;
@@ -74,20 +83,20 @@ KGATE_HD inline void ws_plan_walk(const int* act, int tokens, int groups, int pa
       }
       if (!moved) return parts + 1;
     }
-    return used;
+    return p;
   };
   // The smallest share that fits in `parts` (FlashMLA's scheduler takes ceil(total / parts) +
   // overhead, which leaves partitions idle at the end; the search makes the longest one as short as
   // the walk can). Everything in one partition always fits.
+  auto count_only = [](int, int, int, int, int, int) {};
   long long lo = (total + parts - 1) / parts, hi = total;
   if (lo < overhead + 2) lo = overhead + 2;  // two blocks a segment at least (ws_plan_max_segments)
   if (hi < lo) hi = lo;
   while (lo < hi) {
     const long long mid = (lo + hi) / 2;
-    if (needed(mid) <= parts) hi = mid;
+    if (walk(mid, false, count_only) <= parts) hi = mid;
     else lo = mid + 1;
   }
-  const long long payload = lo;
   int* items = plan + L.items_off();
   int* nseg = plan + L.nseg_off();
   auto item = [&](int* v, int t, int g, int j, int b0, int b1) {
@@ -96,39 +105,23 @@ KGATE_HD inline void ws_plan_walk(const int* act, int tokens, int groups, int pa
     v[2] = b0 | (b1 << 16);
     v[3] = t < 0 ? 0 : act[t];
   };
-  int pair = 0, blk = 0, seg = 0, r = 0;
-  int used = 0;
-  for (int p = 0; p < parts; ++p) {
-    plan[4 + 2 * p] = r;
-    long long remain = payload;
-    bool first = true;
-    auto put = [&](int t, int g, int j, int b0, int b1) {
-      item(first ? items + 4 * p : items + 4 * (parts + r++), t, g, j, b0, b1);
-      first = false;
-    };
-    while (pair < L.pairs) {
-      const int t = pair / groups, g = pair % groups, nb = blocks(t), left = nb - blk;
-      if (p == parts - 1 || remain >= left + overhead) {  // the pair ends in this partition
-        put(t, g, seg > 0 ? seg : -1, blk, nb);
-        nseg[pair] = seg + 1;
-        remain -= left + overhead;
-        ++pair;
-        blk = 0;
-        seg = 0;
-      } else {
-        if (remain > overhead) {  // a segment of remain - overhead blocks; the pair goes on in partition p + 1
-          const int take = static_cast<int>(remain - overhead);
-          put(t, g, seg, blk, blk + take);
-          blk += take;
-          ++seg;
-        }
-        break;
-      }
+  for (int p = 0; p < parts; ++p) {  // every CTA without work until the walk gives it some
+    item(items + 4 * p, -1, 0, -1, 0, 0);
+    plan[4 + 2 * p] = plan[5 + 2 * p] = 0;
+  }
+  int r = 0, open = -1;  // further items written; the partition being written
+  const int used = walk(lo, true, [&](int p, int pair, int j, int b0, int b1, int n) {
+    const int t = pair / groups, g = pair % groups;
+    if (p != open) {  // the partition's first item
+      open = p;
+      plan[4 + 2 * p] = r;
+      item(items + 4 * p, t, g, j, b0, b1);
+    } else {
+      item(items + 4 * (parts + r++), t, g, j, b0, b1);
     }
     plan[5 + 2 * p] = r;
-    if (first) item(items + 4 * p, -1, 0, -1, 0, 0);
-    else used = p + 1;
-  }
+    if (n) nseg[pair] = n;
+  });
   // Spread: partition p to CTA p x parts / used (increasing, >= p), the highest first, so a slot is
   // rewritten only after its own partition has moved; a slot left behind is emptied.
   for (int p = used - 1; p >= 0; --p) {
