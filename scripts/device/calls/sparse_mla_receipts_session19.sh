@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Session 19 (branch issue14-plan2): the warp-specialized kernel's length-balanced plan; run at 5b9a949 (call 5) and again at the
-# final build (call 8).
+# Session 19: the warp-specialized kernel's length-balanced plan; run at 5b9a949 (call 5), 538173e (call 8), df7176a (call 10)
+# and aa8b1c5 (call 11, the mends after reading the change).
 # Carried: .dev/m/{kgate,kgate_gpu_tests} (the build) and the FlashMLA export. The sparse_mla
 # GPU tests (with the export); racecheck on two planned rows, one queue row and one lockstep row; the
 # three receipts (scripts/device/h200_sparse_mla.sh); memcheck on planned and other rows; three more
