@@ -12,10 +12,8 @@ run1() {  # NAME CANDIDATE BASELINE
     --policy correct --out "$O/$1.json" > "$O/$1.log" 2>&1
   echo "$1 rc=$?"
   python3 - "$O/$1.json" <<'PY'
-import json, sys
-f = sys.argv[1]; d = json.load(open(f.replace('.json', '.' + json.load(open(f))['body']['predicate'].get('samples_sha', '')[:0] + 'x') if False else f))
-import glob
-s = json.load(open(glob.glob(f[:-5] + '.*.samples.json')[0]))
+import glob, json, sys
+s = json.load(open(glob.glob(sys.argv[1][:-5] + '.*.samples.json')[0]))
 for k, v in s['rows'].items():
     p = v['pairs'][0]
     print(k[:6], 'cand', ' '.join('%.1f' % x for x in p['candidate'][0]))
