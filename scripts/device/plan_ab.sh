@@ -1,9 +1,9 @@
-# Sourced by the session 19 call scripts (scripts/device/calls/session19_*.sh; they were rewritten onto
+# Sourced by the session 19 and 20 call scripts (scripts/device/calls/session19_*.sh, session20_*.sh; some were rewritten onto
 # this helper after they ran, with the same commands). Needs CALL (the output folder's name) and, for
 # ab_run, BASE (default: FlashMLA's export carried as .dev/fm) and ROWS (default: the 28 FlashMLA rows).
 # ab_run NAME ENV...: sparse_mla.fast under ENV on ROWS of cases/sparse_mla_94.json against BASE, policy
 # correct; $O/NAME.json, .log, .txt (scripts/sparse_mla_table.py) and its verdict and geomean lines.
-# ab_gpu_tests: the sparse_mla and FlashMLA-export GPU tests. ab_finish: the per-kernel medians
+# ab_gpu_tests: the sparse_mla and FlashMLA-export GPU tests. ab_hard NAME: the hardening rows (correct). ab_finish: the per-kernel medians
 # (scripts/sparse_mla_kernel_table.py) and $OUT/$CALL.tgz.
 set -uo pipefail
 ROOT=$PWD; B=$ROOT/.dev/n; O=/tmp/$CALL; rm -rf "$O"; mkdir -p "$O"; export KGATE_SOURCE_DIR=$ROOT
@@ -22,6 +22,11 @@ ab_gpu_tests() {
   KGATE_FLASHMLA_EXPORT=$FM_LIB timeout 150 "$B/kgate_gpu_tests" --gtest_filter='*SparseMla*:*FlashMla*' > "$O/gpu_tests.log" 2>&1
   echo "gpu tests rc=$?: $(grep -E '^\[  (PASSED|FAILED) ' "$O/gpu_tests.log" | tr '\n' ' ')"
   grep -E '^\[  FAILED  \]|Failure' "$O/gpu_tests.log" | head -8
+}
+ab_hard() {  # NAME: the hardening rows, sparse_mla.fast against the baseline, policy correct
+  timeout 120 "$B/kgate" run --quiet --cases cases/sparse_mla_hardening.json --candidate sparse_mla.fast \
+    --baseline sparse_mla.baseline --policy correct --out "$O/$1.json" > "$O/$1.log" 2>&1
+  echo "hardening $1 rc=$?: $(grep -E 'pass policy' "$O/$1.log" | cut -c1-160)"
 }
 ab_finish() {
   python3 scripts/sparse_mla_kernel_table.py "$O"
