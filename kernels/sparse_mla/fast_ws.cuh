@@ -137,8 +137,10 @@ __device__ __forceinline__ uint4 ldg_nc16(const void* p) {
                : "l"(p));
   return v;
 }
-// Eight e4m3 values (two words) times a power-of-two scale, as eight BF16 (one 16-byte unit).
-__device__ __forceinline__ uint4 dequant8(uint32_t w0, uint32_t w1, float sc) {
+// Eight e4m3 values (two words) times a power-of-two scale (BF16 pair sc2), as eight BF16 (one 16-byte
+// unit). Each e4m3 value is exact in BF16 and the power-of-two product is exact, so the BF16 multiply
+// gives fp32's result with one instruction a pair instead of two (FlashMLA scales in BF16 the same way).
+__device__ __forceinline__ uint4 dequant8(uint32_t w0, uint32_t w1, __nv_bfloat162 sc2) {
   uint4 o;
   uint32_t* ob = &o.x;
   const uint32_t w[2] = {w0, w1};
@@ -148,7 +150,8 @@ __device__ __forceinline__ uint4 dequant8(uint32_t w0, uint32_t w1, float sc) {
 #pragma unroll
     for (int e = 0; e < 2; ++e) {
       const float2 x = static_cast<float2>(f[e]);
-      ob[2 * h + e] = pack_bf16(x.x * sc, x.y * sc);
+      const __nv_bfloat162 y = __hmul2(__floats2bfloat162_rn(x.x, x.y), sc2);
+      ob[2 * h + e] = *reinterpret_cast<const uint32_t*>(&y);
     }
   }
   return o;
@@ -335,20 +338,29 @@ __global__ void __launch_bounds__(384, 1)
         for (int i = 0; i < 2; ++i) v[r][7 + i] = ldg_nc16(data + 448 + (qd + 4 * i) * 16);
         scw[r] = *reinterpret_cast<const uint2*>(blkp + static_cast<long long>(pb) * 576 + (rr % pb) * 8);
       };
+      // A column without a row (e < 0: its registers were never loaded) stores zeros: its words and scales
+      // are masked to zero bits, with no branch per unit (ncu on mla-87: the per-unit branches were a
+      // seventh of the producer's instructions).
       auto store_row = [&](unsigned char* dst, int e, int r) {
         const int j = jr + 32 * r;
-        const bool ok = e >= 0;
-        const uint4 z = make_uint4(0, 0, 0, 0);
+        const uint32_t k = e >= 0 ? 0xffffffffu : 0u;
+        const uint32_t s0 = scw[r].x & k, s1 = scw[r].y & k;
 #pragma unroll
         for (int i = 0; i < 7; ++i) {
-          const uint32_t sb = ((i < 4 ? scw[r].x >> (8 * i) : scw[r].y >> (8 * (i - 4))) & 0xFF);
-          const float sc = __uint_as_float(sb << 23);  // 2^(e - 127)
+          // The tile's ue8m0 scale byte b as the BF16 2^(b - 127): b in the exponent field (b = 0: zero,
+          // for a masked row; a real scale of 2^-127 is subnormal in BF16 and would flush the same way).
+          const uint32_t sb = ((i < 4 ? s0 >> (8 * i) : s1 >> (8 * (i - 4))) & 0xFF) << 7;
+          const uint32_t sbb = sb | (sb << 16);
+          const __nv_bfloat162 sc2 = *reinterpret_cast<const __nv_bfloat162*>(&sbb);
           const int piece = qd + 4 * i;
-          *reinterpret_cast<uint4*>(dst + sw_off(j, 2 * piece)) = ok ? dequant8(v[r][i].x, v[r][i].y, sc) : z;
-          *reinterpret_cast<uint4*>(dst + sw_off(j, 2 * piece + 1)) = ok ? dequant8(v[r][i].z, v[r][i].w, sc) : z;
+          *reinterpret_cast<uint4*>(dst + sw_off(j, 2 * piece)) = dequant8(v[r][i].x & k, v[r][i].y & k, sc2);
+          *reinterpret_cast<uint4*>(dst + sw_off(j, 2 * piece + 1)) = dequant8(v[r][i].z & k, v[r][i].w & k, sc2);
         }
 #pragma unroll
-        for (int i = 0; i < 2; ++i) *reinterpret_cast<uint4*>(dst + sw_off(j, 56 + qd + 4 * i)) = ok ? v[r][7 + i] : z;
+        for (int i = 0; i < 2; ++i) {
+          const uint4 x = v[r][7 + i];
+          *reinterpret_cast<uint4*>(dst + sw_off(j, 56 + qd + 4 * i)) = make_uint4(x.x & k, x.y & k, x.z & k, x.w & k);
+        }
       };
       Cursor cur = first();
       int e[2] = {-1, -1};
