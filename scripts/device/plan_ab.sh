@@ -3,7 +3,7 @@
 # ab_run, BASE (default: FlashMLA's export carried as .dev/fm) and ROWS (default: the 28 FlashMLA rows).
 # ab_run NAME ENV...: sparse_mla.fast under ENV on ROWS of cases/sparse_mla_94.json against BASE, policy
 # correct; $O/NAME.json, .log, .txt (scripts/sparse_mla_table.py) and its verdict and geomean lines.
-# ab_gpu_tests: the sparse_mla and FlashMLA-export GPU tests. ab_hard NAME: the hardening rows (correct). ab_finish: the per-kernel medians
+# ab_gpu_tests: the sparse_mla and FlashMLA-export GPU tests. ab_pair: a two-build A/B. ab_hard NAME: the hardening rows (correct). ab_finish: the per-kernel medians
 # (scripts/sparse_mla_kernel_table.py) and $OUT/$CALL.tgz.
 set -uo pipefail
 ROOT=$PWD; B=$ROOT/.dev/n; O=/tmp/$CALL; rm -rf "$O"; mkdir -p "$O"; export KGATE_SOURCE_DIR=$ROOT
@@ -22,6 +22,13 @@ ab_gpu_tests() {
   KGATE_FLASHMLA_EXPORT=$FM_LIB timeout 150 "$B/kgate_gpu_tests" --gtest_filter='*SparseMla*:*FlashMla*' > "$O/gpu_tests.log" 2>&1
   echo "gpu tests rc=$?: $(grep -E '^\[  (PASSED|FAILED) ' "$O/gpu_tests.log" | tr '\n' ' ')"
   grep -E '^\[  FAILED  \]|Failure' "$O/gpu_tests.log" | head -8
+}
+ab_pair() {  # NAME1 BUILD1 NAME2 BUILD2: two runs each, interleaved (1 2 1 2), as ab_run under no extra env
+  local i
+  for i in 1 2; do
+    B=$ROOT/$2; ab_run "$1_$i" KGATE_X=1
+    B=$ROOT/$4; ab_run "$3_$i" KGATE_X=1
+  done
 }
 ab_hard() {  # NAME: the hardening rows, sparse_mla.fast against the baseline, policy correct
   timeout 120 "$B/kgate" run --quiet --cases cases/sparse_mla_hardening.json --candidate sparse_mla.fast \
