@@ -14,9 +14,10 @@
 //   BF16 in the 128-byte-swizzled layout of fast_wg.cuh, with the columns' rows (-1: masked), then
 //   arrives on the stage's `full` mbarrier, with the item after the stage's block in the stage
 //   (consumers learn the next item there, at an item's last block); it refills a stage once both
-//   consumers have arrived on its `empty` mbarrier. FP8 rows are loaded into registers one block
-//   ahead (the next block's indices and rows stream in while this block is dequantized); BF16 rows
-//   go by cp.async once the stage is free;
+//   consumers have arrived on its `empty` mbarrier. FP8 rows: the e4m3 part is loaded into registers a
+//   block ahead (indices two ahead) and dequantized into the stage, the RoPE part goes by cp.async
+//   straight into the stage, its completion counted on the `full` mbarrier; BF16 rows go by cp.async
+//   once the stage is free (also the FP8 rows the launcher dequantizes once, launch.cu);
 // - warpgroup 0 holds Q (reloaded by cp.async for the next item after the item's last S) and
 //   computes S = Q K^T over all 64 columns (32 x m64n64k16: Q is read once per block), the mask and
 //   the online softmax on whole rows, writes P (BF16) and the rows' rescale factors to shared
@@ -137,6 +138,22 @@ __device__ __forceinline__ uint4 ldg_nc16(const void* p) {
                : "l"(p));
   return v;
 }
+// ldg_nc16 under a predicate (off: no load, v keeps whatever its registers held), and 8 bytes the same way: one
+// predicated instruction, no branch. A shared-memory store of 16 bytes, as asm.
+__device__ __forceinline__ void ldg_nc16_if(uint4& v, const void* p, bool on) {
+  asm volatile(
+      "{\n.reg .pred q;\nsetp.ne.b32 q, %5, 0;\n@q ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];\n}\n"
+      : "+r"(v.x), "+r"(v.y), "+r"(v.z), "+r"(v.w)
+      : "l"(p), "r"(static_cast<int>(on)));
+}
+__device__ __forceinline__ void ldg_nc8_if(uint2& v, const void* p, bool on) {
+  asm volatile("{\n.reg .pred q;\nsetp.ne.b32 q, %3, 0;\n@q ld.global.nc.v2.u32 {%0, %1}, [%2];\n}\n"
+               : "+r"(v.x), "+r"(v.y)
+               : "l"(p), "r"(static_cast<int>(on)));
+}
+__device__ __forceinline__ void sts128(void* p, uint4 v) {
+  asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(smem_u32(p)), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
+}
 // Eight e4m3 values (two words) times a power-of-two scale (BF16 pair sc2), as eight BF16 (one 16-byte
 // unit). Each e4m3 value is exact in BF16 and the power-of-two product is exact, so the BF16 multiply
 // gives fp32's result with one instruction a pair instead of two (FlashMLA scales in BF16 the same way).
@@ -155,6 +172,37 @@ __device__ __forceinline__ uint4 dequant8(uint32_t w0, uint32_t w1, __nv_bfloat1
     }
   }
   return o;
+}
+
+// The dequantized-once route (launch.cu): both FP8 tables (MODEL1 pages) as plain BF16 rows of 512 in one
+// buffer (the compressed rows after the SWA rows), so the BF16 warp-specialized kernel gathers from it. A task
+// is a 16-byte piece of a row: pieces 0..27 are e4m3 dims 16 k .. 16 k + 15, times their tile's scale
+// (dequant8, the producer's own arithmetic, so the values are the same bits), 28..35 the RoPE dims, copied.
+// Consecutive threads take consecutive pieces (loads and stores coalesce); the grid strides over the tasks.
+__global__ void __launch_bounds__(256) sparse_mla_dequant_kernel(const unsigned char* swa, long long swa_rows,
+                                                                 const unsigned char* comp, long long rows, int pb, uint4* dst) {
+  const long long tasks = rows * 36;
+  for (long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; t < tasks;
+       t += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const long long r = static_cast<long long>(static_cast<unsigned long long>(t) / 36);
+    const int k = static_cast<int>(t - r * 36);
+    const bool in_swa = r < swa_rows;
+    const uint32_t rr = static_cast<uint32_t>(in_swa ? r : r - swa_rows), upb = static_cast<uint32_t>(pb);  // rows < 2^30
+    const uint32_t pg = rr / upb, in = rr - pg * upb;
+    const unsigned char* blkp = (in_swa ? swa : comp) + static_cast<unsigned long long>(pg) * upb * 584;
+    const unsigned char* data = blkp + in * 576;
+    uint4* o = dst + r * 64;
+    if (k < 28) {
+      const uint4 w = *reinterpret_cast<const uint4*>(data + k * 16);
+      const uint32_t sb = static_cast<uint32_t>(blkp[static_cast<unsigned long long>(upb) * 576 + in * 8 + (k >> 2)]) << 7;
+      const uint32_t sbb = sb | (sb << 16);
+      const __nv_bfloat162 sc2 = *reinterpret_cast<const __nv_bfloat162*>(&sbb);
+      o[2 * k] = dequant8(w.x, w.y, sc2);
+      o[2 * k + 1] = dequant8(w.z, w.w, sc2);
+    } else {
+      o[56 + k - 28] = *reinterpret_cast<const uint4*>(data + 448 + (k - 28) * 16);
+    }
+  }
 }
 
 // The tokens by active 64-column blocks, most first (a counting sort; ties in any order), so the queue
@@ -214,7 +262,7 @@ __global__ void __launch_bounds__(384, 1)
   const int tid = threadIdx.x, wg = __shfl_sync(0xffffffffu, tid >> 7, 0);
   if (tid == 0) {
     for (int s = 0; s < NS; ++s) {
-      mbar_init(bars + 8 * s, 128);         // full: every producer thread
+      mbar_init(bars + 8 * s, FP8 ? 256 : 128);  // full: every producer thread (FP8: and its RoPE cp.async)
       mbar_init(bars + 8 * (NS + s), 256);  // empty: every consumer thread
     }
     mbar_init(qbar, 128);
@@ -232,32 +280,36 @@ __global__ void __launch_bounds__(384, 1)
     reg_dealloc<144>();
     const int p = tid - 256, warp = p >> 5, lane = p & 31, qd = lane >> 3;
     const int jr = warp * 8 + (lane & 7);  // this thread's rows of a block: jr and jr + 32
-    // The row behind row jr + 32 r of block blk of item it (-1: none, masked). Issuing the index loads
-    // before the token's length is in (predicate c < W instead of c < c_end, the same loads) measured
-    // 2-4 % slower on every warp-specialized row (NOTES, "The epilogue's stores ..."), so they wait for it.
-    auto col_of = [&](const WsItem& it, int blk, int r) {
-      const int c = blk * BC + jr + 32 * r;
-      const bool comp = c >= 128;
-      const int32_t row = c >= it.c_end ? -1
-                          : comp ? a.compressed_indices[static_cast<long long>(it.t) * a.compressed_index_stride + (c - 128)]
-                                 : a.swa_indices[static_cast<long long>(it.t) * a.swa_index_stride + c];
-      return c < it.active ? encode_col(row, comp) : -1;
-    };
-    // The CTA's block sequence: (item, blk), advanced by next(); `valid` false past the last block.
+    // The CTA's block sequence: (item, blk), advanced by next(); not valid() past the last block. Only what
+    // the producer reads of an item is kept (the FP8 producer holds three cursors).
     struct Cursor {
-      WsItem it;
-      int item, blk;
-      bool valid;
+      int item, t, blk, b1, active;
+      __device__ bool valid() const { return item >= 0; }
     };
     auto start = [&](int item) {
-      Cursor c{};
-      c.item = item;
-      c.valid = item >= 0;
-      if (c.valid) {
-        c.it = item_of(item);
-        c.blk = c.it.b0;
+      Cursor c{item, 0, 0, 0, 0};
+      if (item >= 0) {
+        const WsItem it = item_of(item);
+        c.t = it.t;
+        c.blk = it.b0;
+        c.b1 = it.b1;
+        c.active = static_cast<int>(it.active);
       }
       return c;
+    };
+    // The raw index of row jr + 32 r of the cursor's block (-1: not loaded, the column past the item's
+    // blocks), and the row it encodes (-1: none, masked; past the active columns). Issuing the index loads
+    // before the token's length is in (predicate c < W instead of c < c_end, the same loads) measured 2-4 %
+    // slower on every warp-specialized row (NOTES, "The epilogue's stores ..."), so they wait for it.
+    auto raw_of = [&](const Cursor& c, int r) -> int32_t {
+      const int col = c.blk * BC + jr + 32 * r;
+      if (!c.valid() || col >= min(128 + a.topk, c.b1 * BC)) return -1;
+      return col >= 128 ? a.compressed_indices[static_cast<long long>(c.t) * a.compressed_index_stride + (col - 128)]
+                        : a.swa_indices[static_cast<long long>(c.t) * a.swa_index_stride + col];
+    };
+    auto enc_of = [&](const Cursor& c, int r, int32_t row) {
+      const int col = c.blk * BC + jr + 32 * r;
+      return c.valid() && col < c.active ? encode_col(row, col >= 128) : -1;
     };
     // The CTA's next item from the queue (-1: none left): thread 0 of the producer takes each item one
     // item ahead (`ahead`, so the atomic's round trip overlaps the item before), all 128 read it (two
@@ -278,7 +330,7 @@ __global__ void __launch_bounds__(384, 1)
     };
     auto first = [&]() { return start(first_item); };
     auto next = [&](Cursor c) {
-      if (++c.blk < c.it.b1) return c;
+      if (++c.blk < c.b1) return c;
       return start(take());
     };
     // After the CTA's last take: the last CTA to finish taking resets the queue for the next launch.
@@ -293,10 +345,10 @@ __global__ void __launch_bounds__(384, 1)
     };
     if (!FP8) {
       int gstep = 0;
-      for (Cursor cur = first(); cur.valid; ++gstep) {
+      for (Cursor cur = first(); cur.valid(); ++gstep) {
         const int st = gstep % NS;
         const Cursor nx = next(cur);
-        const int e[2] = {col_of(cur.it, cur.blk, 0), col_of(cur.it, cur.blk, 1)};
+        const int e[2] = {enc_of(cur, 0, raw_of(cur, 0)), enc_of(cur, 1, raw_of(cur, 1))};
         unsigned char* dst = sk + st * G::kTile;
         if (gstep >= NS) mbar_wait(bars + 8 * (NS + st), ((gstep / NS) - 1) & 1);
         // Thread: 16-byte units u = qd + 4 i of its two rows.
@@ -313,87 +365,100 @@ __global__ void __launch_bounds__(384, 1)
           scol[st * 64 + jr] = e[0];
           scol[st * 64 + jr + 32] = e[1];
         }
-        if (p == 0) snext[st] = nx.valid ? nx.item : -1;
+        if (p == 0) snext[st] = nx.item;
         fence_proxy_async();
         mbar_arrive(bars + 8 * st);
         cur = nx;
       }
     } else {
-      // FP8, software-pipelined: a row's e4m3 pieces qd + 4 i (i < 7: dims 16 (qd + 4 i) .., scale i)
-      // and RoPE pieces qd + 4 i (i < 2) live in registers v[r] from their load until their dequant;
-      // the next block's indices are loaded at the top of a block, and each of its rows is loaded as
-      // soon as this block's row r is dequantized, so the gather of block k + 1 streams in while
-      // block k is dequantized and while the producer waits for block k + 1's stage (issuing both
-      // rows after the stage's arrive instead measured 2-3 % slower, NOTES).
-      uint4 v[2][9];
-      uint2 scw[2];
-      auto load_row = [&](int e, int r) {
-        if (e < 0) return;
-        const int pb = a.page_block, rr = e & ((1 << 30) - 1);
-        const unsigned char* blkp = static_cast<const unsigned char*>(table_of(a, e)) + static_cast<long long>(rr / pb) * pb * 584;
-        const unsigned char* data = blkp + (rr % pb) * 576;
-#pragma unroll
-        for (int i = 0; i < 7; ++i) v[r][i] = ldg_nc16(data + (qd + 4 * i) * 16);
-#pragma unroll
-        for (int i = 0; i < 2; ++i) v[r][7 + i] = ldg_nc16(data + 448 + (qd + 4 * i) * 16);
-        scw[r] = *reinterpret_cast<const uint2*>(blkp + static_cast<long long>(pb) * 576 + (rr % pb) * 8);
+      // FP8, software-pipelined: a row's e4m3 pieces qd + 4 i (i < 7: dims 16 (qd + 4 i) .., scale i) live in
+      // registers v[r] from their load until their dequant. Each piece's reload with the next block's same piece
+      // is written right after its store, but ptxas gathers the reloads late in the step (SASS; volatile loads,
+      // which keep their place, lost on the rows that gather from DRAM: NOTES, session 21). The next block's row
+      // addresses are needed at the top of a step, so its indices are loaded raw two blocks ahead and encoded a
+      // block later. The RoPE pieces (BF16 already) go by cp.async straight into the stage once it is free,
+      // counted on the full barrier (cp.async.mbarrier.arrive.noinc): they hold no registers, and the producer
+      // never waits for them (that alone measured 8-10 % off every FP8 warp-specialized row, NOTES).
+      uint4 v[2][7];
+      uint2 scw[2] = {};
+      const int pb = a.page_block;
+      // Row e's 576 data bytes and 8 scale bytes (MODEL1: a page block's data, then its scales; unsigned
+      // division, rows < 2^30).
+      auto row_ptrs = [&](int e, const unsigned char*& data, const unsigned char*& scales) {
+        const uint32_t rr = static_cast<uint32_t>(e) & ((1u << 30) - 1), upb = static_cast<uint32_t>(pb), blk = rr / upb, in = rr - blk * upb;
+        const unsigned char* blkp = static_cast<const unsigned char*>(table_of(a, e)) + static_cast<unsigned long long>(blk) * upb * 584;
+        data = blkp + in * 576;
+        scales = blkp + static_cast<unsigned long long>(upb) * 576 + in * 8;
       };
-      // A column without a row (e < 0: its registers were never loaded) stores zeros: its words and scales
-      // are masked to zero bits, with no branch per unit (ncu on mla-87: the per-unit branches were a
-      // seventh of the producer's instructions).
-      auto store_row = [&](unsigned char* dst, int e, int r) {
+      // Row r of the stage from v[r] (a column without a row, e < 0, stores zeros: its words and scales are
+      // masked to zero bits, no branch per unit), each piece reloaded from row en (if any) once stored.
+      auto store_reload = [&](unsigned char* dst, int e, int en, const unsigned char* ndata, const unsigned char* nscales, int r) {
         const int j = jr + 32 * r;
         const uint32_t k = e >= 0 ? 0xffffffffu : 0u;
         const uint32_t s0 = scw[r].x & k, s1 = scw[r].y & k;
+        const bool on = en >= 0;
+        ldg_nc8_if(scw[r], nscales, on);
 #pragma unroll
         for (int i = 0; i < 7; ++i) {
-          // The tile's ue8m0 scale byte b as the BF16 2^(b - 127): b in the exponent field (b = 0: zero,
-          // for a masked row; a real scale of 2^-127 is subnormal in BF16 and would flush the same way).
+          // The tile's ue8m0 scale byte b as the BF16 2^(b - 127): b in the exponent field (b = 0 reads as zero).
           const uint32_t sb = ((i < 4 ? s0 >> (8 * i) : s1 >> (8 * (i - 4))) & 0xFF) << 7;
           const uint32_t sbb = sb | (sb << 16);
           const __nv_bfloat162 sc2 = *reinterpret_cast<const __nv_bfloat162*>(&sbb);
           const int piece = qd + 4 * i;
-          *reinterpret_cast<uint4*>(dst + sw_off(j, 2 * piece)) = dequant8(v[r][i].x & k, v[r][i].y & k, sc2);
-          *reinterpret_cast<uint4*>(dst + sw_off(j, 2 * piece + 1)) = dequant8(v[r][i].z & k, v[r][i].w & k, sc2);
-        }
-#pragma unroll
-        for (int i = 0; i < 2; ++i) {
-          const uint4 x = v[r][7 + i];
-          *reinterpret_cast<uint4*>(dst + sw_off(j, 56 + qd + 4 * i)) = make_uint4(x.x & k, x.y & k, x.z & k, x.w & k);
+          sts128(dst + sw_off(j, 2 * piece), dequant8(v[r][i].x & k, v[r][i].y & k, sc2));
+          sts128(dst + sw_off(j, 2 * piece + 1), dequant8(v[r][i].z & k, v[r][i].w & k, sc2));
+          ldg_nc16_if(v[r][i], ndata + (qd + 4 * i) * 16, on);
         }
       };
       Cursor cur = first();
-      int e[2] = {-1, -1};
-      if (cur.valid) {
-        e[0] = col_of(cur.it, cur.blk, 0);
-        e[1] = col_of(cur.it, cur.blk, 1);
-        load_row(e[0], 0);
-        load_row(e[1], 1);
-      }
-      for (int gstep = 0; cur.valid; ++gstep) {
-        const int st = gstep % NS;
-        const Cursor nx = next(cur);
-        int en[2] = {-1, -1};
-        if (nx.valid) {
-          en[0] = col_of(nx.it, nx.blk, 0);
-          en[1] = col_of(nx.it, nx.blk, 1);
+      Cursor nx = cur.valid() ? next(cur) : cur;
+      int e[2] = {enc_of(cur, 0, raw_of(cur, 0)), enc_of(cur, 1, raw_of(cur, 1))};
+      const unsigned char *cd0, *cd1, *unused;  // this block's rows' data (the RoPE pieces go by cp.async)
+      row_ptrs(e[0] >= 0 ? e[0] : 0, cd0, unused);
+      row_ptrs(e[1] >= 0 ? e[1] : 0, cd1, unused);
+      int32_t rn[2] = {raw_of(nx, 0), raw_of(nx, 1)};
+#pragma unroll
+      for (int r = 0; r < 2; ++r)
+        if (e[r] >= 0) {
+          const unsigned char *data, *scales;
+          row_ptrs(e[r], data, scales);
+          scw[r] = *reinterpret_cast<const uint2*>(scales);
+#pragma unroll
+          for (int i = 0; i < 7; ++i) v[r][i] = ldg_nc16(data + (qd + 4 * i) * 16);
         }
+      for (int gstep = 0; cur.valid(); ++gstep) {
+        const int st = gstep % NS;
+        const Cursor nx2 = nx.valid() ? next(nx) : nx;
+        const int en[2] = {enc_of(nx, 0, rn[0]), enc_of(nx, 1, rn[1])};
+        rn[0] = raw_of(nx2, 0);
+        rn[1] = raw_of(nx2, 1);
+        const unsigned char *nd0, *ns0, *nd1, *ns1;
+        row_ptrs(en[0] >= 0 ? en[0] : 0, nd0, ns0);
+        row_ptrs(en[1] >= 0 ? en[1] : 0, nd1, ns1);
         unsigned char* dst = sk + st * G::kTile;
         if (gstep >= NS) mbar_wait(bars + 8 * (NS + st), ((gstep / NS) - 1) & 1);
-        store_row(dst, e[0], 0);
-        load_row(en[0], 0);
-        store_row(dst, e[1], 1);
+        // The RoPE pieces (BF16 already) straight into the stage; the full barrier counts their completion.
+#pragma unroll
+        for (int i = 0; i < 2; ++i) {
+          cp_async16_zfill(dst + sw_off(jr, 56 + qd + 4 * i), cd0 + 448 + (qd + 4 * i) * 16, e[0] >= 0);
+          cp_async16_zfill(dst + sw_off(jr + 32, 56 + qd + 4 * i), cd1 + 448 + (qd + 4 * i) * 16, e[1] >= 0);
+        }
+        asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bars + 8 * st) : "memory");
+        store_reload(dst, e[0], en[0], nd0, ns0, 0);
+        store_reload(dst, e[1], en[1], nd1, ns1, 1);
         if (qd == 0) {
           scol[st * 64 + jr] = e[0];
           scol[st * 64 + jr + 32] = e[1];
         }
-        if (p == 0) snext[st] = nx.valid ? nx.item : -1;
+        if (p == 0) snext[st] = nx.item;
         fence_proxy_async();
         mbar_arrive(bars + 8 * st);
-        load_row(en[1], 1);
         e[0] = en[0];
         e[1] = en[1];
+        cd0 = nd0;
+        cd1 = nd1;
         cur = nx;
+        nx = nx2;
       }
     }
     release_queue();

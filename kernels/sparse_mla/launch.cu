@@ -60,7 +60,8 @@ Splits baseline_splits(const sparse_mla_args& a) {
 //   6 + waves of items x (blocks per split x step + 1) + the combine and traffic below when split,
 //   the step 3.0 us (FP8) or 2.6 us (BF16), first estimates from the kernel's first measurements
 //   (NOTES, the warp-specialized kernel); items past a token's active columns are cut (fast_ws.cuh),
-//   which this cost, a function of the widths only, does not see;
+//   which this cost, a function of the widths only, does not see; FP8 rows whose tables are
+//   gathered many times over first dequantize them once and run the BF16 kernel (dequant_route below);
 // - other rows of more than 32 heads on sm_90a: the lockstep wgmma path (fast_wg.cuh), 64 heads x
 //   64-column blocks per CTA; the split count minimizes a cost in microseconds: waves x (prologue + blocks per split x
 //   step) + the combine (1.7 + 0.5 x splits us) and the partials' traffic (splits x tokens x heads
@@ -159,17 +160,23 @@ int sm_count() {
   return cache[dev];
 }
 
-// The split partials' workspace, grown on first need (the first call is the correctness check,
-// before any timing) and kept for the process.
-float* workspace(size_t bytes) {
-  static void* p = nullptr;
-  static size_t have = 0;
-  if (bytes > have) {
-    if (p) KGATE_CUDA(cudaFree(p));
-    KGATE_CUDA(cudaMalloc(&p, bytes));
-    have = bytes;
+// A device buffer grown on first need (the first call is the correctness check, before any timing) and kept
+// for the process: the split partials' workspace, the dequantized-once route's BF16 tables.
+struct Grown {
+  void* p = nullptr;
+  size_t have = 0;
+};
+void* grow(Grown& g, size_t bytes) {
+  if (bytes > g.have) {
+    if (g.p) KGATE_CUDA(cudaFree(g.p));
+    KGATE_CUDA(cudaMalloc(&g.p, bytes));
+    g.have = bytes;
   }
-  return static_cast<float*>(p);
+  return g.p;
+}
+float* workspace(size_t bytes) {
+  static Grown g;
+  return static_cast<float*>(grow(g, bytes));
 }
 
 // The warp-specialized kernel's item queue (next item, CTAs done taking), per device: zeroed when
@@ -353,14 +360,54 @@ void fast_ws_launch_as(const sparse_mla_args& a, const FastPlan& p, const int* p
   sparse_mla_fast_ws_kernel<FP8><<<ws_grid(a, p), WsGeo::kThreads, WsGeo::kSmem, s>>>(
       a, p.splits, p.blocks_per_split, ws, ws_ml, ws_queue(), order, nullptr);
 }
+// The dequantized-once route: an FP8 row whose tables are gathered many times over (prefill; decode batches
+// whose requests share small caches) dequantizes both whole tables to BF16 rows first
+// (sparse_mla_dequant_kernel) and runs the BF16 warp-specialized kernel on them, whose producer only copies:
+// the FP8 producer's dequant is the step's limit there (NOTES). Taken where the cost model's saving, ~0.7 us
+// a block step per CTA, beats the pass's traffic (584 B read + 1024 B written a table row at ~3 TB/s) plus
+// ~1.5 us, and the BF16 tables fit in 64 MB. Tuning only (the receipts' rule names it):
+// KGATE_SPARSE_MLA_DEQUANT=0|1 forces it off or on for every FP8 row of the warp-specialized kernel.
+const char* dequant_forced() {
+  const char* e = std::getenv("KGATE_SPARSE_MLA_DEQUANT");
+  return e && (std::string(e) == "0" || std::string(e) == "1") ? e : nullptr;
+}
+long long table_rows(const sparse_mla_args& a) { return a.swa_rows + (a.topk > 0 ? a.compressed_rows : 0); }
+bool dequant_route(const sparse_mla_args& a, const FastPlan& p) {
+  if (!p.ws || !a.kv_fp8 || table_rows(a) * 1024 > (64LL << 20)) return false;
+  if (const char* f = dequant_forced()) return f[0] == '1';
+  const double steps = std::ceil(static_cast<double>(a.tokens) * ((a.heads + 63) / 64) * wg_blocks(a) / sm_count());
+  return 0.7 * steps > 1.5 + table_rows(a) * 1608.0 / 3.0e6;
+}
+void* bf16_tables(size_t bytes) {
+  static Grown g;
+  return grow(g, bytes);
+}
+// The route's arguments: a's, with both tables dequantized into bf16_tables (launched on s).
+sparse_mla_args dequantized(const sparse_mla_args& a, cudaStream_t s) {
+  sparse_mla_args b = a;
+  unsigned char* t = static_cast<unsigned char*>(bf16_tables(static_cast<size_t>(table_rows(a)) * 1024));
+  const long long tasks = table_rows(a) * 36;
+  const int grid = static_cast<int>(std::min<long long>((tasks + 255) / 256, 16LL * sm_count()));
+  sparse_mla_dequant_kernel<<<grid, 256, 0, s>>>(static_cast<const unsigned char*>(a.swa_kv), a.swa_rows,
+                                                 static_cast<const unsigned char*>(a.compressed_kv), table_rows(a), a.page_block,
+                                                 reinterpret_cast<uint4*>(t));
+  b.swa_kv = t;
+  if (a.topk > 0) b.compressed_kv = t + a.swa_rows * 1024;
+  b.kv_fp8 = 0;
+  return b;
+}
 int fast_smem(const FastPlan& p, bool fp8) {
   if (p.ws) return WsGeo::kSmem;
   if (p.wg) return fp8 ? WgGeo<true>::kSmem : WgGeo<false>::kSmem;
   return p.ht == 1 ? FastGeo<1>::kSmem : p.ht == 2 ? FastGeo<2>::kSmem : FastGeo<4>::kSmem;
 }
 
-json fast_config(const sparse_mla_args& a) {
-  const FastPlan p = fast_plan(a, wgmma_device());
+json fast_config(const sparse_mla_args& a0) {
+  const FastPlan p0 = fast_plan(a0, wgmma_device());
+  const bool deq = dequant_route(a0, p0);
+  sparse_mla_args a = a0;
+  if (deq) a.kv_fp8 = 0;  // the BF16 kernel's plan, as launch_fast runs it
+  const FastPlan p = deq ? fast_plan(a, wgmma_device()) : p0;
   const char* k = p.ws ? "sparse_mla_fast_ws_kernel" : p.wg ? "sparse_mla_fast_wg_kernel" : "sparse_mla_fast_kernel";
   const bool planned = ws_planned(a, p);
   std::string kernels = (p.ws && ws_sorted(a, p) ? std::string("sparse_mla_ws_order_kernel + ") : std::string()) + k +
@@ -373,6 +420,15 @@ json fast_config(const sparse_mla_args& a) {
            (ws_plan_forced() ? "forced by KGATE_SPARSE_MLA_WS_PLAN (tuning run)" : "the cost model splits, pairs < 2 x SMs");
   } else if (p.ws && ws_plan_forced()) {
     rule += "; plan forced off by KGATE_SPARSE_MLA_WS_PLAN (tuning run)";
+  }
+  if (deq) {
+    kernels = "sparse_mla_dequant_kernel + " + kernels;
+    rule = std::string("FP8 tables dequantized once to BF16, then the BF16 kernel: ") +
+           (dequant_forced() ? "forced by KGATE_SPARSE_MLA_DEQUANT (tuning run)"
+                             : "0.7 us x block steps per CTA > 1.5 us + 1608 B per table row at 3 TB/s") +
+           "; " + rule;
+  } else if (p.ws && a.kv_fp8 && dequant_forced()) {
+    rule += "; dequantized-once route forced off by KGATE_SPARSE_MLA_DEQUANT (tuning run)";
   }
   return {{"kernel", kernels},
           {"path", p.ws   ? "wgmma (sm_90a), warp-specialized: producer + 2 consumer warpgroups, 64 heads x 64 columns"
@@ -387,15 +443,19 @@ json fast_config(const sparse_mla_args& a) {
           {"block_cols", p.cols},
           {"cost_model", planned ? 0.0 : p.cost},
           {"rule", rule},
-          {"problem", Problem::of(a).to_json()}};
+          {"dequantized_once", deq},
+          {"problem", Problem::of(a0).to_json()}};
 }
 }  // namespace
 
-void launch_fast(const sparse_mla_args& a, cudaStream_t s) {
-  validate(a, "sparse_mla.fast");
-  if (a.swa_rows >= (1LL << 30) || a.compressed_rows >= (1LL << 30))
+void launch_fast(const sparse_mla_args& a0, cudaStream_t s) {
+  validate(a0, "sparse_mla.fast");
+  if (a0.swa_rows >= (1LL << 30) || a0.compressed_rows >= (1LL << 30))
     throw InputError("sparse_mla: sparse_mla.fast: tables of 2^30 rows or more are not supported");
-  const FastPlan p = fast_plan(a, wgmma_device());
+  const FastPlan p0 = fast_plan(a0, wgmma_device());
+  const bool deq = dequant_route(a0, p0);
+  const sparse_mla_args a = deq ? dequantized(a0, s) : a0;
+  const FastPlan p = deq ? fast_plan(a, wgmma_device()) : p0;
   // The partials [T, H, stride, 512]: stride the split count, or, under the length-balanced plan, the
   // most segments a pair can have (the plan gives the combine each pair's own count).
   const bool planned = ws_planned(a, p);

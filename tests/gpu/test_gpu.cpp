@@ -451,6 +451,22 @@ TEST(Gpu, SparseMlaWarpSpecializedRepeatsAreCorrect) {
   expect_ws_launches_correct(t, "sparse_mla_ws_order_kernel");
 }
 
+// sparse_mla.fast's dequantized-once route (launch.cu: FP8 tables gathered many times over are dequantized to
+// BF16 rows by sparse_mla_dequant_kernel, then the BF16 warp-specialized kernel runs on them), on rows the rule
+// routes there: 140 query tokens of one request over a 1152-row table (h64, ragged, sinks) and a split h128
+// decode row in the hardening forms (one concatenated index table, padding rows, raw lengths plus an offset,
+// invalid indices); three launches each, each correct (padding rows untouched).
+TEST(Gpu, SparseMlaDequantizedOnceRouteIsCorrect) {
+  REQUIRE_GPU();
+  CaseTable t = parse_case_table("inline.json", R"({"table": "d", "family": "sparse_mla", "rows": [
+    {"id": "fp8-h64-prefill-shared", "params": {"batch": 1, "q_len": 140, "heads": 64, "kv_dtype": "fp8", "swa_rows": 128,
+     "compressed_rows": 1024, "topk": 512, "ragged": true, "sink": true}},
+    {"id": "fp8-h128-hardening", "params": {"batch": 3, "q_len": 5, "heads": 128, "kv_dtype": "fp8", "swa_rows": 384,
+     "compressed_rows": 1024, "topk": 1024, "ragged": true, "index_layout": "concat", "q_pad_rows": 3, "lens_offset": 7,
+     "invalid_pct": 10}}]})");
+  expect_ws_launches_correct(t, "sparse_mla_dequant_kernel");
+}
+
 // The sparse_mla GPU reference against the CPU reference on small rows of both dtypes, sinks,
 // ragged and empty tokens, invalid indices and a raw-length offset: lse to 1e-5, out to one BF16
 // unit (the two round an fp32 vs an fp64 sum to BF16).
