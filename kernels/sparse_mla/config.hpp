@@ -30,7 +30,15 @@ struct Problem {
   // measured level or faster (kernels/sparse_mla/NOTES.md, "The warp-specialized 64-head kernel").
   // Re-measured with both kernels forced on the 58 h64/h128 rows (NOTES, "The combine kernel"): BF16 at 50
   // steps (mla-01) lockstep 14.2 us vs 15.1, at 80 (mla-12, mla-27) warp-specialized 13.7 vs 14.9.
-  bool warp_specialized() const { return heads > 32 && block_steps() >= (kv_fp8 ? 160 : 64); }
+  // FP8 from 80 steps too when they are 40 or more (token, 64-head group) pairs (about 0.3 per SM) of few blocks:
+  // there the warp-specialized kernel runs one unsplit item per pair, where the lockstep one splits and pays a
+  // combine kernel; both forced on the 28 FlashMLA rows (NOTES, session 21): mla-18 (40 pairs x 2 blocks) 13.5 us
+  // against 14.5, mla-33 (40 x 2) 12.7 against 14.2, while rows of 5-20 pairs lost 0.4-5 us (mla-09, -22, -31).
+  long long pairs() const { return static_cast<long long>(tokens) * ((heads + 63) / 64); }
+  bool warp_specialized() const {
+    if (heads <= 32) return false;
+    return kv_fp8 ? block_steps() >= 160 || (block_steps() >= 80 && pairs() >= 40) : block_steps() >= 64;
+  }
   json to_json() const { return {{"tokens", tokens}, {"heads", heads}, {"topk", topk}, {"kv_dtype", kv_fp8 ? "fp8" : "bf16"}}; }
 };
 

@@ -54,7 +54,7 @@ Splits baseline_splits(const sparse_mla_args& a) {
 
 // sparse_mla.fast's routing, a pure function of the row descriptor and of whether the device runs
 // the sm_90a wgmma path:
-// - more than 32 heads on sm_90a, from Problem::warp_specialized()'s block steps (config.hpp): the
+// - more than 32 heads on sm_90a, from Problem::warp_specialized()'s block steps and pairs (config.hpp): the
 //   warp-specialized kernel (fast_ws.cuh), work items of 64 heads x a split of 64-column blocks on
 //   a persistent grid (at most one CTA per SM); the split count minimizes a cost in microseconds:
 //   6 + waves of items x (blocks per split x step + 1) + the combine and traffic below when split,

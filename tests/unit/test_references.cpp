@@ -105,8 +105,8 @@ TEST(SsuReference, PadSlotIsZeroStateAndPoolUntouched) {
   EXPECT_NEAR(r.out[(b * 2 + h) * ssu::kP + d], acc + hp.D[h] * x, 1e-9);
 }
 
-// sparse_mla.fast's choice between its two 64-head kernels: the block-step thresholds, both sides of
-// each, on rows of the 94-row table's shapes.
+// sparse_mla.fast's choice between its two 64-head kernels: the block-step and pair thresholds, both sides
+// of each, on rows of the 94-row table's shapes.
 TEST(SparseMlaConfig, WarpSpecializedFromTheBlockStepThresholds) {
   using kgate::sparse_mla::Problem;
   const Problem fp8_h64_t5{5, 64, 0, true}, fp8_h128_t40{40, 128, 0, true}, fp8_h64_t10_k512{10, 64, 512, true},
@@ -125,6 +125,16 @@ TEST(SparseMlaConfig, WarpSpecializedFromTheBlockStepThresholds) {
   EXPECT_TRUE(bf16_h64_t40.warp_specialized());        // 80 steps
   EXPECT_FALSE(bf16_h128_t10.warp_specialized());  // 40 steps
   EXPECT_FALSE(fp8_h32_big.warp_specialized());     // 32 heads: the mma.sync path
+  // FP8 from 80 steps when they are 40 pairs or more: mla-18 and mla-33 (40 pairs x 2 blocks) warp-specialized,
+  // mla-09 (20 x 2) and mla-22 (10 x 10, 100 steps) lockstep.
+  const Problem fp8_h64_t40{40, 64, 0, true}, fp8_h128_t20{20, 128, 0, true}, fp8_h64_t20{20, 64, 0, true},
+      fp8_h64_t39{39, 64, 64, true};
+  EXPECT_EQ(fp8_h128_t20.pairs(), 40);
+  EXPECT_TRUE(fp8_h64_t40.warp_specialized());
+  EXPECT_TRUE(fp8_h128_t20.warp_specialized());
+  EXPECT_FALSE(fp8_h64_t20.warp_specialized());   // 40 steps
+  EXPECT_FALSE(fp8_h64_t39.warp_specialized());   // 117 steps of 39 pairs
+  EXPECT_FALSE(fp8_h64_t10_k512.warp_specialized());
 }
 
 // The warp-specialized kernel's length-balanced plan (ws_plan.hpp), the walk the plan kernel runs:
