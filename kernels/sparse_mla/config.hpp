@@ -30,7 +30,8 @@ struct Problem {
   // measured level or faster (kernels/sparse_mla/NOTES.md, "The warp-specialized 64-head kernel").
   // Re-measured with both kernels forced on the 58 h64/h128 rows (NOTES, "The combine kernel"): BF16 at 50
   // steps (mla-01) lockstep 14.2 us vs 15.1, at 80 (mla-12, mla-27) warp-specialized 13.7 vs 14.9.
-  // FP8 from 80 steps too when they are 40 or more (token, 64-head group) pairs (about 0.3 per SM) of few blocks:
+  // FP8 from 80 steps too when they are 40 or more (token, 64-head group) pairs (about 0.3 per SM; 40 pairs are
+  // at least 80 steps, so the pair count decides), measured on pairs of two blocks:
   // there the warp-specialized kernel runs one unsplit item per pair, where the lockstep one splits and pays a
   // combine kernel; both forced on the 28 FlashMLA rows (NOTES, session 21): mla-18 (40 pairs x 2 blocks) 13.5 us
   // against 14.5, mla-33 (40 x 2) 12.7 against 14.2, while rows of 5-20 pairs lost 0.4-5 us (mla-09, -22, -31).

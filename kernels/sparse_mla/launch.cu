@@ -28,6 +28,8 @@ void validate(const sparse_mla_args& a, const char* arm) {
     throw InputError(who + "topk > 0 needs compressed_kv and compressed_indices");
   if (a.kv_fp8 && (a.page_block < 2 || a.page_block % 2))
     throw InputError(who + "page_block must be even and >= 2 (8-byte aligned MODEL1 blocks)");
+  if (a.kv_fp8 && (a.swa_rows % a.page_block || (a.topk > 0 && a.compressed_rows % a.page_block)))
+    throw InputError(who + "FP8 tables must be whole page blocks (swa_rows and compressed_rows multiples of page_block)");
   for (const void* p : std::initializer_list<const void*>{a.q, a.swa_kv, a.compressed_kv, a.out})
     if (reinterpret_cast<uintptr_t>(p) % 16) throw InputError(who + "q, KV tables and out must be 16-byte aligned");
 }
@@ -361,7 +363,8 @@ void fast_ws_launch_as(const sparse_mla_args& a, const FastPlan& p, const int* p
       a, p.splits, p.blocks_per_split, ws, ws_ml, ws_queue(), order, nullptr);
 }
 // The dequantized-once route: an FP8 row whose tables are gathered many times over (prefill; decode batches
-// whose requests share small caches) dequantizes both whole tables to BF16 rows first
+// whose requests share small caches) dequantizes its whole tables (the SWA table and, with topk > 0, the
+// compressed one) to BF16 rows first
 // (sparse_mla_dequant_kernel) and runs the BF16 warp-specialized kernel on them, whose producer only copies:
 // the FP8 producer's dequant is the step's limit there (NOTES). Taken where the cost model's saving, ~0.7 us
 // a block step per CTA, beats the pass's traffic (584 B read + 1024 B written a table row at ~3 TB/s) plus
@@ -373,14 +376,19 @@ const char* dequant_forced() {
 }
 long long table_rows(const sparse_mla_args& a) { return a.swa_rows + (a.topk > 0 ? a.compressed_rows : 0); }
 bool dequant_route(const sparse_mla_args& a, const FastPlan& p) {
-  if (!p.ws || !a.kv_fp8 || table_rows(a) * 1024 > (64LL << 20)) return false;
+  if (!p.ws || !a.kv_fp8 || table_rows(a) < 1 || table_rows(a) * 1024 > (64LL << 20)) return false;
   if (const char* f = dequant_forced()) return f[0] == '1';
   const double steps = std::ceil(static_cast<double>(a.tokens) * ((a.heads + 63) / 64) * wg_blocks(a) / sm_count());
   return 0.7 * steps > 1.5 + table_rows(a) * 1608.0 / 3.0e6;
 }
+// The route's BF16 tables, per device. One stream at a time per process, as for the item queue: a second launch
+// in flight would dequantize into the same buffer.
 void* bf16_tables(size_t bytes) {
-  static Grown g;
-  return grow(g, bytes);
+  static Grown cache[64];
+  int dev = 0;
+  KGATE_CUDA(cudaGetDevice(&dev));
+  if (dev < 0 || dev >= 64) throw InputError("sparse_mla: sparse_mla.fast: device ordinal out of range");
+  return grow(cache[dev], bytes);
 }
 // The route's arguments: a's, with both tables dequantized into bf16_tables (launched on s).
 sparse_mla_args dequantized(const sparse_mla_args& a, cudaStream_t s) {

@@ -420,8 +420,9 @@ TEST(Gpu, SparseMlaDeviceArmsAreCorrect) {
 }
 
 // sparse_mla.fast on every row of t, three launches each in one context, each correct; each row's
-// kernels must include `kernel` (a skip where the row does not run the sm_90a warp-specialized kernel).
-static void expect_ws_launches_correct(const CaseTable& t, const char* kernel) {
+// kernels must include `kernel` and not `absent` (a skip where the row does not run the sm_90a
+// warp-specialized kernel).
+static void expect_ws_launches_correct(const CaseTable& t, const char* kernel, const char* absent = nullptr) {
   Registry& reg = Registry::instance();
   auto be = gpu::make_backend("events", true);
   for (const CaseRow& row : t.rows) {
@@ -430,6 +431,7 @@ static void expect_ws_launches_correct(const CaseTable& t, const char* kernel) {
     const std::string kernels = ctx->config(fast).value("kernel", "");
     if (kernels.find("sparse_mla_fast_ws_kernel") == std::string::npos) GTEST_SKIP() << "not the sm_90a path: " << kernels;
     EXPECT_NE(kernels.find(kernel), std::string::npos) << row.id << ": " << kernels;
+    if (absent) EXPECT_EQ(kernels.find(absent), std::string::npos) << row.id << ": " << kernels;
     for (int launch = 0; launch < 3; ++launch) {
       const Correctness c = ctx->check(fast);
       EXPECT_TRUE(c.passed) << row.id << " launch " << launch << ": " << c.worst << " " << c.note;
@@ -440,15 +442,16 @@ static void expect_ws_launches_correct(const CaseTable& t, const char* kernel) {
 // sparse_mla.fast's warp-specialized kernel takes items from a global queue that the last CTA of a
 // launch resets, and from two items per CTA a sort kernel orders the tokens first: launches in a row
 // must each be correct (a queue left past the item count would run only the first items, quickly
-// and wrongly). Ragged lengths, both dtypes, rows routed to the sorted queue (300 and 280 items).
+// and wrongly). Ragged lengths, both dtypes, rows routed to the sorted queue (300 and 280 items); the
+// FP8 row's 65 792-row tables are past the dequantized-once route's 64 MB, so its FP8 producer runs.
 TEST(Gpu, SparseMlaWarpSpecializedRepeatsAreCorrect) {
   REQUIRE_GPU();
   CaseTable t = parse_case_table("inline.json", R"({"table": "q", "family": "sparse_mla", "rows": [
     {"id": "fp8-h64-ragged", "params": {"batch": 2, "q_len": 150, "heads": 64, "kv_dtype": "fp8", "swa_rows": 256,
-     "compressed_rows": 16384, "topk": 512, "ragged": true, "sink": true}},
+     "compressed_rows": 65536, "topk": 512, "ragged": true, "sink": true}},
     {"id": "bf16-h128-ragged", "params": {"batch": 1, "q_len": 140, "heads": 128, "kv_dtype": "bf16", "swa_rows": 128,
      "compressed_rows": 1024, "topk": 128, "ragged": true, "empty_tokens": 3}}]})");
-  expect_ws_launches_correct(t, "sparse_mla_ws_order_kernel");
+  expect_ws_launches_correct(t, "sparse_mla_ws_order_kernel", "sparse_mla_dequant_kernel");
 }
 
 // sparse_mla.fast's dequantized-once route (launch.cu: FP8 tables gathered many times over are dequantized to
