@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "kernels/sparse_mla/abi.h"
+#include "kernels/sparse_mla/model1.cuh"
 
 namespace kgate::sparse_mla::gpu {
 namespace {
@@ -106,11 +107,10 @@ __global__ void __launch_bounds__(kBaseThreads) sparse_mla_baseline_kernel(spars
           for (int e = 0; e < (piece < 28 ? 16 : 8); ++e) dst[e0 + e] = __float2bfloat16(0.f);
           continue;
         }
-        const unsigned char* tab = static_cast<const unsigned char*>(comp ? a.compressed_kv : a.swa_kv);
-        const long long pb = a.page_block, blkp = r / pb, off = r % pb;
-        const unsigned char* data = tab + blkp * pb * 584 + off * 576;
+        const Model1Row row = model1_row(comp ? a.compressed_kv : a.swa_kv, r, a.page_block);
+        const unsigned char* data = row.data;
         if (piece < 28) {
-          const unsigned char* scales = tab + blkp * pb * 584 + pb * 576 + off * 8;
+          const unsigned char* scales = row.scales;
           const float sc = ldexpf(1.f, static_cast<int>(scales[piece / 4]) - 127);
           const uint4 v = *reinterpret_cast<const uint4*>(data + piece * 16);
           const __nv_fp8x2_e4m3* f = reinterpret_cast<const __nv_fp8x2_e4m3*>(&v);

@@ -33,7 +33,7 @@ struct Problem {
   // FP8 from 80 steps too when they are 40 or more (token, 64-head group) pairs (about 0.3 per SM; 40 pairs are
   // at least 80 steps, so the pair count decides), measured on pairs of two blocks:
   // there the warp-specialized kernel runs one unsplit item per pair, where the lockstep one splits and pays a
-  // combine kernel; both forced on the 28 FlashMLA rows (NOTES, session 21): mla-18 (40 pairs x 2 blocks) 13.5 us
+  // combine kernel; both forced on the 28 FlashMLA rows (NOTES, "The RoPE pieces by cp.async ...", call 10): mla-18 (40 pairs x 2 blocks) 13.5 us
   // against 14.5, mla-33 (40 x 2) 12.7 against 14.2, while rows of 5-20 pairs lost 0.4-5 us (mla-09, -22, -31).
   long long pairs() const { return static_cast<long long>(tokens) * ((heads + 63) / 64); }
   bool warp_specialized() const {

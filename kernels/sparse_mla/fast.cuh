@@ -128,15 +128,11 @@ __global__ void __launch_bounds__(FastGeo<HT>::kThreads, 1)
         cp_async16_zfill(dst + j * G::KS + piece * 8, tab + r * 512 + piece * 8, e >= 0);
       }
     } else {
-      const int pb = a.page_block;  // 32-bit division below (rows < 2^30)
       for (int i = threadIdx.x; i < BC * 37; i += kThreads) {
         const int j = i / 37, piece = i % 37, e = cols[j];
-        const unsigned char* tab = static_cast<const unsigned char*>(table_of(a, e));
-        const int r = e < 0 ? 0 : (e & ((1 << 30) - 1));
-        const unsigned char* blkp = tab + static_cast<long long>(r / pb) * pb * 584;
-        const int off = r % pb;
-        if (piece < 36) cp_async16_zfill(raw + j * G::RAWS + piece * 16, blkp + off * 576 + piece * 16, e >= 0);
-        else cp_async8_zfill(raw + j * G::RAWS + 576, blkp + static_cast<long long>(pb) * 576 + off * 8, e >= 0);
+        const Model1Row row = model1_row(table_of(a, e), e < 0 ? 0 : (e & ((1 << 30) - 1)), a.page_block);
+        if (piece < 36) cp_async16_zfill(raw + j * G::RAWS + piece * 16, row.data + piece * 16, e >= 0);
+        else cp_async8_zfill(raw + j * G::RAWS + 576, row.scales, e >= 0);
       }
     }
     asm volatile("cp.async.commit_group;\n" ::: "memory");

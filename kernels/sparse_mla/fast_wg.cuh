@@ -247,15 +247,12 @@ __global__ void __launch_bounds__(256, 1)
       // 8 B of scales).
       const int j = tid / kTPR, q = tid % kTPR;
       unsigned char* dst = raw + buf * BC * G::RAWS + j * G::RAWS;
-      const int e = cols[j], pb = a.page_block;
-      const unsigned char* tab = static_cast<const unsigned char*>(table_of(a, e));
-      const int r = e < 0 ? 0 : (e & ((1 << 30) - 1));
-      const unsigned char* blkp = tab + static_cast<long long>(r / pb) * pb * 584;
-      const unsigned char* data = blkp + (r % pb) * 576;
+      const int e = cols[j];
+      const Model1Row row = model1_row(table_of(a, e), e < 0 ? 0 : (e & ((1 << 30) - 1)), a.page_block);
 #pragma unroll
       for (int k = 0; k < (36 + kTPR - 1) / kTPR; ++k)
-        if (q + kTPR * k < 36) cp_async16_zfill(dst + (q + kTPR * k) * 16, data + (q + kTPR * k) * 16, e >= 0);
-      if (q == 0) cp_async8_zfill(dst + 576, blkp + static_cast<long long>(pb) * 576 + (r % pb) * 8, e >= 0);
+        if (q + kTPR * k < 36) cp_async16_zfill(dst + (q + kTPR * k) * 16, row.data + (q + kTPR * k) * 16, e >= 0);
+      if (q == 0) cp_async8_zfill(dst + 576, row.scales, e >= 0);
     }
     asm volatile("cp.async.commit_group;\n" ::: "memory");
   };

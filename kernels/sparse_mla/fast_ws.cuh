@@ -173,6 +173,12 @@ __device__ __forceinline__ uint4 dequant8(uint32_t w0, uint32_t w1, __nv_bfloat1
   }
   return o;
 }
+// A tile's ue8m0 scale byte b as the BF16 pair (2^(b - 127), 2^(b - 127)): b in each half's exponent field (b = 0
+// reads as zero).
+__device__ __forceinline__ __nv_bfloat162 scale_bf16x2(uint32_t b) {
+  const uint32_t sb = (b & 0xFF) << 7, sbb = sb | (sb << 16);
+  return *reinterpret_cast<const __nv_bfloat162*>(&sbb);
+}
 
 // The dequantized-once route (launch.cu): both FP8 tables (MODEL1 pages) as plain BF16 rows of 512 in one
 // buffer (the compressed rows after the SWA rows), so the BF16 warp-specialized kernel gathers from it. A task
@@ -187,20 +193,15 @@ __global__ void __launch_bounds__(256) sparse_mla_dequant_kernel(const unsigned 
     const long long r = static_cast<long long>(static_cast<unsigned long long>(t) / 36);
     const int k = static_cast<int>(t - r * 36);
     const bool in_swa = r < swa_rows;
-    const uint32_t rr = static_cast<uint32_t>(in_swa ? r : r - swa_rows), upb = static_cast<uint32_t>(pb);  // rows < 2^30
-    const uint32_t pg = rr / upb, in = rr - pg * upb;
-    const unsigned char* blkp = (in_swa ? swa : comp) + static_cast<unsigned long long>(pg) * upb * 584;
-    const unsigned char* data = blkp + in * 576;
+    const Model1Row row = model1_row(in_swa ? swa : comp, static_cast<uint32_t>(in_swa ? r : r - swa_rows), static_cast<uint32_t>(pb));
     uint4* o = dst + r * 64;
     if (k < 28) {
-      const uint4 w = *reinterpret_cast<const uint4*>(data + k * 16);
-      const uint32_t sb = static_cast<uint32_t>(blkp[static_cast<unsigned long long>(upb) * 576 + in * 8 + (k >> 2)]) << 7;
-      const uint32_t sbb = sb | (sb << 16);
-      const __nv_bfloat162 sc2 = *reinterpret_cast<const __nv_bfloat162*>(&sbb);
+      const uint4 w = *reinterpret_cast<const uint4*>(row.data + k * 16);
+      const __nv_bfloat162 sc2 = scale_bf16x2(row.scales[k >> 2]);
       o[2 * k] = dequant8(w.x, w.y, sc2);
       o[2 * k + 1] = dequant8(w.z, w.w, sc2);
     } else {
-      o[56 + k - 28] = *reinterpret_cast<const uint4*>(data + 448 + (k - 28) * 16);
+      o[56 + k - 28] = *reinterpret_cast<const uint4*>(row.data + 448 + (k - 28) * 16);
     }
   }
 }
@@ -374,7 +375,7 @@ __global__ void __launch_bounds__(384, 1)
       // FP8, software-pipelined: a row's e4m3 pieces qd + 4 i (i < 7: dims 16 (qd + 4 i) .., scale i) live in
       // registers v[r] from their load until their dequant. Each piece's reload with the next block's same piece
       // is written right after its store, but ptxas gathers the reloads late in the step (SASS; volatile loads,
-      // which keep their place, lost on the rows that gather from DRAM: NOTES, session 21). The next block's row
+      // which keep their place, lost on the rows that gather from DRAM: NOTES, "The RoPE pieces by cp.async ..."). The next block's row
       // addresses are needed at the top of a step, so its indices are loaded raw two blocks ahead and encoded a
       // block later. The RoPE pieces (BF16 already) go by cp.async straight into the stage once it is free,
       // counted on the full barrier (cp.async.mbarrier.arrive.noinc): they hold no registers, and the producer
@@ -382,14 +383,8 @@ __global__ void __launch_bounds__(384, 1)
       uint4 v[2][7];
       uint2 scw[2] = {};
       const int pb = a.page_block;
-      // Row e's 576 data bytes and 8 scale bytes (MODEL1: a page block's data, then its scales; unsigned
-      // division, rows < 2^30).
-      auto row_ptrs = [&](int e, const unsigned char*& data, const unsigned char*& scales) {
-        const uint32_t rr = static_cast<uint32_t>(e) & ((1u << 30) - 1), upb = static_cast<uint32_t>(pb), blk = rr / upb, in = rr - blk * upb;
-        const unsigned char* blkp = static_cast<const unsigned char*>(table_of(a, e)) + static_cast<unsigned long long>(blk) * upb * 584;
-        data = blkp + in * 576;
-        scales = blkp + static_cast<unsigned long long>(upb) * 576 + in * 8;
-      };
+      // Row e's 576 data bytes and 8 scale bytes (e >= 0: a row of encode_col).
+      auto row_at = [&](int e) { return model1_row(table_of(a, e), static_cast<uint32_t>(e) & ((1u << 30) - 1), pb); };
       // Row r of the stage from v[r] (a column without a row, e < 0, stores zeros: its words and scales are
       // masked to zero bits, no branch per unit), each piece reloaded from row en (if any) once stored.
       auto store_reload = [&](unsigned char* dst, int e, int en, const unsigned char* ndata, const unsigned char* nscales, int r) {
@@ -400,10 +395,7 @@ __global__ void __launch_bounds__(384, 1)
         ldg_nc8_if(scw[r], nscales, on);
 #pragma unroll
         for (int i = 0; i < 7; ++i) {
-          // The tile's ue8m0 scale byte b as the BF16 2^(b - 127): b in the exponent field (b = 0 reads as zero).
-          const uint32_t sb = ((i < 4 ? s0 >> (8 * i) : s1 >> (8 * (i - 4))) & 0xFF) << 7;
-          const uint32_t sbb = sb | (sb << 16);
-          const __nv_bfloat162 sc2 = *reinterpret_cast<const __nv_bfloat162*>(&sbb);
+          const __nv_bfloat162 sc2 = scale_bf16x2(i < 4 ? s0 >> (8 * i) : s1 >> (8 * (i - 4)));
           const int piece = qd + 4 * i;
           sts128(dst + sw_off(j, 2 * piece), dequant8(v[r][i].x & k, v[r][i].y & k, sc2));
           sts128(dst + sw_off(j, 2 * piece + 1), dequant8(v[r][i].z & k, v[r][i].w & k, sc2));
@@ -413,18 +405,16 @@ __global__ void __launch_bounds__(384, 1)
       Cursor cur = first();
       Cursor nx = cur.valid() ? next(cur) : cur;
       int e[2] = {enc_of(cur, 0, raw_of(cur, 0)), enc_of(cur, 1, raw_of(cur, 1))};
-      const unsigned char *cd0, *cd1, *unused;  // this block's rows' data (the RoPE pieces go by cp.async)
-      row_ptrs(e[0] >= 0 ? e[0] : 0, cd0, unused);
-      row_ptrs(e[1] >= 0 ? e[1] : 0, cd1, unused);
+      const Model1Row c0 = row_at(e[0] >= 0 ? e[0] : 0), c1 = row_at(e[1] >= 0 ? e[1] : 0);
+      const unsigned char *cd0 = c0.data, *cd1 = c1.data;  // this block's rows' data (the RoPE pieces go by cp.async)
       int32_t rn[2] = {raw_of(nx, 0), raw_of(nx, 1)};
 #pragma unroll
       for (int r = 0; r < 2; ++r)
         if (e[r] >= 0) {
-          const unsigned char *data, *scales;
-          row_ptrs(e[r], data, scales);
-          scw[r] = *reinterpret_cast<const uint2*>(scales);
+          const Model1Row row = r ? c1 : c0;
+          scw[r] = *reinterpret_cast<const uint2*>(row.scales);
 #pragma unroll
-          for (int i = 0; i < 7; ++i) v[r][i] = ldg_nc16(data + (qd + 4 * i) * 16);
+          for (int i = 0; i < 7; ++i) v[r][i] = ldg_nc16(row.data + (qd + 4 * i) * 16);
         }
       for (int gstep = 0; cur.valid(); ++gstep) {
         const int st = gstep % NS;
@@ -432,9 +422,7 @@ __global__ void __launch_bounds__(384, 1)
         const int en[2] = {enc_of(nx, 0, rn[0]), enc_of(nx, 1, rn[1])};
         rn[0] = raw_of(nx2, 0);
         rn[1] = raw_of(nx2, 1);
-        const unsigned char *nd0, *ns0, *nd1, *ns1;
-        row_ptrs(en[0] >= 0 ? en[0] : 0, nd0, ns0);
-        row_ptrs(en[1] >= 0 ? en[1] : 0, nd1, ns1);
+        const Model1Row n0 = row_at(en[0] >= 0 ? en[0] : 0), n1 = row_at(en[1] >= 0 ? en[1] : 0);
         unsigned char* dst = sk + st * G::kTile;
         if (gstep >= NS) mbar_wait(bars + 8 * (NS + st), ((gstep / NS) - 1) & 1);
         // The RoPE pieces (BF16 already) straight into the stage; the full barrier counts their completion.
@@ -444,8 +432,8 @@ __global__ void __launch_bounds__(384, 1)
           cp_async16_zfill(dst + sw_off(jr + 32, 56 + qd + 4 * i), cd1 + 448 + (qd + 4 * i) * 16, e[1] >= 0);
         }
         asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bars + 8 * st) : "memory");
-        store_reload(dst, e[0], en[0], nd0, ns0, 0);
-        store_reload(dst, e[1], en[1], nd1, ns1, 1);
+        store_reload(dst, e[0], en[0], n0.data, n0.scales, 0);
+        store_reload(dst, e[1], en[1], n1.data, n1.scales, 1);
         if (qd == 0) {
           scol[st * 64 + jr] = e[0];
           scol[st * 64 + jr + 32] = e[1];
@@ -455,8 +443,8 @@ __global__ void __launch_bounds__(384, 1)
         mbar_arrive(bars + 8 * st);
         e[0] = en[0];
         e[1] = en[1];
-        cd0 = nd0;
-        cd1 = nd1;
+        cd0 = n0.data;
+        cd1 = n1.data;
         cur = nx;
         nx = nx2;
       }

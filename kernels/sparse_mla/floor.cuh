@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "kernels/sparse_mla/abi.h"
+#include "kernels/sparse_mla/model1.cuh"
 
 namespace kgate::sparse_mla::gpu {
 namespace {
@@ -42,9 +43,9 @@ __global__ void __launch_bounds__(kFloorThreads) sparse_mla_floor_kernel(sparse_
     bool comp = false;
     const int32_t r = c < active ? column(a, t, c, comp) : -1;
     const unsigned char* tab = static_cast<const unsigned char*>(comp ? a.compressed_kv : a.swa_kv);
-    const long long pb = a.page_block;
-    row_at[threadIdx.x] = r < 0 ? nullptr : !a.kv_fp8 ? tab + static_cast<long long>(r) * 1024
-                                                       : tab + (r / pb) * pb * 584 + (r % pb) * 576;
+    row_at[threadIdx.x] = r < 0        ? nullptr
+                          : !a.kv_fp8 ? tab + static_cast<long long>(r) * 1024
+                                      : model1_row(tab, r, a.page_block).data;
   }
   __syncthreads();
   uint4 acc = make_uint4(0, 0, 0, 0);
@@ -73,9 +74,7 @@ __global__ void __launch_bounds__(kFloorThreads) sparse_mla_floor_kernel(sparse_
       const int c = c0 + threadIdx.x;
       bool comp = false;
       const int32_t r = column(a, t, c, comp);
-      const unsigned char* tab = static_cast<const unsigned char*>(comp ? a.compressed_kv : a.swa_kv);
-      const long long pb = a.page_block;
-      const uint2 sc = *reinterpret_cast<const uint2*>(tab + (r / pb) * pb * 584 + pb * 576 + (r % pb) * 8);
+      const uint2 sc = *reinterpret_cast<const uint2*>(model1_row(comp ? a.compressed_kv : a.swa_kv, r, a.page_block).scales);
       acc.x ^= sc.x;
       acc.y ^= sc.y;
     }

@@ -181,6 +181,14 @@ float* workspace(size_t bytes) {
   return static_cast<float*>(grow(g, bytes));
 }
 
+// The current device as an index into the per-device caches below (64 of them).
+int device_slot() {
+  int dev = 0;
+  KGATE_CUDA(cudaGetDevice(&dev));
+  if (dev < 0 || dev >= 64) throw InputError("sparse_mla: sparse_mla.fast: device ordinal out of range");
+  return dev;
+}
+
 // The warp-specialized kernel's item queue (next item, CTAs done taking), per device: zeroed when
 // made (on the first call, the correctness check), reset by the last CTA of every launch. One
 // stream at a time per process: two launches in flight at once would share the counter.
@@ -191,10 +199,7 @@ struct DeviceInts {
   size_t n = 0;
 };
 int* device_ints(DeviceInts (&cache)[64], size_t n, bool zero) {
-  int dev = 0;
-  KGATE_CUDA(cudaGetDevice(&dev));
-  if (dev < 0 || dev >= 64) throw InputError("sparse_mla: sparse_mla.fast: device ordinal out of range");
-  DeviceInts& c = cache[dev];
+  DeviceInts& c = cache[device_slot()];
   if (n > c.n) {
     if (c.p) KGATE_CUDA(cudaFree(c.p));
     KGATE_CUDA(cudaMalloc(&c.p, n * sizeof(int)));
@@ -322,10 +327,7 @@ struct WsPlanCache {
 };
 const int* ws_plan(const sparse_mla_args& a, int parts, cudaStream_t s) {
   static WsPlanCache cache[64];
-  int dev = 0;
-  KGATE_CUDA(cudaGetDevice(&dev));
-  if (dev < 0 || dev >= 64) throw InputError("sparse_mla: sparse_mla.fast: device ordinal out of range");
-  WsPlanCache& c = cache[dev];
+  WsPlanCache& c = cache[device_slot()];
   const WsPlanLayout L{parts, ws_pairs(a)};
   const WsPlanCache::Key key{a.lens_epoch, a.lens, a.lens_offset, a.tokens, a.topk, a.heads, parts, ws_overhead(), s};
   if (L.ints() > c.ints) {
@@ -385,10 +387,7 @@ bool dequant_route(const sparse_mla_args& a, const FastPlan& p) {
 // in flight would dequantize into the same buffer.
 void* bf16_tables(size_t bytes) {
   static Grown cache[64];
-  int dev = 0;
-  KGATE_CUDA(cudaGetDevice(&dev));
-  if (dev < 0 || dev >= 64) throw InputError("sparse_mla: sparse_mla.fast: device ordinal out of range");
-  return grow(cache[dev], bytes);
+  return grow(cache[device_slot()], bytes);
 }
 // The route's arguments: a's, with both tables dequantized into bf16_tables (launched on s).
 sparse_mla_args dequantized(const sparse_mla_args& a, cudaStream_t s) {
