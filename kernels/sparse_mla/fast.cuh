@@ -67,10 +67,11 @@ __device__ __forceinline__ const void* table_of(const sparse_mla_args& a, int e)
   return e >= 0 && (e >> 30) ? a.compressed_kv : a.swa_kv;  // -1: any valid address (zero-fill reads nothing)
 }
 
-// Partials: ws_o [T, H, splits, 512] fp32 (unnormalized), ws_ml [T, H, splits, 2] (m, l; base 2).
+// Partials: ws_o [T, H, splits, 512] BF16 (unnormalized: sum of p v, p <= 1, rounded once; the combine merges them in
+// fp32), ws_ml [T, H, splits, 2] fp32 (m, l; base 2).
 template <int HT>
 __global__ void __launch_bounds__(FastGeo<HT>::kThreads, 1)
-    sparse_mla_fast_kernel(sparse_mla_args a, int splits, int blocks_per_split, float* ws_o, float* ws_ml) {
+    sparse_mla_fast_kernel(sparse_mla_args a, int splits, int blocks_per_split, __nv_bfloat16* ws_o, float* ws_ml) {
   using G = FastGeo<HT>;
   constexpr int HG = G::HG, kThreads = G::kThreads, BC = kFastCols;
   extern __shared__ __align__(16) unsigned char smem[];
@@ -291,7 +292,7 @@ __global__ void __launch_bounds__(FastGeo<HT>::kThreads, 1)
 #pragma unroll
     for (int n = 0; n < 16; ++n) {
       const int col = wq * 128 + n * 8 + 2 * tq;
-      *reinterpret_cast<float2*>(ws_o + base * 512 + col) = make_float2(acc[n][2 * half], acc[n][2 * half + 1]);
+      *reinterpret_cast<__nv_bfloat162*>(ws_o + base * 512 + col) = __floats2bfloat162_rn(acc[n][2 * half], acc[n][2 * half + 1]);
     }
     if (wq == 0 && tq == 0) *reinterpret_cast<float2*>(ws_ml + base * 2) = make_float2(m_run[r], l_run[r]);
   };
@@ -299,11 +300,10 @@ __global__ void __launch_bounds__(FastGeo<HT>::kThreads, 1)
   partial(r1, h1, 1);
 }
 
-// Combine: two warps per (token, head), each half of the 512 dims (8 per lane: two float4 at
-// 256 x half + 128 j + 4 x lane, each a coalesced 512-byte part), 4 heads per CTA: merges the
-// splits and the sink. Every load that does not depend on another is issued first: the (m, l)
-// pairs (lane s holds split s) and the first kCombineChunk splits' o parts, so up to 4 splits cost
-// about one L2 round trip, not one per split (the kernel before: 3 + splits).
+// Combine: two warps per (token, head), each half of the 512 dims (8 per lane: one 16-byte BF16 unit at 256 x half +
+// 8 x lane, a coalesced 512-byte part), 4 heads per CTA: merges the splits (in fp32) and the sink. Every load that
+// does not depend on another is issued first: the (m, l) pairs (lane s holds split s) and the first kCombineChunk
+// splits' o parts, so up to 4 splits cost about one L2 round trip, not one per split (the kernel before: 3 + splits).
 constexpr int kCombineHeads = 4, kCombineChunk = 4;
 __device__ __forceinline__ float warp_max(float v) {
   for (int o = 16; o; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
@@ -320,7 +320,7 @@ __device__ __forceinline__ float warp_sum(float v) {
 // after it: reading four splits before the count was in cost the plan's rows up to 5 us in unused
 // slots' bytes (kernels/sparse_mla/NOTES.md, "A length-balanced plan for the split decode rows").
 __global__ void __launch_bounds__(64 * kCombineHeads, 4) sparse_mla_fast_combine_kernel(sparse_mla_args a, int stride,
-                                                                                     const float* ws_o,
+                                                                                     const __nv_bfloat16* ws_o,
                                                                                      const float* ws_ml,
                                                                                      const int* nsplit) {
   const int lane = threadIdx.x & 31, half = (threadIdx.x >> 5) & 1, t = blockIdx.y;
@@ -328,15 +328,13 @@ __global__ void __launch_bounds__(64 * kCombineHeads, 4) sparse_mla_fast_combine
   if (h >= a.heads) return;  // warp-uniform
   const long long th = static_cast<long long>(t) * a.heads + h, base = th * stride;
   const float2* ml = reinterpret_cast<const float2*>(ws_ml) + base;
-  const int d0 = 256 * half + lane * 4;
-  const float* o_row = ws_o + base * 512 + d0;
-  float4 o[kCombineChunk][2];
+  const int d0 = 256 * half + lane * 8;
+  const __nv_bfloat16* o_row = ws_o + base * 512 + d0;
+  uint4 o[kCombineChunk];
   auto load_chunk = [&](int s0, int c0, int c1, int n) {  // splits s0 + c, c in [c0, c1), below n
 #pragma unroll
     for (int c = c0; c < c1; ++c)
-      if (s0 + c < n)
-#pragma unroll
-        for (int j = 0; j < 2; ++j) o[c][j] = *reinterpret_cast<const float4*>(o_row + (s0 + c) * 512ll + 128 * j);
+      if (s0 + c < n) o[c] = *reinterpret_cast<const uint4*>(o_row + (s0 + c) * 512ll);
   };
   const int splits = nsplit ? nsplit[t * ((a.heads + 63) / 64) + h / 64] : stride;
   const float sink = a.sink ? a.sink[h] : 0.f;
@@ -357,16 +355,13 @@ __global__ void __launch_bounds__(64 * kCombineHeads, 4) sparse_mla_fast_combine
   L = warp_sum(L);
   __nv_bfloat16* out = static_cast<__nv_bfloat16*>(a.out) + th * 512 + d0;
   if (L == 0.f) {
-#pragma unroll
-    for (int j = 0; j < 2; ++j) *reinterpret_cast<uint2*>(out + 128 * j) = make_uint2(0, 0);
+    *reinterpret_cast<uint4*>(out) = make_uint4(0, 0, 0, 0);
     if (lane == 0 && half == 0) a.lse[th] = -INFINITY;
     return;
   }
   const float lse = (M + log2f(L)) * 0.6931471805599453f;
   const float f = (a.sink ? 1.f / (1.f + expf(sink - lse)) : 1.f) / L;
-  float4 v[2];
-#pragma unroll
-  for (int j = 0; j < 2; ++j) v[j] = make_float4(0.f, 0.f, 0.f, 0.f);
+  float v[8] = {};
   for (int s0 = 0; s0 < splits; s0 += kCombineChunk) {
     if (s0) load_chunk(s0, 0, kCombineChunk, splits);
 #pragma unroll
@@ -376,23 +371,19 @@ __global__ void __launch_bounds__(64 * kCombineHeads, 4) sparse_mla_fast_combine
       const float m = s < 32 ? __shfl_sync(0xffffffffu, mine.x, s) : ml[s].x;
       if (m == -INFINITY) continue;  // uniform across the warp; such a split's o (loaded) is not used
       const float w = exp2f(m - M);
+      const __nv_bfloat162* p = reinterpret_cast<const __nv_bfloat162*>(&o[c]);
 #pragma unroll
-      for (int j = 0; j < 2; ++j) {
-        v[j].x += o[c][j].x * w;
-        v[j].y += o[c][j].y * w;
-        v[j].z += o[c][j].z * w;
-        v[j].w += o[c][j].w * w;
+      for (int k = 0; k < 4; ++k) {
+        const float2 x = __bfloat1622float2(p[k]);
+        v[2 * k] += x.x * w;
+        v[2 * k + 1] += x.y * w;
       }
     }
   }
+  __nv_bfloat162 packed[4];
 #pragma unroll
-  for (int j = 0; j < 2; ++j) {
-    __nv_bfloat162 lo = __floats2bfloat162_rn(v[j].x * f, v[j].y * f), hi = __floats2bfloat162_rn(v[j].z * f, v[j].w * f);
-    uint2 packed;
-    packed.x = *reinterpret_cast<uint32_t*>(&lo);
-    packed.y = *reinterpret_cast<uint32_t*>(&hi);
-    *reinterpret_cast<uint2*>(out + 128 * j) = packed;
-  }
+  for (int k = 0; k < 4; ++k) packed[k] = __floats2bfloat162_rn(v[2 * k] * f, v[2 * k + 1] * f);
+  *reinterpret_cast<uint4*>(out) = *reinterpret_cast<const uint4*>(packed);
   if (lane == 0 && half == 0) a.lse[th] = lse;
 }
 

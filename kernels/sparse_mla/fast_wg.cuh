@@ -119,35 +119,11 @@ __device__ __forceinline__ void store_rows_bf16(__nv_bfloat16* const (&dst)[2], 
       if (store[half]) stg128(dst[half] + 8 * (4 * k + tq), v[0], v[1], v[2], v[3]);
     }
 }
-// The same rows as fp32 (a split's partials) at dst[half]. Pairs are exchanged over quad bit 0 only:
-// slot j of thread tq then holds the pair of thread 2 (tq >> 1) + (j & 1) for chunk 4k + 2 (j >> 1) +
-// (tq & 1), so slots 2i, 2i + 1 are columns 8n + 4 (tq >> 1) .. + 3 of chunk n = 4k + 2i + (tq & 1), and
-// the quad's four stores of instruction i cover chunks 4k + 2i, + 1 whole.
-__device__ __forceinline__ void store_rows_f32(float* const (&dst)[2], const float (&o)[128], int tq, const bool (&store)[2]) {
-#pragma unroll
-  for (int k = 0; k < 8; ++k)
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      uint32_t lo[4], hi[4];
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        lo[j] = __float_as_uint(o[4 * (4 * k + j) + 2 * half]);
-        hi[j] = __float_as_uint(o[4 * (4 * k + j) + 2 * half + 1]);
-      }
-      quad_exchange<1>(lo, tq);
-      quad_exchange<1>(hi, tq);
-      if (store[half]) {
-#pragma unroll
-        for (int i = 0; i < 2; ++i)
-          stg128(dst[half] + 8 * (4 * k + 2 * i + (tq & 1)) + 4 * (tq >> 1), lo[2 * i], hi[2 * i], lo[2 * i + 1], hi[2 * i + 1]);
-      }
-    }
-}
 // The epilogue of rows h0, h1 of token t (a warpgroup's 256 columns; every thread calls it): one split
 // writes out (x 1 / L and the sink's factor) and lse, several write the split's partials and (M, L).
 __device__ __forceinline__ void emit_rows(const sparse_mla_args& a, const float (&o)[128], int t, int h0, int h1, int splits,
-                                          int split, int wg, int tq, const float (&L)[2], const float (&M)[2], float* ws_o,
-                                          float* ws_ml) {
+                                          int split, int wg, int tq, const float (&L)[2], const float (&M)[2],
+                                          __nv_bfloat16* ws_o, float* ws_ml) {
   const int h[2] = {h0, h1};
   const bool live[2] = {h0 < a.heads, h1 < a.heads};
   // The per-row scalars are written first, so only the two row pointers stay live through the stores.
@@ -168,19 +144,19 @@ __device__ __forceinline__ void emit_rows(const sparse_mla_args& a, const float 
     store_rows_bf16(dst, o, f, tq, live);
     return;
   }
-  float* dst[2];
+  __nv_bfloat16* dst[2];
 #pragma unroll
   for (int i = 0; i < 2; ++i) {
     const long long base = (static_cast<long long>(t) * a.heads + (live[i] ? h[i] : 0)) * splits + split;
     if (live[i] && wg == 0 && tq == 0) *reinterpret_cast<float2*>(ws_ml + base * 2) = make_float2(M[i], L[i]);
     dst[i] = ws_o + base * 512 + 256 * wg;
   }
-  store_rows_f32(dst, o, tq, live);
+  store_rows_bf16(dst, o, {1.f, 1.f}, tq, live);  // the split's partials, unnormalized
 }
 
 template <bool FP8>
 __global__ void __launch_bounds__(256, 1)
-    sparse_mla_fast_wg_kernel(sparse_mla_args a, int splits, int blocks_per_split, float* ws_o, float* ws_ml) {
+    sparse_mla_fast_wg_kernel(sparse_mla_args a, int splits, int blocks_per_split, __nv_bfloat16* ws_o, float* ws_ml) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using G = WgGeo<FP8>;
   constexpr int BC = kWgCols;

@@ -234,7 +234,7 @@ __global__ void __launch_bounds__(1024) sparse_mla_ws_order_kernel(sparse_mla_ar
 
 template <bool FP8>
 __global__ void __launch_bounds__(384, 1)
-    sparse_mla_fast_ws_kernel(sparse_mla_args a, int splits, int blocks_per_split, float* ws_o, float* ws_ml, int* queue,
+    sparse_mla_fast_ws_kernel(sparse_mla_args a, int splits, int blocks_per_split, __nv_bfloat16* ws_o, float* ws_ml, int* queue,
                               const int* order, const int* plan) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using G = WsGeo;

@@ -258,7 +258,7 @@ void launch_baseline(const sparse_mla_args& a, cudaStream_t s) {
 
 namespace {
 template <int HT>
-void fast_launch_as(const sparse_mla_args& a, const FastPlan& p, float* ws, float* ws_ml, cudaStream_t s) {
+void fast_launch_as(const sparse_mla_args& a, const FastPlan& p, __nv_bfloat16* ws, float* ws_ml, cudaStream_t s) {
   static const bool attr = [] {
     KGATE_CUDA(cudaFuncSetAttribute(sparse_mla_fast_kernel<HT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     FastGeo<HT>::kSmem));
@@ -269,7 +269,7 @@ void fast_launch_as(const sparse_mla_args& a, const FastPlan& p, float* ws, floa
       a, p.splits, p.blocks_per_split, ws, ws_ml);
 }
 template <bool FP8>
-void fast_wg_launch_as(const sparse_mla_args& a, const FastPlan& p, float* ws, float* ws_ml, cudaStream_t s) {
+void fast_wg_launch_as(const sparse_mla_args& a, const FastPlan& p, __nv_bfloat16* ws, float* ws_ml, cudaStream_t s) {
   static const bool attr = [] {
     KGATE_CUDA(cudaFuncSetAttribute(sparse_mla_fast_wg_kernel<FP8>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     WgGeo<FP8>::kSmem));
@@ -345,7 +345,7 @@ const int* ws_plan(const sparse_mla_args& a, int parts, cudaStream_t s) {
 }
 // plan: the length-balanced plan (ws_plan), or null for the queue; stride: the partials' splits per row.
 template <bool FP8>
-void fast_ws_launch_as(const sparse_mla_args& a, const FastPlan& p, const int* plan, int stride, float* ws, float* ws_ml,
+void fast_ws_launch_as(const sparse_mla_args& a, const FastPlan& p, const int* plan, int stride, __nv_bfloat16* ws, float* ws_ml,
                        cudaStream_t s) {
   static const bool attr = [] {
     KGATE_CUDA(cudaFuncSetAttribute(sparse_mla_fast_ws_kernel<FP8>, cudaFuncAttributeMaxDynamicSharedMemorySize, WsGeo::kSmem));
@@ -468,11 +468,12 @@ void launch_fast(const sparse_mla_args& a0, cudaStream_t s) {
   const bool planned = ws_planned(a, p);
   const int stride = planned ? ws_plan_max_segments(wg_blocks(a)) : p.splits;
   const int* plan = planned ? ws_plan(a, ws_parts(a), s) : nullptr;
-  float *ws = nullptr, *ws_ml = nullptr;
+  __nv_bfloat16* ws = nullptr;  // the partials: BF16 o [rows, 512], then fp32 (m, l) [rows, 2]
+  float* ws_ml = nullptr;
   if (stride > 1) {
     const size_t rows = static_cast<size_t>(a.tokens) * a.heads * stride;
-    ws = workspace(rows * (512 + 2) * 4);
-    ws_ml = ws + rows * 512;
+    ws = reinterpret_cast<__nv_bfloat16*>(workspace(rows * (512 * 2 + 2 * 4)));
+    ws_ml = reinterpret_cast<float*>(ws + rows * 512);
   }
   if (p.ws && a.kv_fp8) fast_ws_launch_as<true>(a, p, plan, stride, ws, ws_ml, s);
   else if (p.ws) fast_ws_launch_as<false>(a, p, plan, stride, ws, ws_ml, s);
