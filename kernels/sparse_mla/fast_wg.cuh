@@ -9,7 +9,7 @@
 // O[:, 256 w .. 256 w + 255] += P V (4 x m64n256k16, B = the same K tile read N-major). BF16 blocks
 // are gathered by cp.async one block ahead into a second tile; FP8 blocks are staged raw one block
 // ahead and dequantized into the single tile at the top of their step. One split writes out and
-// lse; several write the fp32 partials sparse_mla_fast_combine_kernel merges.
+// lse; several write the BF16 partials sparse_mla_fast_combine_kernel merges.
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
 #include <cuda_runtime.h>

@@ -76,6 +76,8 @@ Splits baseline_splits(const sparse_mla_args& a) {
 //   heads x 4 KB). 64-head CTAs (HT = 4): fitted to the 94-row receipt of 4b721ea: a step 4.25 us,
 //   the combine 0.4 + 0.12 x splits steps, the traffic at ~10 TB/s (it stays in L2). Smaller CTAs
 //   keep 4b721ea's constants (step 4.5 us, combine 1 step, traffic at 3 TB/s).
+// The partials are BF16 now (2 KB a row and split, written and read); the traffic terms keep the 4 KB of the fp32
+// partials they were fitted with (NOTES, "BF16 partials"), so the split counts are the ones measured before.
 // At most 1152 index columns per split (the shared-memory index table).
 struct FastPlan {
   bool wg, ws;
