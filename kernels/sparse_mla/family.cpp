@@ -24,6 +24,7 @@ void add_arms(Registry& r) {
 #ifdef KGATE_HAVE_CUDA
   auto dev = sources();
   for (const char* f : {"kernels/sparse_mla/launch.hpp", "kernels/sparse_mla/launch.cu", "kernels/sparse_mla/floor.cuh",
+                        "kernels/sparse_mla/model1.cuh",
                         "kernels/sparse_mla/gpu_context.cpp", "references/sparse_mla/sparse_mla_ref_gpu.hpp",
                         "references/sparse_mla/sparse_mla_ref_gpu.cu", "harness/gpu/compare_device.hpp",
                         "harness/gpu/compare_device.cu"})

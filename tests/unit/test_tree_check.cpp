@@ -5,9 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <regex>
+#include <set>
 
 #include "harness/core/crypto.hpp"
 #include "harness/core/receipt.hpp"
+#include "harness/core/registry.hpp"
 #include "tests/unit/temp_dir.hpp"
 
 using namespace kgate;
@@ -150,4 +153,29 @@ TEST(OneLine, EscapesAndTruncates) {
   EXPECT_EQ(one_line("a\nb\tc\\d\x01\xff"), "a\\nb\\tc\\\\d\\x01\\xff");
   EXPECT_EQ(one_line("abcdef", 3), "abc...(6 bytes)");
   EXPECT_EQ(one_line("abc", 3), "abc");
+}
+
+// An arm's receipt goes stale when one of its listed sources changes, so every kernel or reference file a listed
+// header includes must be listed too (a header left out would change the arm without staling its receipts). Only
+// headers: a family's launch and registration units include every arm's kernel header, each arm lists its own.
+TEST(ArmSources, EveryIncludedKernelOrReferenceFileIsListed) {
+  const std::regex inc(R"re(^\s*#\s*include\s*"((kernels|references)/[^"]+)")re");
+  size_t checked = 0;
+  for (const Implementation& impl : Registry::instance().impls()) {
+    const std::set<std::string> listed(impl.sources.begin(), impl.sources.end());
+    for (const std::string& src : impl.sources) {
+      const std::string ext = src.substr(src.find_last_of('.') + 1);
+      if (ext != "h" && ext != "hpp" && ext != "cuh") continue;
+      std::ifstream in(std::string(KGATE_SOURCE_DIR) + "/" + src);
+      ASSERT_TRUE(in.good()) << impl.name << ": listed source " << src << " is not in the tree";
+      std::string line;
+      std::smatch m;
+      while (std::getline(in, line))
+        if (std::regex_search(line, m, inc)) {
+          ++checked;
+          EXPECT_TRUE(listed.count(m[1].str())) << impl.name << ": " << src << " includes " << m[1] << ", not listed";
+        }
+    }
+  }
+  EXPECT_GT(checked, 10u);  // the bundled arms include kernel headers: the check saw them
 }
