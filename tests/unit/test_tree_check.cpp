@@ -177,5 +177,11 @@ TEST(ArmSources, EveryIncludedKernelOrReferenceFileIsListed) {
         }
     }
   }
-  EXPECT_GT(checked, 10u);  // the bundled arms include kernel headers: the check saw them
+  // The check saw the bundled arms' kernel headers: 10 includes from the CPU arms alone (a build without CUDA), more
+  // with the device arms.
+#ifdef KGATE_HAVE_CUDA
+  EXPECT_GT(checked, 10u);
+#else
+  EXPECT_GE(checked, 10u);
+#endif
 }
