@@ -3,25 +3,30 @@
 # (each a folder with kgate and kgate_gpu_tests, made here from the branch's head):
 #   .dev/r22b  aeb2600: main's kernels, those of the committed receipts
 #   .dev/r23a  branch issue14-r23a: issue14-deqorder merged onto main (the dequant pass's first CTA computes the sorted
-#              queue's token order; 64-bit MODEL1 offsets; one fast_route for fast_config and launch_fast)
+#              queue's token order; 64-bit MODEL1 offsets; one fast_route; shared-memory limits raised per device)
 #   .dev/r23b  branch issue14-r23b: r23a plus issue14-cluster2 (the 2-CTA cluster for the unplanned FP8 rows of two
 #              64-head groups: mla-33, -42, -43 of the 28)
+#   .dev/r23c  branch issue14-r23c: r23b plus issue14-wgcluster (the lockstep kernel's 2-8 splits merged in their
+#              cluster through DSMEM, no combine kernel: mla-06, -09, -21, -30, -45 of the 28)
 #   .dev/fm    the FlashMLA export
-# In order of need: r23b's GPU tests (its cluster test and the deqorder row); the 28 FlashMLA rows, two runs each of
-# r22b, r23a and r23b, interleaved; r23b with the cluster forced off, on the h128 rows it touches; r23b's hardening rows;
-# memcheck, then racecheck, of r23b's cluster rows. Predictions (NOTES, "No device ..."): r23a = r22b but mla-89, -91,
-# -93 ~1.8 us shorter (no order kernel); r23b = r23a but mla-43 ~36.6 -> ~34.6 us and mla-42 level or shorter.
+# In order of need: r23c's GPU tests (the merge, the cluster and the deqorder rows); the 28 FlashMLA rows, two runs each
+# of r22b, r23a, r23b and r23c, interleaved; r23c's hardening rows; memcheck of r23c on a merged and a clustered row;
+# racecheck of the same while time is left. Predictions (NOTES, "No device lent ..."): r23a = r22b but mla-89, -91, -93
+# ~1.8 us shorter; r23b = r23a but mla-43 ~36.6 -> ~34.6 us; r23c = r23b but the merged rows lose most of their
+# combine (mla-06 8.1 + 2.0 -> ~8.7 us).
 CALL=s23ab; source scripts/device/plan_ab.sh
-B=$ROOT/.dev/r23b; ab_gpu_tests
+B=$ROOT/.dev/r23c; ab_gpu_tests
 for i in 1 2; do
   B=$ROOT/.dev/r22b; ab_run "main_$i" KGATE_X=1
   B=$ROOT/.dev/r23a; ab_run "a_$i" KGATE_X=1
   B=$ROOT/.dev/r23b; ab_run "b_$i" KGATE_X=1
+  B=$ROOT/.dev/r23c; ab_run "c_$i" KGATE_X=1
 done
-B=$ROOT/.dev/r23b; ROWS='mla-33-*,mla-42-*,mla-43-*' ab_run boff KGATE_SPARSE_MLA_CLUSTER=0
-ab_hard hard_b
+B=$ROOT/.dev/r23c; ab_hard hard_c
 FM=$BASE; source scripts/device/sparse_mla_checks.sh
-mla_memcheck 'mla-42-*,mla-43-*'
-timeout 150 bash scripts/device/racecheck_rows.sh "$B" "$O/racecheck" cases/sparse_mla_94.json sparse_mla.fast sparse_mla.floor 70 \
-  'mla-42-*' 'mla-43-*'
+mla_memcheck 'mla-06-*,mla-43-*'
+if [ "$SECONDS" -lt 420 ]; then
+  timeout 140 bash scripts/device/racecheck_rows.sh "$B" "$O/racecheck" cases/sparse_mla_94.json sparse_mla.fast sparse_mla.floor 70 \
+    'mla-06-*' 'mla-43-*'
+fi
 ab_finish
