@@ -10,7 +10,8 @@
 #              cluster through DSMEM, no combine kernel: mla-06, -09, -21, -30, -45 of the 28)
 #   .dev/fm    the FlashMLA export
 # In order of need: r23c's GPU tests (the merge, the cluster and the deqorder rows); the 28 FlashMLA rows, two runs each
-# of r22b, r23a, r23b and r23c, interleaved; r23c's hardening rows; memcheck of r23c on a merged and a clustered row;
+# of r22b, r23a, r23b and r23c, interleaved; r23c's hardening rows; r23c with five splits forced on the rows of 9-10
+# splits (so they merge); memcheck of r23c on a merged and a clustered row;
 # racecheck of the same while time is left. Predictions (NOTES, "No device lent ..."): r23a = r22b but mla-89, -91, -93
 # ~1.8 us shorter; r23b = r23a but mla-43 ~36.6 -> ~34.6 us; r23c = r23b but the merged rows lose most of their
 # combine (mla-06 8.1 + 2.0 -> ~8.7 us).
@@ -23,6 +24,9 @@ for i in 1 2; do
   B=$ROOT/.dev/r23c; ab_run "c_$i" KGATE_X=1
 done
 B=$ROOT/.dev/r23c; ab_hard hard_c
+# A first look at the merge for the rows the cost model splits 9-10 ways (past a portable cluster; they keep the combine):
+# five splits forced, so they merge.
+ROWS='mla-07-*,mla-08-*,mla-22-*,mla-31-*' ab_run c_s5 KGATE_SPARSE_MLA_FAST_SPLITS=5
 FM=$BASE; source scripts/device/sparse_mla_checks.sh
 mla_memcheck 'mla-06-*,mla-43-*'
 if [ "$SECONDS" -lt 420 ]; then
