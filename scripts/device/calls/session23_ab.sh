@@ -12,7 +12,8 @@
 # carry (58 MiB in whole folders; 39 MiB this way): .dev/fm .dev/r22b/kgate .dev/r23a/kgate .dev/r23b/kgate .dev/r23c
 # In order of need: r23c's GPU tests (the merge, the cluster and the deqorder rows); the 28 FlashMLA rows, two runs each
 # of r22b, r23a, r23b and r23c, interleaved; r23c's hardening rows; r23c with five splits forced on the rows of 9-10
-# splits (so they merge); memcheck of r23c on a merged and a clustered row;
+# splits (so they merge), and with the lockstep kernel forced on the warp-specialized rows that pay a combine; memcheck
+# of r23c on a merged and a clustered row;
 # racecheck of the same while time is left. Predictions (NOTES, "No device lent ..."): r23a = r22b but mla-89, -91, -93
 # ~1.8 us shorter; r23b = r23a but mla-43 ~36.6 -> ~34.6 us; r23c = r23b but the merged rows lose most of their
 # combine (mla-06 8.1 + 2.0 -> ~8.7 us).
