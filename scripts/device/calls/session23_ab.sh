@@ -32,7 +32,9 @@ ROWS='mla-07-*,mla-08-*,mla-22-*,mla-31-*' ab_run c_s5 KGATE_SPARSE_MLA_FAST_SPL
 # And for the warp-specialized rows that pay a combine (the plan or the queue split them) or run two blocks a pair
 # unsplit (mla-18, -33): the lockstep kernel forced, whose splits then merge where the model picks 2-8 (NOTES, "No
 # device lent ...": the combine is 3.3-5 us of them).
-ROWS='mla-10-*,mla-11-*,mla-18-*,mla-19-*,mla-23-*,mla-32-*,mla-33-*,mla-34-*,mla-46-*,mla-47-*' ab_run c_wg KGATE_SPARSE_MLA_FAST_PATH=wg
+ROWS='mla-10-*,mla-11-*,mla-19-*,mla-23-*,mla-32-*,mla-34-*,mla-46-*,mla-47-*' ab_run c_wg KGATE_SPARSE_MLA_FAST_PATH=wg
+# The model (which still charges a combine) keeps mla-18 and -33 unsplit on the lockstep kernel: two splits forced.
+ROWS='mla-18-*,mla-33-*' ab_run c_wg2 KGATE_SPARSE_MLA_FAST_PATH=wg KGATE_SPARSE_MLA_FAST_SPLITS=2
 FM=$BASE; source scripts/device/sparse_mla_checks.sh
 mla_memcheck 'mla-06-*,mla-43-*'
 if [ "$SECONDS" -lt 420 ]; then
