@@ -9,7 +9,8 @@
 #   .dev/r23c  branch issue14-r23c: r23b plus issue14-wgcluster (the lockstep kernel's 2-8 splits merged in their
 #              cluster through DSMEM, no combine kernel: mla-06, -09, -21, -30, -45 of the 28)
 #   .dev/fm    the FlashMLA export
-# carry (58 MiB in whole folders; 39 MiB this way): .dev/fm .dev/r22b/kgate .dev/r23a/kgate .dev/r23b/kgate .dev/r23c
+# carry (52 MiB; the last build that passes its probe runs its GPU tests): .dev/fm .dev/r22b/kgate .dev/r23a .dev/r23b
+#   .dev/r23c
 # In order of need: a probe of r23b's and r23c's new paths (a build that fails it drops out); the last build's GPU tests
 # (r23c's: the merge, the cluster and the deqorder rows); the 28 FlashMLA rows, two runs each
 # of r22b, r23a, r23b and r23c, interleaved; r23c's hardening rows; r23c with five splits forced on the rows of 9-10
