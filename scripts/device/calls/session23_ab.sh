@@ -8,17 +8,20 @@
 #              64-head groups: mla-33, -42, -43 of the 28)
 #   .dev/r23c  branch issue14-r23c: r23b plus issue14-wgcluster (the lockstep kernel's 2-8 splits merged in their
 #              cluster through DSMEM, no combine kernel: mla-06, -09, -21, -30, -45 of the 28)
+#   .dev/r23d  branch issue14-r23d: r23c plus issue14-wgroute (FP8 rows of at most 66 (token, group) pairs that the
+#              warp-specialized kernel would run move to the merged lockstep kernel: mla-10, -11, -18, -19, -23, -32,
+#              -33, -34, -46, -47 of the 28)
 #   .dev/fm    the FlashMLA export
-# carry (52 MiB; the last build that passes its probe runs its GPU tests): .dev/fm .dev/r22b/kgate .dev/r23a .dev/r23b
-#   .dev/r23c
-# In order of need: a probe of r23b's and r23c's new paths (a build that fails it drops out); the last build's GPU tests
-# (r23c's: the merge, the cluster and the deqorder rows); the 28 FlashMLA rows, two runs each
-# of r22b, r23a, r23b and r23c, interleaved; r23c's hardening rows; r23c with five splits forced on the rows of 9-10
-# splits (so they merge), and with the lockstep kernel forced on the warp-specialized rows that pay a combine; memcheck
-# of r23c on a merged and a clustered row;
-# racecheck of the same while time is left. Predictions (NOTES, "No device lent ..."): r23a = r22b but mla-89, -91, -93
+# carry (61 MiB; the last build that passes its probe runs its GPU tests): .dev/fm .dev/r22b/kgate .dev/r23a/kgate
+#   .dev/r23b/kgate .dev/r23c .dev/r23d
+# In order of need: a probe of r23b's, r23c's and r23d's new paths (a build that fails it drops out); the last build's
+# GPU tests (r23d's: the merge and its reroute, the cluster and the deqorder rows); the 28 FlashMLA rows, two runs each
+# of r22b, r23a, r23b, r23c and r23d, interleaved; the last build's hardening rows; five splits forced on the rows of
+# 9-10 splits (so they merge); memcheck of the last build on a merged, a rerouted and a clustered row; racecheck of
+# the same while time is left. Predictions (NOTES, "No device lent ..."): r23a = r22b but mla-89, -91, -93
 # ~1.8 us shorter; r23b = r23a but mla-43 ~36.6 -> ~34.6 us; r23c = r23b but the merged rows lose most of their
-# combine (mla-06 8.1 + 2.0 -> ~8.7 us).
+# combine (mla-06 8.1 + 2.0 -> ~8.7 us); r23d = r23c but the rerouted rows shorter (mla-18 13.2 -> ~9.5 us, mla-19
+# 25.3 -> ~20, mla-46 16.2 -> ~13), mla-23 and -32 (60 CTAs of three blocks) level or longer.
 CALL=s23ab; source scripts/device/plan_ab.sh
 # Probes first (30 s each, against the floor): a build whose new path fails or hangs drops out of what follows.
 probe() {  # NAME BUILD ROWS
@@ -31,26 +34,22 @@ probe() {  # NAME BUILD ROWS
 BUILDS="r22b r23a"
 probe b r23b 'mla-42-*,mla-43-*' && BUILDS="$BUILDS r23b"
 probe c r23c 'mla-06-*,mla-43-*' && BUILDS="$BUILDS r23c"
+probe d r23d 'mla-18-*,mla-34-*' && BUILDS="$BUILDS r23d"
 LAST=${BUILDS##* }; B=$ROOT/.dev/$LAST; ab_gpu_tests
 for i in 1 2; do
   for b in $BUILDS; do B=$ROOT/.dev/$b; ab_run "${b}_$i" KGATE_X=1; done
 done
 B=$ROOT/.dev/$LAST; ab_hard "hard_$LAST"
-if [ "$LAST" = r23c ]; then
+if [ "$LAST" = r23c ] || [ "$LAST" = r23d ]; then
   # A first look at the merge for the rows the cost model splits 9-10 ways (past a portable cluster; they keep the
   # combine): five splits forced, so they merge.
-  ROWS='mla-07-*,mla-08-*,mla-22-*,mla-31-*' ab_run c_s5 KGATE_SPARSE_MLA_FAST_SPLITS=5
-  # And for the warp-specialized rows that pay a combine (the plan or the queue split them): the lockstep kernel
-  # forced, whose splits then merge where the model picks 2-8 (NOTES, "No device lent ...": the combine is 3.3-5 us
-  # of them).
-  ROWS='mla-10-*,mla-11-*,mla-19-*,mla-23-*,mla-32-*,mla-34-*,mla-46-*,mla-47-*' ab_run c_wg KGATE_SPARSE_MLA_FAST_PATH=wg
-  # The model (which still charges a combine) keeps mla-18 and -33 (two blocks a pair) unsplit on the lockstep kernel:
-  # two splits forced.
-  ROWS='mla-18-*,mla-33-*' ab_run c_wg2 KGATE_SPARSE_MLA_FAST_PATH=wg KGATE_SPARSE_MLA_FAST_SPLITS=2
+  ROWS='mla-07-*,mla-08-*,mla-22-*,mla-31-*' ab_run "${LAST}_s5" KGATE_SPARSE_MLA_FAST_SPLITS=5
 fi
+# A checkpoint of everything so far (the sanitizers may run past the call's limit; ab_finish rewrites it whole).
+python3 scripts/sparse_mla_kernel_table.py "$O" > /dev/null 2>&1; tar -C "$O" -czf "$OUT/$CALL.tgz" --exclude='*.json.*' .
 FM=$BASE; source scripts/device/sparse_mla_checks.sh
-mla_memcheck 'mla-06-*,mla-43-*'
-if [ "$SECONDS" -lt 420 ]; then
+[ "$SECONDS" -lt 430 ] && mla_memcheck 'mla-06-*,mla-18-*,mla-43-*'
+if [ "$SECONDS" -lt 380 ]; then
   timeout 140 bash scripts/device/racecheck_rows.sh "$B" "$O/racecheck" cases/sparse_mla_94.json sparse_mla.fast sparse_mla.floor 70 \
     'mla-06-*' 'mla-43-*'
 fi
