@@ -12,7 +12,7 @@
 #              warp-specialized kernel would run move to the merged lockstep kernel: mla-10, -11, -18, -19, -23, -32,
 #              -33, -34, -46, -47 of the 28)
 #   .dev/fm    the FlashMLA export
-# carry (61 MiB; the last build that passes its probe runs its GPU tests): .dev/fm .dev/r22b/kgate .dev/r23a/kgate
+# carry (54 MiB; the last build that passes its probe runs its GPU tests): .dev/fm .dev/r22b/kgate .dev/r23a/kgate
 #   .dev/r23b/kgate .dev/r23c .dev/r23d
 # In order of need: a probe of r23b's, r23c's and r23d's new paths (a build that fails it drops out); the last build's
 # GPU tests (r23d's: the merge and its reroute, the cluster and the deqorder rows); the 28 FlashMLA rows, two runs each
