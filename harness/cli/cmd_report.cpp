@@ -11,15 +11,6 @@
 
 namespace kgate::cli {
 
-namespace {
-
-void emit(const std::string& text, const std::string& out) {
-  if (out.empty()) std::fputs(text.c_str(), stdout);
-  else write_file_atomic(out, text);
-}
-
-}  // namespace
-
 void add_report(CLI::App& app, Action& action) {
   struct Opts {
     std::string receipt, format = "md", out, anchor;
@@ -60,9 +51,9 @@ void add_report(CLI::App& app, Action& action) {
       if (f == "wide") {
         std::vector<RowRecord> rows;
         for (const auto& r : v.rows) rows.push_back(r.record);
-        emit(report_wide(rows, o->anchor), o->out);
+        emit_text(report_wide(rows, o->anchor), o->out);
       } else {
-        emit(f == "md"     ? report_markdown(v)
+        emit_text(f == "md"     ? report_markdown(v)
              : f == "html" ? report_html(v)
              : f == "json" ? report_json(v)
                            : report_csv(v),
@@ -111,7 +102,7 @@ void add_compare(CLI::App& app, Action& action) {
       const ReportView a = report_view(load_audited(o->old_r).receipt, o->old_r);
       const ReportView b = report_view(load_audited(o->new_r).receipt, o->new_r);
       const CompareResult c = compare_receipts(a, b, o->threshold);
-      emit(o->json ? compare_json(c) : compare_markdown(c), o->out);
+      emit_text(o->json ? compare_json(c) : compare_markdown(c), o->out);
       return c.any_slower() ? kExitFail : kExitOk;
     };
   });

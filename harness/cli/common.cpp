@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "harness/core/errors.hpp"
+#include "harness/core/fileio.hpp"
 #include "harness/core/policy.hpp"
 #include "harness/core/suggest.hpp"
 #include "harness/core/text.hpp"
@@ -36,6 +37,11 @@ std::string help_footer(const std::string& exit_codes, const std::string& exampl
 }
 
 void print_json(const json& j) { std::printf("%s\n", j.dump(2).c_str()); }
+
+void emit_text(const std::string& text, const std::string& out) {
+  if (out.empty()) std::fputs(text.c_str(), stdout);
+  else write_file_atomic(out, text);
+}
 
 bool gpu_available(std::string* why) {
 #ifdef KGATE_HAVE_CUDA

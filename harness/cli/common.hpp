@@ -21,6 +21,7 @@ void add_compare(CLI::App& app, Action& action);
 void add_report(CLI::App& app, Action& action);
 void add_keygen(CLI::App& app, Action& action);
 void add_export(CLI::App& app, Action& action);
+void add_carryover(CLI::App& app, Action& action);
 
 // --backend's values.
 inline const std::vector<std::string> kBackends = {"auto", "cpu", "cuda"};
@@ -42,6 +43,8 @@ std::string cases_dir();
 
 // A subcommand's --help footer: what each exit code means for it, then examples.
 std::string help_footer(const std::string& exit_codes, const std::string& examples);
+// A derived text: on stdout, or (out not empty) written to `out` atomically.
+void emit_text(const std::string& text, const std::string& out);
 // A --json result: one document on stdout.
 void print_json(const json& j);
 

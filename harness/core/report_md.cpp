@@ -235,28 +235,6 @@ std::optional<doc::Block> side_details(const ReportView& v) {
                       {doc::table(std::move(t))});
 }
 
-// The readable part of an activity name: a mangled C++ name's innermost identifier
-// ("_ZN4sm906decode...39flash_fwd_splitkv_mla_fp8_sparse_kernelINS1_..." ->
-// "flash_fwd_splitkv_mla_fp8_sparse_kernel"); other names as they are, cut at 60 characters.
-std::string activity_label(const std::string& name) {
-  size_t i = 0;
-  if (name.rfind("_ZN", 0) == 0) i = 3;
-  else if (name.rfind("_Z", 0) == 0) i = 2;
-  std::string last;
-  while (i > 0 && i < name.size()) {
-    while (i < name.size() && (name[i] == 'K' || name[i] == 'V' || name[i] == 'L')) ++i;  // qualifiers
-    size_t len = 0, j = i;
-    while (j < name.size() && std::isdigit(static_cast<unsigned char>(name[j])) && len <= name.size())
-      len = len * 10 + static_cast<size_t>(name[j++] - '0');
-    if (j == i || len == 0 || len > name.size() - j) break;
-    last = name.substr(j, len);
-    i = j + len;
-    if (name.rfind("_ZN", 0) != 0) break;  // a plain _Z name has one identifier
-  }
-  if (!last.empty()) return last;
-  return name.size() > 60 ? name.substr(0, 57) + "..." : name;
-}
-
 // Where each arm's time goes (CUPTI receipts): per activity, its median time per call, beside the
 // arm's median (the union of its activity); shown for arms that run more than one.
 std::optional<doc::Block> activity_details(const ReportView& v) {
@@ -269,7 +247,7 @@ std::optional<doc::Block> activity_details(const ReportView& v) {
       for (const auto& [name, s] : per)
         t.rows.push_back({{{C(r.id)},
                            {C(arm)},
-                           {C(activity_label(name))},
+                           {C(rt::activity_label(name))},
                            {T(rt::sig4(s.median))},
                            {T(rt::shortest(s.min) + "-" + rt::shortest(s.max))}},
                           ""});

@@ -107,4 +107,26 @@ inline std::string csv(const std::string& s) {
   return o + "\"";
 }
 
+// The readable part of an activity name: a mangled C++ name's innermost identifier
+// ("_ZN4sm906decode...39flash_fwd_splitkv_mla_fp8_sparse_kernelINS1_..." ->
+// "flash_fwd_splitkv_mla_fp8_sparse_kernel"); other names as they are, cut at 60 characters.
+inline std::string activity_label(const std::string& name) {
+  size_t i = 0;
+  if (name.rfind("_ZN", 0) == 0) i = 3;
+  else if (name.rfind("_Z", 0) == 0) i = 2;
+  std::string last;
+  while (i > 0 && i < name.size()) {
+    while (i < name.size() && (name[i] == 'K' || name[i] == 'V' || name[i] == 'L')) ++i;  // qualifiers
+    size_t len = 0, j = i;
+    while (j < name.size() && std::isdigit(static_cast<unsigned char>(name[j])) && len <= name.size())
+      len = len * 10 + static_cast<size_t>(name[j++] - '0');
+    if (j == i || len == 0 || len > name.size() - j) break;
+    last = name.substr(j, len);
+    i = j + len;
+    if (name.rfind("_ZN", 0) != 0) break;  // a plain _Z name has one identifier
+  }
+  if (!last.empty()) return last;
+  return name.size() > 60 ? name.substr(0, 57) + "..." : name;
+}
+
 }  // namespace kgate::report_text

@@ -84,10 +84,16 @@ expect_grep "report --out FIFO message" "not a regular file" rep.err
 expect_grep "report --out names the flag" "^kgate: error: --out" rep2.err
 "$KGATE" report r.json --out adir 2>rep3.err; check "report --out a directory exits 2" 2 $?
 "$KGATE" report r.json --out "$long.md" 2>rep4.err; check "report --out 100 kB exits 2" 2 $?
+"$KGATE" carryover r.json --out fifo 2>co.err; check "carryover --out FIFO exits 2" 2 $?
+expect_grep "carryover --out FIFO message" "not a regular file" co.err
+"$KGATE" carryover r.json --json > co.json; check "carryover of a CPU receipt" 0 $?
+python3 -c "import json,sys; j=json.load(open('co.json')); assert j['schema']=='kgate.carryover/1' and j['pairs'], j" 
+check "carryover --json: a document with the pairs" 0 $?
 for d in deep_obj deep_arr; do
   "$KGATE" audit $d.json >$d.audit 2>&1; check "audit $d exits 1" 1 $?
   expect_grep "audit $d names the depth" "not valid JSON: nested deeper than 64 levels" $d.audit
   "$KGATE" report $d.json >/dev/null 2>&1; check "report $d exits 1" 1 $?
+  "$KGATE" carryover $d.json >/dev/null 2>&1; check "carryover $d exits 1" 1 $?
   "$KGATE" compare r.json $d.json >/dev/null 2>&1; check "compare $d exits 1" 1 $?
   "$KGATE" gate $d.json --policy correct >/dev/null 2>&1; check "gate $d exits 1" 1 $?
 done

@@ -84,6 +84,9 @@ struct FakeBehaviour {
   std::function<double(const std::string& arm, int call)> us = [](const std::string& arm, int call) {
     return arm == "ssu.fake_ref" ? 10.0 + 0.01 * (call % 5) : 8.0 + 0.01 * (call % 7);
   };
+  // When set, the call's time instead of `us`, given the arm the context called last before it (its
+  // check, a warm-up call or a timed call; "" for none): a carryover from one arm to the next.
+  std::function<double(const std::string& arm, int call, const std::string& previous)> us_after;
   // The call's activity intervals (as a CUPTI timer of a job's rank gives them); none by default.
   std::function<std::vector<std::pair<uint64_t, uint64_t>>(const std::string& arm, int call)> intervals =
       [](const std::string&, int) { return std::vector<std::pair<uint64_t, uint64_t>>{}; };
@@ -99,6 +102,7 @@ class FakeContext final : public RowContext {
   FakeContext(const FakeBehaviour& b, std::string row_id) : b_(b), row_(std::move(row_id)) {}
   Correctness check(const Implementation& impl) override {
     if (b_.job) b_.job->arm_collective();
+    previous_ = impl.name;
     Correctness c;
     c.passed = b_.passes(impl.name, row_);
     c.elements = 1;
@@ -114,14 +118,16 @@ class FakeContext final : public RowContext {
     int n = ++calls_[impl.name];
     Sample s;
     s.signature = b_.signature(impl.name, n);
-    s.us = b_.us(impl.name, n);
+    s.us = b_.us_after ? b_.us_after(impl.name, n, previous_) : b_.us(impl.name, n);
+    previous_ = impl.name;
     s.intervals_ns = b_.intervals(impl.name, n);
     s.activity_us = b_.activity(impl.name, n);
     b_.after_call(impl.name, row_, n, ++row_calls_);
     return s;
   }
-  double warm_call_us(const Implementation&) override {
+  double warm_call_us(const Implementation& impl) override {
     if (b_.job) b_.job->arm_collective();
+    previous_ = impl.name;
     agree();  // a GPU rank agrees on every warm-up call's time
     return 1000;
   }
@@ -135,6 +141,7 @@ class FakeContext final : public RowContext {
   std::string row_;
   std::map<std::string, int> calls_;
   int row_calls_ = 0;
+  std::string previous_;
 };
 
 class FakeBackend final : public Backend {
