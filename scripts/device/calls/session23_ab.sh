@@ -12,8 +12,14 @@
 #              warp-specialized kernel would run move to the merged lockstep kernel: mla-10, -11, -18, -19, -23, -32,
 #              -33, -34, -46, -47 of the 28)
 #   .dev/fm    the FlashMLA export
-# carry (54 MiB; the last build that passes its probe runs its GPU tests): .dev/fm .dev/r22b/kgate .dev/r23a/kgate
-#   .dev/r23b/kgate .dev/r23c .dev/r23d
+#   .dev/pre   branch issue14-diag-prelude: main's kernels plus KGATE_SPARSE_MLA_PRELUDE (session 24: the carryover taken
+#              apart, kernels/sparse_mla/NOTES.md "The carryover")
+# carry: .dev/fm .dev/s24.tar.xz. The working tree (13.9 MiB) and the carry share 64 MiB, and the eight binaries are
+#   62 MB raw, so they travel as one xz archive (7.7 MB), made here by
+#   tar -C .dev -cf - r22b/kgate r23a/kgate r23b/kgate r23c/kgate r23c/kgate_gpu_tests r23d/kgate r23d/kgate_gpu_tests \
+#     pre/kgate | xz -6 -T2 > .dev/s24.tar.xz
+#   and unpacked first below. (Session 23 wrote "carry (54 MiB): .dev/fm .dev/r22b/kgate ... .dev/r23d": with the tree that
+#   is 68 MiB, over the limit; the call would have been refused.)
 # In order of need: a probe of r23b's, r23c's and r23d's new paths (a build that fails it drops out); the last build's
 # GPU tests (r23d's: the merge and its reroute, the cluster and the deqorder rows); the 28 FlashMLA rows, two runs each
 # of r22b, r23a, r23b, r23c and r23d, interleaved; the last build's hardening rows; five splits forced on the rows of
@@ -22,6 +28,9 @@
 # ~1.8 us shorter; r23b = r23a but mla-43 ~36.6 -> ~34.6 us; r23c = r23b but the merged rows lose most of their
 # combine (mla-06 8.1 + 2.0 -> ~8.7 us); r23d = r23c but the rerouted rows shorter (mla-18 13.2 -> ~9.5 us, mla-19
 # 25.3 -> ~20, mla-46 16.2 -> ~13), mla-23 and -32 (60 CTAs of three blocks) level or longer.
+if [ -f .dev/s24.tar.xz ]; then
+  tar -C .dev -xJf .dev/s24.tar.xz 2>/dev/null || python3 -c "import tarfile; tarfile.open('.dev/s24.tar.xz').extractall('.dev')"
+fi
 CALL=s23ab; source scripts/device/plan_ab.sh
 # Probes first (30 s each, against the floor): a build whose new path fails or hangs drops out of what follows.
 probe() {  # NAME BUILD ROWS
@@ -47,6 +56,18 @@ if [ "$LAST" = r23c ] || [ "$LAST" = r23d ]; then
 fi
 # A checkpoint of everything so far (the sanitizers may run past the call's limit; ab_finish rewrites it whole).
 python3 scripts/sparse_mla_kernel_table.py "$O" > /dev/null 2>&1; tar -C "$O" -czf "$OUT/$CALL.tgz" --exclude='*.json.*' .
+# The carryover taken apart (session 24; .dev/pre): the ws kernel's own time (the kernel table's medians) on mla-34, -42,
+# -89 and the lockstep mla-06, with nothing, 128 KB of straight-line code (`code`), the split-KV baseline's launch shape
+# doing nothing (`smem`) or the baseline itself (`baseline`) launched before it in the arm's call; against the floor,
+# after which the receipts show no carryover. +5-8 us under `code` alone means instruction fetch.
+if [ "$SECONDS" -lt 420 ] && [ -x "$ROOT/.dev/pre/kgate" ]; then
+  B=$ROOT/.dev/pre
+  for m in none code smem baseline; do
+    BASE=sparse_mla.floor ROWS='mla-06-*,mla-34-*,mla-42-*,mla-89-*' ab_run "pre_$m" "KGATE_SPARSE_MLA_PRELUDE=${m#none}"
+  done
+  B=$ROOT/.dev/$LAST
+  python3 scripts/sparse_mla_kernel_table.py "$O" > /dev/null 2>&1; tar -C "$O" -czf "$OUT/$CALL.tgz" --exclude='*.json.*' .
+fi
 FM=$BASE; source scripts/device/sparse_mla_checks.sh
 [ "$SECONDS" -lt 430 ] && mla_memcheck 'mla-06-*,mla-18-*,mla-43-*'
 if [ "$SECONDS" -lt 380 ]; then
