@@ -14,11 +14,12 @@ namespace kgate {
 namespace rt = report_text;
 
 UnitOrder unit_order(const ScheduleConfig& schedule, int group, size_t row_index, const std::string& candidate,
-                     const std::vector<std::string>& baselines) {
+                     const std::vector<std::string>& baselines, bool warmed_up) {
   UnitOrder o;
   if (baselines.empty()) return o;
   const std::string letters = block_letters(schedule, group, row_index);
-  std::string before = baselines.back();  // the warm-up runs the candidate, then the baselines in order
+  // The warm-up runs the candidate, then the baselines in order; without one, what came before is unknown.
+  std::string before = warmed_up ? baselines.back() : "";
   for (const auto& b : baselines)
     for (char L : letters) {
       o.arms.push_back(L == 'A' ? b : candidate);
@@ -29,7 +30,7 @@ UnitOrder unit_order(const ScheduleConfig& schedule, int group, size_t row_index
 }
 
 std::optional<double> CarryoverSide::carryover() const {
-  if (!after_other_us || !repeat_us || !(*repeat_us > 0)) return std::nullopt;
+  if (!after_other_us || !repeat_us || !(*after_other_us > 0) || !(*repeat_us > 0)) return std::nullopt;
   return *after_other_us / *repeat_us;
 }
 
@@ -47,7 +48,7 @@ std::optional<double> median_of(std::vector<double> v) {
 }
 
 std::optional<double> ratio_of(const std::optional<double>& b, const std::optional<double>& c) {
-  if (!b || !c || !(*c > 0)) return std::nullopt;
+  if (!b || !c || !(*b > 0) || !(*c > 0)) return std::nullopt;
   return *b / *c;
 }
 
@@ -109,18 +110,28 @@ CarryoverResult carryover(const json& receipt, const json& samples, const std::s
   } catch (const InputError& e) {
     throw AuditError(std::string("field 'protocol': ") + e.what());
   }
+  // The executor warms every arm up unless both bounds are 0 (a loop of at least that many calls and us).
+  c.warmed_up = v.protocol.value("warmup_min_calls", int64_t{1}) > 0 || v.protocol.value("warmup_min_us", 1.0) > 0;
+  if (v.protocol.contains("cold_l2") && v.protocol["cold_l2"].is_boolean()) c.cold_l2 = v.protocol["cold_l2"].get<bool>();
+  if (c.baselines.empty()) throw AuditError("field 'arms': no baseline arm, so no pairs to split");
   if (!samples.is_object() || !samples.contains("rows") || !samples["rows"].is_object())
     throw AuditError("the sidecar has no 'rows' object");
   const json& srows = samples["rows"];
   std::map<std::string, std::vector<double>> geo_r, geo_ra, geo_rr, geo_cb, geo_cc;
   for (size_t ri = 0; ri < v.rows.size(); ++ri) {
     const RowRecord& row = v.rows[ri].record;
-    if (row.disposition != Disposition::passed || !srows.contains(row.id)) continue;
+    if (row.disposition != Disposition::passed) continue;
+    if (!srows.contains(row.id)) throw AuditError("row '" + row.id + "': passed but has no samples in the sidecar");
     const RowSamples rs = row_samples_from_json(srows[row.id], row.id);
-    if (rs.baseline.size() != row.pairs.size() || rs.candidate.size() != row.pairs.size())
-      throw AuditError("row '" + row.id + "': sample pairs do not match the row's pairs");
+    c.world_size = std::max<int64_t>(c.world_size, rs.world_size);
+    if (rs.baseline.size() != row.pairs.size() || rs.candidate.size() != row.pairs.size() ||
+        row.pairs.size() != c.baselines.size())
+      throw AuditError("row '" + row.id + "': sample pairs do not match the row's pairs and the run's baselines");
     for (size_t k = 0; k < row.pairs.size(); ++k) {
       const PairRecord& p = row.pairs[k];
+      if (p.baseline != c.baselines[k])
+        throw AuditError("row '" + row.id + "': pair " + std::to_string(k) + " is against " + p.baseline +
+                         ", but the run paired " + c.baselines[k] + " there");
       if (rs.baseline[k].size() != static_cast<size_t>(c.schedule.groups) ||
           rs.candidate[k].size() != static_cast<size_t>(c.schedule.groups))
         throw AuditError("row '" + row.id + "': pair " + std::to_string(k) + ": not one sample list per group");
@@ -129,7 +140,7 @@ CarryoverResult carryover(const json& receipt, const json& samples, const std::s
       std::map<std::string, std::vector<std::pair<size_t, bool>>> calls;
       std::map<std::string, size_t> series_len;  // per arm: groups x its calls in a unit
       for (int g = 0; g < c.schedule.groups; ++g) {
-        const UnitOrder o = unit_order(c.schedule, g, ri, c.candidate, c.baselines);
+        const UnitOrder o = unit_order(c.schedule, g, ri, c.candidate, c.baselines, c.warmed_up);
         // This pair's slice of the unit: pairs run in baseline order, each its own letters.
         const size_t per_pair = o.arms.size() / c.baselines.size(), first = k * per_pair;
         std::map<std::string, size_t> in_unit, per_unit;  // an arm's calls before i in the unit; in all of it
@@ -143,8 +154,10 @@ CarryoverResult carryover(const json& receipt, const json& samples, const std::s
           const auto& list = is_base ? rs.baseline[k][g] : rs.candidate[k][g];
           size_t& n = is_base ? nb : nc;
           if (n >= list.size()) throw AuditError("row '" + row.id + "': fewer samples than the schedule times");
+          const double us = list[n++];
+          if (o.after[i].empty()) continue;  // no warm-up: what came before this unit's first sample is unknown
           const bool other = o.after[i] != o.arms[i];
-          (is_base ? (other ? b_after : b_rep) : (other ? c_after : c_rep)).push_back(list[n++]);
+          (is_base ? (other ? b_after : b_rep) : (other ? c_after : c_rep)).push_back(us);
           calls[o.arms[i]].push_back({static_cast<size_t>(g) * per_unit[o.arms[i]] + call, other});
         }
         if (nb != rs.baseline[k][g].size() || nc != rs.candidate[k][g].size())
@@ -197,13 +210,27 @@ std::string carryover_markdown(const CarryoverResult& c) {
                   "`\n\n";
   o += "Derived from receipt `" + rt::md(c.source) + "` (body sha256 `" + c.body_sha256 + "`, commit `" + rt::md(c.git_commit) +
        "`) and its audited samples; nothing here is sealed or gated.\n\n";
-  o += "Each arm's samples split by what ran just before them in the run's ABBA/BAAB order (groups " +
+  o += "Each arm's samples split by the arm whose call came just before them in the run (groups " +
        std::to_string(c.schedule.groups) + ", blocks " + std::to_string(c.schedule.blocks) + ", m " +
-       std::to_string(c.schedule.m) + "): **after other** = the first sample of each of the arm's runs, timed right after "
-       "the other arm (or the last arm warmed up); **repeat** = the arm's own call came just before. The L2 is flushed "
-       "before every sample either way. Carryover = after-other median / repeat median - 1 (> 0: the arm runs longer "
-       "after another arm). Ratios are baseline median / candidate median (> 1: the candidate is faster); **ratio** is "
-       "the receipt's (all samples). Medians of subsets, no intervals: a look, not a verdict.\n\n";
+       std::to_string(c.schedule.m) + ", seed " + std::to_string(c.schedule.seed) +
+       "): **after other** = another arm's (a timed call, or for a unit's first sample the last warm-up call); **repeat** = "
+       "the arm's own. ";
+  if (c.cold_l2 == true)
+    o += "The run flushed the L2 before every sample (its memset kernel runs between any two samples), so the split "
+         "shows what survives that: the SMs' instruction and constant caches, the driver's state. ";
+  else if (c.cold_l2 == false)
+    o += "The run did not flush the L2 between samples (a warm or CPU run): the split includes what the arm before left "
+         "in the caches. ";
+  else
+    o += "The receipt does not say whether the L2 was flushed between samples. ";
+  if (c.world_size > 1)
+    o += "Its ranks agree (a collective on the timing stream) before every sample, so a repeat does not follow its own "
+         "call directly. ";
+  if (!c.warmed_up)
+    o += "It had no warm-up, so what ran before each unit's first sample is unknown: that sample is in neither subset. ";
+  o += "Carryover = after-other median / repeat median - 1 (> 0: the arm runs longer after another arm). Ratios are "
+       "baseline median / candidate median (> 1: the candidate is faster); **ratio** is the receipt's (all samples). "
+       "Medians of subsets, no intervals: a look, not a verdict.\n\n";
   o += "| vs baseline | rows | geomean ratio | after other | repeats | candidate carryover | baseline carryover |\n";
   o += "|---|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& b : c.baselines) {
@@ -255,7 +282,7 @@ json carryover_json(const CarryoverResult& c) {
     j["after_other_min_max_us"] = range(s.after_other_range);
     j["repeat_min_max_us"] = range(s.repeat_range);
     const auto x = s.carryover();
-    j["carryover"] = x ? json(*x) : json(nullptr);
+    j["carryover_ratio"] = x ? json(*x) : json(nullptr);
     return j;
   };
   auto opt = [](const std::optional<double>& x) { return x ? json(*x) : json(nullptr); };
@@ -267,7 +294,11 @@ json carryover_json(const CarryoverResult& c) {
             {"device", c.device},
             {"candidate", c.candidate},
             {"baselines", c.baselines},
-            {"schedule", {{"groups", c.schedule.groups}, {"blocks", c.schedule.blocks}, {"m", c.schedule.m}}}};
+            {"schedule",
+             {{"groups", c.schedule.groups}, {"blocks", c.schedule.blocks}, {"m", c.schedule.m}, {"seed", c.schedule.seed},
+              {"warmed_up", c.warmed_up}}},
+            {"cold_l2", c.cold_l2 ? json(*c.cold_l2) : json(nullptr)},
+            {"world_size", c.world_size}};
   j["pairs"] = json::array();
   for (const auto& p : c.pairs) {
     json acts = json::array();
@@ -288,8 +319,8 @@ json carryover_json(const CarryoverResult& c) {
                            {"geomean_ratio", g.ratio},
                            {"geomean_ratio_after_other", g.ratio_after_other},
                            {"geomean_ratio_repeat", g.ratio_repeat},
-                           {"geomean_candidate_carryover", g.cand_carryover},
-                           {"geomean_baseline_carryover", g.base_carryover}};
+                           {"geomean_candidate_carryover_ratio", g.cand_carryover},
+                           {"geomean_baseline_carryover_ratio", g.base_carryover}};
   return j;
 }
 

@@ -1,18 +1,20 @@
 #pragma once
 // The carryover effect of a paired run (`kgate carryover R`), the crossover-trial term for what a
-// treatment leaves behind for the next one. The ABBA/BAAB schedule (schedule.hpp) times each arm's
-// samples in runs of m or 2m: the first sample of a run follows a call of another arm, the rest
-// follow the same arm's. The flush before every sample empties the L2 either way, but not what the
-// arm before left in the SMs' instruction caches, their L1 and constant caches, or the driver's
-// state: an arm whose time depends on those shows a longer first sample of its runs. Serving runs
-// a kernel after other kernels, so that first sample is the one production sees; a receipt's
-// medians pool both kinds (the counterbalanced schedule gives both arms equal shares).
+// treatment leaves behind for the next one. Each timed sample is split by the arm whose call came
+// just before it in the run (timed or warm-up): another arm's (after other) or its own (repeat).
+// A cold run flushes the L2 before every sample either way (the flush's memset kernel runs between
+// any two samples), but not what the arm before left in the SMs' instruction and constant caches
+// or in the driver's state: an arm whose time depends on those runs longer after another arm.
+// Serving runs a kernel after other kernels, so that sample is the one production sees; a
+// receipt's medians pool both kinds (the counterbalanced schedule gives both arms equal shares).
 //
-// The order is rebuilt from the receipt's protocol, as the executor ran it (harness/run/executor.cpp):
-// per unit (a row in a group), a warm-up of every arm in the run's order (candidate, then the
-// baselines), then per baseline in order its pair's letters (block_letters(protocol, group, row
-// index); A = the baseline, B = the candidate). A unit's first timed sample follows the last arm
-// warmed; each later one follows the sample before it.
+// The order is rebuilt from the receipt's protocol, as the executor runs it
+// (harness/run/executor.cpp): per unit (a row in a group), a warm-up of every arm in the run's
+// order (candidate, then the baselines), then per baseline in order its pair's letters
+// (block_letters(protocol, group, row index); A = the baseline, B = the candidate). A unit's first
+// timed sample follows the last arm warmed; each later one follows the sample before it. A run
+// without a warm-up (warm-up calls and time both 0) leaves what ran before a unit's first sample
+// unknown (another row's call, the check's kernels), so that sample is in neither subset.
 //
 // Nothing here is recorded in the receipt or judged by a gate: these are medians of subsets of
 // the audited samples, with no interval, for a look at where the time goes.
@@ -29,18 +31,19 @@
 namespace kgate {
 
 // The arm each timed sample of one unit follows, in timed order: arms[i] is sample i's arm and
-// after[i] the arm timed (or, for i = 0, warmed) just before it.
+// after[i] the arm timed (or, for i = 0, warmed) just before it; "" for i = 0 when warmed_up is false.
 struct UnitOrder {
   std::vector<std::string> arms, after;
 };
 UnitOrder unit_order(const ScheduleConfig& schedule, int group, size_t row_index, const std::string& candidate,
-                     const std::vector<std::string>& baselines);
+                     const std::vector<std::string>& baselines, bool warmed_up = true);
 
 struct CarryoverSide {
   int64_t n_after_other = 0, n_repeat = 0;
   std::optional<double> after_other_us, repeat_us;  // medians, pooled over the groups
   std::optional<std::pair<double, double>> after_other_range, repeat_range;  // min, max
-  // after_other_us / repeat_us: > 1 means the arm runs longer right after another arm.
+  // after_other_us / repeat_us (both > 0): > 1 means the arm runs longer right after another arm;
+  // printed as a percent, carryover - 1.
   std::optional<double> carryover() const;
 };
 // One activity of one arm (CUPTI receipts: a kernel, a memcpy), its time per call split the same way.
@@ -67,12 +70,15 @@ struct CarryoverResult {
   std::string source, body_sha256, git_commit, table, device, candidate;
   std::vector<std::string> baselines;
   ScheduleConfig schedule;
+  bool warmed_up = true;           // protocol.warmup_min_calls or warmup_min_us > 0
+  std::optional<bool> cold_l2;     // protocol.cold_l2 as recorded
+  int64_t world_size = 1;          // the largest of the rows' (a rank run's ranks agree before every sample)
   std::vector<CarryoverPair> pairs;                    // measured (row, baseline) pairs, in the receipt's order
   std::map<std::string, CarryoverGeomeans> by_baseline;  // over each baseline's measured pairs
 };
 // From an audited receipt and its sidecar (AuditResult::receipt, ::samples). Throws AuditError
-// when the receipt's protocol does not name the schedule, or a row's sample counts do not match
-// the order the protocol gives.
+// when the receipt's protocol does not name the schedule, a measured row has no samples, or a
+// row's pairs or sample counts do not match the order the protocol gives.
 CarryoverResult carryover(const json& receipt, const json& samples, const std::string& source);
 std::string carryover_markdown(const CarryoverResult& c);
 json carryover_json(const CarryoverResult& c);  // schema kgate.carryover/1

@@ -23,7 +23,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-double own_time(const std::string& arm) { return arm == "ssu.fake_cand" ? 8.0 : arm == "ssu.fake_ref" ? 10.0 : 12.0; }
+double own_time(const std::string& arm) {
+  return arm == "ssu.fake_cand" ? 8.0 : arm == "ssu.fake_ref" ? 10.0 : arm == "ssu.fake_ref2" ? 12.0 : 9.0;
+}
+std::string refuse_r1(const json& p) { return p["batch"] == 2 ? "batch 2 is not a tile multiple" : ""; }
 constexpr double kPenalty = 3.0;
 
 class CarryoverTest : public ::testing::Test {
@@ -32,6 +35,7 @@ class CarryoverTest : public ::testing::Test {
     add_fake_arm("ssu.fake_ref");
     add_fake_arm("ssu.fake_cand");
     add_fake_arm("ssu.fake_ref2");
+    add_fake_arm("ssu.fake_picky", {"fake"}, &refuse_r1);
     dir_ = fresh_temp_dir("kgate_carryover_");
     write_file_atomic((dir_ / "t.json").string(), kgate::testing::kFakeTable);
     cfg_ = kgate::testing::fake_run_config((dir_ / "t.json").string(), "correct");
@@ -46,9 +50,8 @@ class CarryoverTest : public ::testing::Test {
     b.us_after = [last](const std::string& arm, int, const std::string& previous) {
       return *last = own_time(arm) + (previous == arm ? 0.0 : kPenalty);
     };
-    // The candidate's time in two kernels: the main one carries the penalty, the other is constant.
-    b.activity = [last](const std::string& arm, int) {
-      if (arm != "ssu.fake_cand") return std::map<std::string, double>{};
+    // Every arm's time in two kernels: the main one carries the penalty, the other is constant.
+    b.activity = [last](const std::string&, int) {
       return std::map<std::string, double>{{"main_kernel", *last - 1.0}, {"tail_kernel", 1.0}};
     };
     cfg_.isolate = isolate;
@@ -77,6 +80,20 @@ void expect_split(const CarryoverSide& s, double own, int64_t samples, const std
   EXPECT_DOUBLE_EQ(s.repeat_range->second, own) << what << ": a sample after another arm counted as a repeat";
   ASSERT_TRUE(s.carryover()) << what;
   EXPECT_DOUBLE_EQ(*s.carryover(), (own + kPenalty) / own) << what;
+}
+// Both arms' two kernels: main_kernel carries the arm's split (its time less 1), tail_kernel none.
+void expect_activities(const CarryoverPair& p, int64_t base_n, int64_t cand_n, const std::string& what) {
+  ASSERT_EQ(p.activities.size(), 4u) << what << ": two kernels of each arm";
+  for (const auto& a : p.activities) {
+    const bool base = a.arm == p.baseline;
+    const std::string w = what + " " + a.arm + " " + a.activity;
+    if (a.activity == "main_kernel") {
+      expect_split(a.split, own_time(a.arm) - 1.0, base ? base_n : cand_n, w);
+    } else {
+      ASSERT_TRUE(a.split.carryover()) << w;
+      EXPECT_DOUBLE_EQ(*a.split.carryover(), 1.0) << w;
+    }
+  }
 }
 
 }  // namespace
@@ -111,12 +128,7 @@ TEST_F(CarryoverTest, EverySampleAfterAnotherArmCarriesItsPenaltyAndNoRepeatDoes
       expect_split(p.base, 10.0, per_arm, what + " baseline");
       EXPECT_DOUBLE_EQ(*p.ratio_after_other, 13.0 / 11.0) << what;
       EXPECT_DOUBLE_EQ(*p.ratio_repeat, 10.0 / 8.0) << what;
-      ASSERT_EQ(p.activities.size(), 2u) << what << ": the candidate's two kernels; the baseline runs none";
-      for (const auto& a : p.activities) {
-        EXPECT_EQ(a.arm, "ssu.fake_cand");
-        if (a.activity == "main_kernel") expect_split(a.split, 7.0, per_arm, what + " main_kernel");
-        else EXPECT_DOUBLE_EQ(*a.split.carryover(), 1.0) << what << " " << a.activity;
-      }
+      expect_activities(p, per_arm, per_arm, what);
     }
     ASSERT_EQ(c.by_baseline.count("ssu.fake_ref"), 1u);
     EXPECT_EQ(c.by_baseline.at("ssu.fake_ref").rows, 3);
@@ -136,8 +148,7 @@ TEST_F(CarryoverTest, EachPairOfARunOfSeveralBaselinesIsSplitOnItsOwnCalls) {
     const std::string what = p.row + " vs " + p.baseline;
     expect_split(p.cand, 8.0, per_arm, what + " candidate");
     expect_split(p.base, own_time(p.baseline), per_arm, what + " baseline");
-    for (const auto& a : p.activities)
-      if (a.activity == "main_kernel") expect_split(a.split, 7.0, per_arm, what + " main_kernel");
+    expect_activities(p, per_arm, per_arm, what);
   }
   const std::string md = carryover_markdown(c);
   EXPECT_NE(md.find("| `ssu.fake_ref2` | 3 |"), std::string::npos) << md;
@@ -155,6 +166,63 @@ TEST_F(CarryoverTest, AReceiptWhoseSamplesDoNotFitItsScheduleIsRefused) {
   json bad = a.receipt;
   bad["body"]["predicate"]["protocol"]["blocks"] = 4;  // twice the letters the samples were timed with
   EXPECT_THROW(carryover(bad, a.samples, cfg_.out_path), AuditError);
-  bad["body"]["predicate"]["protocol"].erase("m");
+  bad["body"]["predicate"]["protocol"].erase("seed");
   EXPECT_THROW(carryover(bad, a.samples, cfg_.out_path), AuditError);
+  json no_samples = a.samples;
+  no_samples["rows"].erase("r0");  // a passed row without samples
+  EXPECT_THROW(carryover(a.receipt, no_samples, cfg_.out_path), AuditError);
+}
+
+// A run without a warm-up: what ran before a unit's first sample is unknown (the row's check, another unit's last
+// call), so that sample is in neither subset; every other sample is still split right.
+TEST_F(CarryoverTest, WithoutAWarmUpEachUnitsFirstSampleIsInNeitherSubset) {
+  cfg_.warmup_min_calls = 0;
+  cfg_.warmup_min_us = 0;
+  cfg_.schedule = {3, 2, 2, 9};
+  const CarryoverResult c = run_and_split();
+  EXPECT_FALSE(c.warmed_up);
+  const int64_t per_arm = 3 * 2 * 2 * 2;
+  for (const auto& p : c.pairs) {
+    const int64_t base_n = p.base.n_after_other + p.base.n_repeat, cand_n = p.cand.n_after_other + p.cand.n_repeat;
+    EXPECT_EQ(base_n + cand_n, 2 * per_arm - 3) << p.row << ": one sample a unit (3 groups) left out";
+    expect_split(p.cand, 8.0, cand_n, p.row + " candidate");
+    expect_split(p.base, 10.0, base_n, p.row + " baseline");
+    expect_activities(p, base_n, cand_n, p.row);
+  }
+  EXPECT_NE(carryover_markdown(c).find("no warm-up"), std::string::npos);
+}
+
+// --rows and a refused row: the order uses each row's index in the run's (filtered) table, which is its place in the
+// receipt, not-supported rows included.
+TEST_F(CarryoverTest, ARowsIndexIsItsPlaceInTheFilteredTableRefusedRowsIncluded) {
+  cfg_.candidate = "ssu.fake_picky";  // refuses r1
+  for (const char* filter : {"r1,r2", "*"}) {
+    cfg_.rows_filter = filter;
+    cfg_.schedule = {2, 2, 1, 13};
+    cfg_.out_path = (dir_ / (std::string(filter) == "*" ? "all.json" : "some.json")).string();
+    const CarryoverResult c = run_and_split();
+    ASSERT_EQ(c.pairs.size(), std::string(filter) == "*" ? 2u : 1u) << filter;
+    for (const auto& p : c.pairs) {
+      EXPECT_NE(p.row, "r1");
+      expect_split(p.cand, own_time("ssu.fake_picky"), 2 * 2 * 2, p.row + " " + filter);
+      expect_split(p.base, 10.0, 2 * 2 * 2, p.row + " " + filter);
+    }
+  }
+}
+
+// Samples of 0 pass audit (an empty kernel on a coarse timer): no ratio or carryover is made of a 0 median, so no
+// geomean meets one.
+TEST(CarryoverOrder, AZeroMedianGivesNoRatio) {
+  const CarryoverSide zero_after{1, 1, 0.0, 2.0, std::nullopt, std::nullopt};
+  const CarryoverSide zero_repeat{1, 1, 2.0, 0.0, std::nullopt, std::nullopt};
+  EXPECT_FALSE(zero_after.carryover());
+  EXPECT_FALSE(zero_repeat.carryover());
+  CarryoverResult c;
+  c.baselines = {"b"};
+  CarryoverPair p;
+  p.row = "r";
+  p.baseline = "b";
+  p.cand = zero_after;
+  c.pairs.push_back(p);
+  EXPECT_NE(carryover_markdown(c).find("| - |"), std::string::npos);
 }
