@@ -56,13 +56,14 @@ if [ "$LAST" = r23c ] || [ "$LAST" = r23d ]; then
 fi
 # A checkpoint of everything so far (the sanitizers may run past the call's limit; ab_finish rewrites it whole).
 python3 scripts/sparse_mla_kernel_table.py "$O" > /dev/null 2>&1; tar -C "$O" -czf "$OUT/$CALL.tgz" --exclude='*.json.*' .
-# The carryover taken apart (session 24; .dev/pre): the ws kernel's own time (the kernel table's medians) on mla-34, -42,
-# -89 and the lockstep mla-06, with nothing, 128 KB of straight-line code (`code`), the split-KV baseline's launch shape
-# doing nothing (`smem`) or the baseline itself (`baseline`) launched before it in the arm's call; against the floor,
-# after which the receipts show no carryover. +5-8 us under `code` alone means instruction fetch.
+# The carryover taken apart (session 24; .dev/pre): the ws kernel's own time (the kernel table's medians) on mla-34,
+# -42, -89 and the lockstep mla-06, with nothing before it in the arm's call, or 128 KB of straight-line code (`code`),
+# the same grid doing nothing (`empty`), the split-KV baseline's launch shape doing nothing (`smem`), or the baseline
+# itself and a flush (`baseline`); against the floor, after which the receipts show no carryover. +5-8 us under `code`
+# alone means instruction fetch; under `empty` too, the launch or the CTAs' placement; under `smem`, the SM's set-up.
 if [ "$SECONDS" -lt 420 ] && [ -x "$ROOT/.dev/pre/kgate" ]; then
   B=$ROOT/.dev/pre
-  for m in none code smem baseline; do
+  for m in none code empty smem baseline; do
     BASE=sparse_mla.floor ROWS='mla-06-*,mla-34-*,mla-42-*,mla-89-*' ab_run "pre_$m" "KGATE_SPARSE_MLA_PRELUDE=${m#none}"
   done
   B=$ROOT/.dev/$LAST
