@@ -14,10 +14,10 @@
 #   .dev/fm    the FlashMLA export
 #   .dev/pre   branch issue14-diag-prelude: main's kernels plus KGATE_SPARSE_MLA_PRELUDE (session 24: the carryover taken
 #              apart, kernels/sparse_mla/NOTES.md "The carryover")
-# carry: .dev/fm .dev/s24.tar.xz. The working tree (13.9 MiB) and the carry share 64 MiB, and the eight binaries are
-#   62 MB raw, so they travel as one xz archive (7.7 MB), made here by
-#   tar -C .dev -cf - r22b/kgate r23a/kgate r23b/kgate r23c/kgate r23c/kgate_gpu_tests r23d/kgate r23d/kgate_gpu_tests \
-#     pre/kgate | xz -6 -T2 > .dev/s24.tar.xz
+# carry: .dev/fm .dev/s24.tar.xz. The working tree (13.9 MiB) and the carry share 64 MiB, and the ten binaries are
+#   78 MB raw, so they travel as one xz archive (10.3 MB), made here by
+#   tar -C .dev -cf - r22b/kgate r23a/kgate r23a/kgate_gpu_tests r23b/kgate r23b/kgate_gpu_tests r23c/kgate \
+#     r23c/kgate_gpu_tests r23d/kgate r23d/kgate_gpu_tests pre/kgate | xz -6 -T2 > .dev/s24.tar.xz
 #   and unpacked first below. (Session 23 wrote "carry (54 MiB): .dev/fm .dev/r22b/kgate ... .dev/r23d": with the tree that
 #   is 68 MiB, over the limit; the call would have been refused.)
 # In order of need: a probe of r23b's, r23c's and r23d's new paths (a build that fails it drops out); the last build's
