@@ -22,7 +22,25 @@ assert failed == allowed, failed
 PY
   check "gate correct, not stale: $r" 0 $?
   "$KGATE" report "$r" --format md > "$WORK/report.md"; check "report $r" 0 $?
+  "$KGATE" carryover "$r" --json > "$WORK/carryover.json"; check "carryover $r" 0 $?
 done
+# The carryover of a receipt of several baselines and CUPTI activity: one entry per row and baseline, both arms
+# split into samples after the other arm and repeats that add up to the recorded counts (72 a pair: 3 groups x 6
+# blocks x 2 letters x 2 samples), and the candidate's kernels split too.
+"$KGATE" carryover receipts/sm_90/sparse_mla_fast_vs_baseline.json --json > "$WORK/carryover.json"
+python3 - "$WORK/carryover.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["baselines"] == ["sparse_mla.baseline", "sparse_mla.floor"], j["baselines"]
+assert len(j["pairs"]) == 94 * 2, len(j["pairs"])
+for p in j["pairs"]:
+    for side in ("candidate", "baseline_arm"):
+        s = p[side]
+        assert s["n_after_other"] + s["n_repeat"] == 72 and s["n_after_other"] > 0, (p["row"], side, s)
+assert any(a["arm"] == "sparse_mla.fast" for p in j["pairs"] for a in p["activities"]), "no kernel split"
+print("ok")
+PY
+check "carryover of the 3-arm sparse_mla receipt: every pair split, 72 samples an arm" 0 $?
 "$KGATE" gate receipts/sm_90/calib_aa.json --policy 'correct,limit(0.01)' >/dev/null
 check "calib A/A: candidate within 1 % of its twin" 0 $?
 "$KGATE" gate receipts/sm_90/ssu_fast_source_vs_export.json --policy 'correct,parity,fallback,limit(0.045)' >/dev/null
