@@ -36,12 +36,6 @@ std::optional<double> CarryoverSide::carryover() const {
 
 namespace {
 
-int64_t protocol_int(const json& protocol, const char* key) {
-  if (!protocol.contains(key) || !protocol[key].is_number_integer())
-    throw AuditError(std::string("field 'protocol.") + key + "': absent or not an integer; the sample order cannot be rebuilt");
-  return protocol[key].get<int64_t>();
-}
-
 std::optional<double> median_of(std::vector<double> v) {
   if (v.empty()) return std::nullopt;
   return median(std::move(v));
@@ -101,10 +95,7 @@ CarryoverResult carryover(const json& receipt, const json& samples, const std::s
   c.device = v.device;
   c.candidate = v.candidate;
   c.baselines = v.baselines;
-  c.schedule.groups = static_cast<int>(protocol_int(v.protocol, "groups"));
-  c.schedule.blocks = static_cast<int>(protocol_int(v.protocol, "blocks"));
-  c.schedule.m = static_cast<int>(protocol_int(v.protocol, "m"));
-  c.schedule.seed = static_cast<uint64_t>(protocol_int(v.protocol, "seed"));
+  c.schedule = {static_cast<int>(v.groups), static_cast<int>(v.blocks), static_cast<int>(v.m), static_cast<uint64_t>(v.seed)};
   try {
     c.schedule.validate();
   } catch (const InputError& e) {
@@ -117,12 +108,18 @@ CarryoverResult carryover(const json& receipt, const json& samples, const std::s
   if (!samples.is_object() || !samples.contains("rows") || !samples["rows"].is_object())
     throw AuditError("the sidecar has no 'rows' object");
   const json& srows = samples["rows"];
-  std::map<std::string, std::vector<double>> geo_r, geo_ra, geo_rr, geo_cb, geo_cc;
   for (size_t ri = 0; ri < v.rows.size(); ++ri) {
     const RowRecord& row = v.rows[ri].record;
     if (row.disposition != Disposition::passed) continue;
     if (!srows.contains(row.id)) throw AuditError("row '" + row.id + "': passed but has no samples in the sidecar");
     const RowSamples rs = row_samples_from_json(srows[row.id], row.id);
+    // The row's units, one a group; every unit times each arm equally often (the letters' length is fixed).
+    std::vector<UnitOrder> orders;
+    for (int g = 0; g < c.schedule.groups; ++g)
+      orders.push_back(unit_order(c.schedule, g, ri, c.candidate, c.baselines, c.warmed_up));
+    std::map<std::string, size_t> per_unit, series_len;  // per arm: its calls in a unit; in its series (every group)
+    for (const auto& a : orders.front().arms) ++per_unit[a];
+    for (const auto& [a, n] : per_unit) series_len[a] = static_cast<size_t>(c.schedule.groups) * n;
     c.world_size = std::max<int64_t>(c.world_size, rs.world_size);
     if (rs.baseline.size() != row.pairs.size() || rs.candidate.size() != row.pairs.size() ||
         row.pairs.size() != c.baselines.size())
@@ -138,14 +135,11 @@ CarryoverResult carryover(const json& receipt, const json& samples, const std::s
       std::vector<double> b_after, b_rep, c_after, c_rep;
       // Per arm of the pair: (index into its activity series, follows another arm) of each of this pair's calls.
       std::map<std::string, std::vector<std::pair<size_t, bool>>> calls;
-      std::map<std::string, size_t> series_len;  // per arm: groups x its calls in a unit
       for (int g = 0; g < c.schedule.groups; ++g) {
-        const UnitOrder o = unit_order(c.schedule, g, ri, c.candidate, c.baselines, c.warmed_up);
+        const UnitOrder& o = orders[static_cast<size_t>(g)];
         // This pair's slice of the unit: pairs run in baseline order, each its own letters.
         const size_t per_pair = o.arms.size() / c.baselines.size(), first = k * per_pair;
-        std::map<std::string, size_t> in_unit, per_unit;  // an arm's calls before i in the unit; in all of it
-        for (const auto& a : o.arms) ++per_unit[a];
-        for (const auto& [a, n] : per_unit) series_len[a] = static_cast<size_t>(c.schedule.groups) * n;
+        std::map<std::string, size_t> in_unit;  // an arm's calls before i in the unit
         size_t nb = 0, nc = 0;
         for (size_t i = 0; i < first + per_pair; ++i) {
           const size_t call = in_unit[o.arms[i]]++;
@@ -173,24 +167,28 @@ CarryoverResult carryover(const json& receipt, const json& samples, const std::s
       cp.ratio = p.ratio;
       cp.ratio_after_other = ratio_of(cp.base.after_other_us, cp.cand.after_other_us);
       cp.ratio_repeat = ratio_of(cp.base.repeat_us, cp.cand.repeat_us);
-      if (cp.ratio && cp.ratio_after_other && cp.ratio_repeat && cp.base.carryover() && cp.cand.carryover()) {
-        geo_r[p.baseline].push_back(*cp.ratio);
-        geo_ra[p.baseline].push_back(*cp.ratio_after_other);
-        geo_rr[p.baseline].push_back(*cp.ratio_repeat);
-        geo_cb[p.baseline].push_back(*cp.base.carryover());
-        geo_cc[p.baseline].push_back(*cp.cand.carryover());
-      }
       c.pairs.push_back(std::move(cp));
     }
   }
-  for (const auto& [b, r] : geo_r) {
+  // Per baseline, over its pairs where every figure exists (all > 0).
+  for (const auto& b : c.baselines) {
+    std::vector<const CarryoverPair*> full;
+    for (const auto& p : c.pairs)
+      if (p.baseline == b && p.ratio && p.ratio_after_other && p.ratio_repeat && p.base.carryover() && p.cand.carryover())
+        full.push_back(&p);
+    if (full.empty()) continue;
+    auto geo = [&](auto figure) {
+      std::vector<double> x;
+      for (const CarryoverPair* p : full) x.push_back(*figure(*p));
+      return geomean(x);
+    };
     CarryoverGeomeans g;
-    g.rows = static_cast<int64_t>(r.size());
-    g.ratio = geomean(r);
-    g.ratio_after_other = geomean(geo_ra[b]);
-    g.ratio_repeat = geomean(geo_rr[b]);
-    g.base_carryover = geomean(geo_cb[b]);
-    g.cand_carryover = geomean(geo_cc[b]);
+    g.rows = static_cast<int64_t>(full.size());
+    g.ratio = geo([](const CarryoverPair& p) { return p.ratio; });
+    g.ratio_after_other = geo([](const CarryoverPair& p) { return p.ratio_after_other; });
+    g.ratio_repeat = geo([](const CarryoverPair& p) { return p.ratio_repeat; });
+    g.base_carryover = geo([](const CarryoverPair& p) { return p.base.carryover(); });
+    g.cand_carryover = geo([](const CarryoverPair& p) { return p.cand.carryover(); });
     c.by_baseline[b] = g;
   }
   return c;
@@ -272,20 +270,19 @@ std::string carryover_markdown(const CarryoverResult& c) {
 }
 
 json carryover_json(const CarryoverResult& c) {
-  auto side = [](const CarryoverSide& s) {
-    json j = {{"n_after_other", s.n_after_other}, {"n_repeat", s.n_repeat}};
-    j["after_other_us"] = s.after_other_us ? json(*s.after_other_us) : json(nullptr);
-    j["repeat_us"] = s.repeat_us ? json(*s.repeat_us) : json(nullptr);
+  auto opt = [](const auto& x) { return x ? json(*x) : json(nullptr); };  // optional<double | bool>
+  auto side = [&](const CarryoverSide& s) {
     auto range = [](const std::optional<std::pair<double, double>>& r) {
       return r ? json::array({r->first, r->second}) : json(nullptr);
     };
-    j["after_other_min_max_us"] = range(s.after_other_range);
-    j["repeat_min_max_us"] = range(s.repeat_range);
-    const auto x = s.carryover();
-    j["carryover_ratio"] = x ? json(*x) : json(nullptr);
-    return j;
+    return json{{"n_after_other", s.n_after_other},
+                {"n_repeat", s.n_repeat},
+                {"after_other_us", opt(s.after_other_us)},
+                {"repeat_us", opt(s.repeat_us)},
+                {"after_other_min_max_us", range(s.after_other_range)},
+                {"repeat_min_max_us", range(s.repeat_range)},
+                {"carryover_ratio", opt(s.carryover())}};
   };
-  auto opt = [](const std::optional<double>& x) { return x ? json(*x) : json(nullptr); };
   json j = {{"schema", "kgate.carryover/1"},
             {"receipt", c.source},
             {"body_sha256", c.body_sha256},
@@ -297,7 +294,7 @@ json carryover_json(const CarryoverResult& c) {
             {"schedule",
              {{"groups", c.schedule.groups}, {"blocks", c.schedule.blocks}, {"m", c.schedule.m}, {"seed", c.schedule.seed},
               {"warmed_up", c.warmed_up}}},
-            {"cold_l2", c.cold_l2 ? json(*c.cold_l2) : json(nullptr)},
+            {"cold_l2", opt(c.cold_l2)},
             {"world_size", c.world_size}};
   j["pairs"] = json::array();
   for (const auto& p : c.pairs) {

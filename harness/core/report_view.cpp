@@ -250,6 +250,7 @@ ReportView report_view(const json& receipt, const std::string& source) {
   v.groups = int_field(v.protocol, "groups", "protocol.");
   v.blocks = int_field(v.protocol, "blocks", "protocol.");
   v.m = int_field(v.protocol, "m", "protocol.");
+  v.seed = int_field(v.protocol, "seed", "protocol.");
   v.interval = interval_spec_from_json(v.protocol);
   const json& cases = field(pred, "cases", "");
   v.cases_path = str_field(cases, "path", "cases.");

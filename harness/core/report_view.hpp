@@ -66,7 +66,7 @@ struct ReportView {
   json environment;    // as recorded (details only)
   std::optional<Peaks> peaks;
   json protocol;  // as recorded (details only)
-  int64_t groups = 0, blocks = 0, m = 0;
+  int64_t groups = 0, blocks = 0, m = 0, seed = 0;  // the pairing schedule (schedule.hpp)
   IntervalSpec interval;
   std::string cases_path, cases_sha256, table, family;
   std::vector<ArmInfo> arms;
