@@ -10,25 +10,17 @@
 // operands are bound to the launch's count.) kernels/sparse_mla/NOTES.md, "The carryover ...".
 #include <cstdint>
 
-#include "kernels/sparse_mla/wgmma.cuh"
+#include "kernels/sparse_mla/fast_ws.cuh"  // reg_alloc, reg_dealloc (setmaxnreg); wgmma.cuh's wgmma_m64n256k16_rs_tb
 
 using namespace kgate::sparse_mla::gpu;
 
-template <int N>
-__device__ __forceinline__ void inc() {
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
-}
-template <int N>
-__device__ __forceinline__ void dec() {
-  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
-}
 // Warpgroup 0 at 200 registers runs m64n256k16 wgmmas (A from registers) into 128 fp32 accumulators; the other
 // warpgroups give registers back (512 threads: 200 + 3 x 96 <= 4 x 128; 384: 200 + 2 x 152 <= 3 x 168).
 template <int T, int R>
 __global__ void __launch_bounds__(T, 1) probe(float* out, uint64_t desc, int n) {
   const int wg = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x >> 7), 0);
   if (wg == 0) {
-    inc<200>();
+    reg_alloc<200>();
     float o[128];
 #pragma unroll
     for (int i = 0; i < 128; ++i) o[i] = 0.f;
@@ -40,7 +32,7 @@ __global__ void __launch_bounds__(T, 1) probe(float* out, uint64_t desc, int n) 
 #pragma unroll
     for (int i = 0; i < 128; ++i) out[i * 128 + threadIdx.x] = o[i];
   } else {
-    dec<R>();
+    reg_dealloc<R>();
     out[threadIdx.x] = 1.0f;
   }
 }
