@@ -162,6 +162,9 @@ class FakeBackend final : public Backend {
   FakeBehaviour b_;
 };
 
+// A `supports` hook that refuses row r1 of kFakeTable (its batch of 2), as an arm with a tile constraint would.
+inline std::string refuse_r1(const json& p) { return p["batch"] == 2 ? "batch 2 is not a tile multiple" : ""; }
+
 // Registers an ssu arm of the fake backend once (the registry is process-wide).
 inline void add_fake_arm(const std::string& name, std::vector<std::string> archs = {"fake"},
                          std::string (*supports)(const json&) = nullptr) {

@@ -20,11 +20,10 @@ using namespace kgate;
 using kgate::testing::add_fake_arm;
 using kgate::testing::FakeBackend;
 using kgate::testing::FakeBehaviour;
+using kgate::testing::refuse_r1;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string refuse_r1(const json& p) { return p["batch"] == 2 ? "batch 2 is not a tile multiple" : ""; }
 
 class CampaignTest : public ::testing::Test {
  protected:

@@ -19,6 +19,7 @@ using namespace kgate;
 using kgate::testing::add_fake_arm;
 using kgate::testing::FakeBackend;
 using kgate::testing::FakeBehaviour;
+using kgate::testing::refuse_r1;
 namespace fs = std::filesystem;
 
 namespace {
@@ -26,7 +27,6 @@ namespace {
 double own_time(const std::string& arm) {
   return arm == "ssu.fake_cand" ? 8.0 : arm == "ssu.fake_ref" ? 10.0 : arm == "ssu.fake_ref2" ? 12.0 : 9.0;
 }
-std::string refuse_r1(const json& p) { return p["batch"] == 2 ? "batch 2 is not a tile multiple" : ""; }
 constexpr double kPenalty = 3.0;
 
 class CarryoverTest : public ::testing::Test {
