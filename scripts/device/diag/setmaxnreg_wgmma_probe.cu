@@ -1,4 +1,4 @@
-// Compile-only probe (session 24, no device): can a 512-thread CTA (two producer warpgroups beside the two consumer
+// Compile-only probe: can a 512-thread CTA (two producer warpgroups beside the two consumer
 // warpgroups of sparse_mla's warp-specialized kernel) give a consumer warpgroup the registers of an m64n256k16 wgmma
 // with A from registers through setmaxnreg.inc? No: ptxas sizes the wgmma's operands by the kernel's launch bound
 // (65536 / 512 = 128 registers), not by the setmaxnreg.inc region:
