@@ -347,8 +347,9 @@ const int* ws_plan(const sparse_mla_args& a, int parts, cudaStream_t s) {
 }
 // plan: the length-balanced plan (ws_plan), or null for the queue; stride: the partials' splits per row.
 template <bool FP8>
+// ordered: the token order is in ws_order's buffer already (the dequantized-once pass computed it).
 void fast_ws_launch_as(const sparse_mla_args& a, const FastPlan& p, const int* plan, int stride, __nv_bfloat16* ws, float* ws_ml,
-                       cudaStream_t s) {
+                       bool ordered, cudaStream_t s) {
   static const bool attr = [] {
     KGATE_CUDA(cudaFuncSetAttribute(sparse_mla_fast_ws_kernel<FP8>, cudaFuncAttributeMaxDynamicSharedMemorySize, WsGeo::kSmem));
     return true;
@@ -361,7 +362,7 @@ void fast_ws_launch_as(const sparse_mla_args& a, const FastPlan& p, const int* p
   int* order = nullptr;
   if (ws_sorted(a, p)) {
     order = ws_order(a.tokens);
-    sparse_mla_ws_order_kernel<<<1, 1024, 0, s>>>(a, order);
+    if (!ordered) sparse_mla_ws_order_kernel<<<1, 1024, 0, s>>>(a, order);
   }
   sparse_mla_fast_ws_kernel<FP8><<<ws_grid(a, p), WsGeo::kThreads, WsGeo::kSmem, s>>>(
       a, p.splits, p.blocks_per_split, ws, ws_ml, ws_queue(), order, nullptr);
@@ -391,15 +392,16 @@ void* bf16_tables(size_t bytes) {
   static Grown cache[64];
   return grow(cache[device_slot()], bytes);
 }
-// The route's arguments: a's, with both tables dequantized into bf16_tables (launched on s).
-sparse_mla_args dequantized(const sparse_mla_args& a, cudaStream_t s) {
+// The route's arguments: a's, with both tables dequantized into bf16_tables (launched on s); with order, the pass's
+// one extra CTA writes the token order there.
+sparse_mla_args dequantized(const sparse_mla_args& a, int* order, cudaStream_t s) {
   sparse_mla_args b = a;
   unsigned char* t = static_cast<unsigned char*>(bf16_tables(static_cast<size_t>(table_rows(a)) * 1024));
   const long long tasks = table_rows(a) * 36;
-  const int grid = static_cast<int>(std::min<long long>((tasks + 255) / 256, 16LL * sm_count()));
+  const int grid = static_cast<int>(std::min<long long>((tasks + 255) / 256, 16LL * sm_count())) + (order ? 1 : 0);
   sparse_mla_dequant_kernel<<<grid, 256, 0, s>>>(static_cast<const unsigned char*>(a.swa_kv), a.swa_rows,
                                                  static_cast<const unsigned char*>(a.compressed_kv), table_rows(a), a.page_block,
-                                                 reinterpret_cast<uint4*>(t));
+                                                 reinterpret_cast<uint4*>(t), a, order);
   b.swa_kv = t;
   if (a.topk > 0) b.compressed_kv = t + a.swa_rows * 1024;
   b.kv_fp8 = 0;
@@ -419,7 +421,7 @@ json fast_config(const sparse_mla_args& a0) {
   const FastPlan p = deq ? fast_plan(a, wgmma_device()) : p0;
   const char* k = p.ws ? "sparse_mla_fast_ws_kernel" : p.wg ? "sparse_mla_fast_wg_kernel" : "sparse_mla_fast_kernel";
   const bool planned = ws_planned(a, p);
-  std::string kernels = (p.ws && ws_sorted(a, p) ? std::string("sparse_mla_ws_order_kernel + ") : std::string()) + k +
+  std::string kernels = (p.ws && ws_sorted(a, p) && !deq ? std::string("sparse_mla_ws_order_kernel + ") : std::string()) + k +
                         (p.splits == 1 ? "" : " + sparse_mla_fast_combine_kernel");
   std::string rule = p.rule;
   if (planned) {
@@ -431,7 +433,8 @@ json fast_config(const sparse_mla_args& a0) {
     rule += "; plan forced off by KGATE_SPARSE_MLA_WS_PLAN (tuning run)";
   }
   if (deq) {
-    kernels = "sparse_mla_dequant_kernel + " + kernels;
+    kernels = std::string(p.ws && !planned && ws_sorted(a, p) ? "sparse_mla_dequant_kernel (its first CTA: the token order) + "
+                                                              : "sparse_mla_dequant_kernel + ") + kernels;
     rule = std::string("FP8 tables dequantized once to BF16, then the BF16 kernel: ") +
            (dequant_forced() ? "forced by KGATE_SPARSE_MLA_DEQUANT (tuning run)"
                              : "0.7 us x block steps per CTA > 1.5 us + 1608 B per table row at 3 TB/s") +
@@ -463,11 +466,14 @@ void launch_fast(const sparse_mla_args& a0, cudaStream_t s) {
     throw InputError("sparse_mla: sparse_mla.fast: tables of 2^30 rows or more are not supported");
   const FastPlan p0 = fast_plan(a0, wgmma_device());
   const bool deq = dequant_route(a0, p0);
-  const sparse_mla_args a = deq ? dequantized(a0, s) : a0;
+  sparse_mla_args a = a0;
+  if (deq) a.kv_fp8 = 0;  // the BF16 kernel's plan; the tables below
   const FastPlan p = deq ? fast_plan(a, wgmma_device()) : p0;
   // The partials [T, H, stride, 512]: stride the split count, or, under the length-balanced plan, the
   // most segments a pair can have (the plan gives the combine each pair's own count).
   const bool planned = ws_planned(a, p);
+  const bool ordered = deq && p.ws && !planned && ws_sorted(a, p);  // the dequant pass sorts the tokens too
+  if (deq) a = dequantized(a0, ordered ? ws_order(a0.tokens) : nullptr, s);
   const int stride = planned ? ws_plan_max_segments(wg_blocks(a)) : p.splits;
   const int* plan = planned ? ws_plan(a, ws_parts(a), s) : nullptr;
   __nv_bfloat16* ws = nullptr;  // the partials: BF16 o [rows, 512], then fp32 (m, l) [rows, 2]
@@ -477,8 +483,8 @@ void launch_fast(const sparse_mla_args& a0, cudaStream_t s) {
     ws = reinterpret_cast<__nv_bfloat16*>(workspace(rows * (512 * 2 + 2 * 4)));
     ws_ml = reinterpret_cast<float*>(ws + rows * 512);
   }
-  if (p.ws && a.kv_fp8) fast_ws_launch_as<true>(a, p, plan, stride, ws, ws_ml, s);
-  else if (p.ws) fast_ws_launch_as<false>(a, p, plan, stride, ws, ws_ml, s);
+  if (p.ws && a.kv_fp8) fast_ws_launch_as<true>(a, p, plan, stride, ws, ws_ml, ordered, s);
+  else if (p.ws) fast_ws_launch_as<false>(a, p, plan, stride, ws, ws_ml, ordered, s);
   else if (p.wg && a.kv_fp8) fast_wg_launch_as<true>(a, p, ws, ws_ml, s);
   else if (p.wg) fast_wg_launch_as<false>(a, p, ws, ws_ml, s);
   else if (p.ht == 1) fast_launch_as<1>(a, p, ws, ws_ml, s);
