@@ -380,7 +380,7 @@ __global__ void __launch_bounds__(64 * kCombineHeads, 4) sparse_mla_fast_combine
       }
     }
   }
-  __nv_bfloat162 packed[4];
+  alignas(16) __nv_bfloat162 packed[4];
 #pragma unroll
   for (int k = 0; k < 4; ++k) packed[k] = __floats2bfloat162_rn(v[2 * k] * f, v[2 * k + 1] * f);
   *reinterpret_cast<uint4*>(out) = *reinterpret_cast<const uint4*>(packed);
