@@ -345,9 +345,9 @@ const int* ws_plan(const sparse_mla_args& a, int parts, cudaStream_t s) {
   }
   return c.buf;
 }
-// plan: the length-balanced plan (ws_plan), or null for the queue; stride: the partials' splits per row.
+// plan: the length-balanced plan (ws_plan), or null for the queue; stride: the partials' splits per row; ordered: the
+// token order is in ws_order's buffer already (the dequantized-once pass computed it).
 template <bool FP8>
-// ordered: the token order is in ws_order's buffer already (the dequantized-once pass computed it).
 void fast_ws_launch_as(const sparse_mla_args& a, const FastPlan& p, const int* plan, int stride, __nv_bfloat16* ws, float* ws_ml,
                        bool ordered, cudaStream_t s) {
   static const bool attr = [] {
@@ -407,6 +407,12 @@ sparse_mla_args dequantized(const sparse_mla_args& a, int* order, cudaStream_t s
   b.kv_fp8 = 0;
   return b;
 }
+// Whether a routed row's dequant pass also computes the sorted queue's token order (sparse_mla_dequant_kernel's first
+// CTA): a sorted queue, and at most 4096 tokens, since the pass's 256-thread CTA walks the tokens 4 times as often as
+// the order kernel's 1024 threads and would outlast the pass on long rows.
+bool pass_sorts(const sparse_mla_args& a, const FastPlan& p) {
+  return p.ws && !ws_planned(a, p) && ws_sorted(a, p) && a.tokens <= 4096;
+}
 int fast_smem(const FastPlan& p, bool fp8) {
   if (p.ws) return WsGeo::kSmem;
   if (p.wg) return fp8 ? WgGeo<true>::kSmem : WgGeo<false>::kSmem;
@@ -421,7 +427,7 @@ json fast_config(const sparse_mla_args& a0) {
   const FastPlan p = deq ? fast_plan(a, wgmma_device()) : p0;
   const char* k = p.ws ? "sparse_mla_fast_ws_kernel" : p.wg ? "sparse_mla_fast_wg_kernel" : "sparse_mla_fast_kernel";
   const bool planned = ws_planned(a, p);
-  std::string kernels = (p.ws && ws_sorted(a, p) && !deq ? std::string("sparse_mla_ws_order_kernel + ") : std::string()) + k +
+  std::string kernels = (p.ws && ws_sorted(a, p) && !(deq && pass_sorts(a, p)) ? std::string("sparse_mla_ws_order_kernel + ") : std::string()) + k +
                         (p.splits == 1 ? "" : " + sparse_mla_fast_combine_kernel");
   std::string rule = p.rule;
   if (planned) {
@@ -433,7 +439,7 @@ json fast_config(const sparse_mla_args& a0) {
     rule += "; plan forced off by KGATE_SPARSE_MLA_WS_PLAN (tuning run)";
   }
   if (deq) {
-    kernels = std::string(p.ws && !planned && ws_sorted(a, p) ? "sparse_mla_dequant_kernel (its first CTA: the token order) + "
+    kernels = std::string(pass_sorts(a, p) ? "sparse_mla_dequant_kernel (its first CTA: the token order) + "
                                                               : "sparse_mla_dequant_kernel + ") + kernels;
     rule = std::string("FP8 tables dequantized once to BF16, then the BF16 kernel: ") +
            (dequant_forced() ? "forced by KGATE_SPARSE_MLA_DEQUANT (tuning run)"
@@ -472,7 +478,7 @@ void launch_fast(const sparse_mla_args& a0, cudaStream_t s) {
   // The partials [T, H, stride, 512]: stride the split count, or, under the length-balanced plan, the
   // most segments a pair can have (the plan gives the combine each pair's own count).
   const bool planned = ws_planned(a, p);
-  const bool ordered = deq && p.ws && !planned && ws_sorted(a, p);  // the dequant pass sorts the tokens too
+  const bool ordered = deq && pass_sorts(a, p);  // the dequant pass sorts the tokens too
   if (deq) a = dequantized(a0, ordered ? ws_order(a0.tokens) : nullptr, s);
   const int stride = planned ? ws_plan_max_segments(wg_blocks(a)) : p.splits;
   const int* plan = planned ? ws_plan(a, ws_parts(a), s) : nullptr;
