@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Session 22, call 8: receipts of 62211dd (the dequantized-once pass's first CTA computes a sorted queue's token order,
-# one launch fewer; the review's fixes: 64-bit MODEL1 offsets, the combine's aligned output). Build carried as
-# .dev/r22c, aeb2600's as .dev/r22b, the FlashMLA export as .dev/fm. In order of need (the session's device time is
-# nearly spent): the sparse_mla GPU tests; the three receipts; three more runs of the rows near the line; one run each
-# of the sorted prefill rows with both builds; memcheck of mla-91 (the route with the sort in the pass).
+# Written in session 22 for branch issue14-deqorder (the dequantized-once pass's first CTA computes a sorted queue's
+# token order, one launch fewer; the review's fixes: 64-bit MODEL1 offsets, the combine's aligned output); not run
+# there (the device was refused). Build the branch's head (merged onto main) as .dev/r22c, aeb2600's build as .dev/r22b,
+# the FlashMLA export as .dev/fm. In order of need: the sparse_mla GPU tests; the three receipts; three more runs of the
+# rows near the line; one run each of the sorted prefill rows with both builds; memcheck of mla-91 (the route with the
+# sort in the pass).
 set -uo pipefail
 ROOT=$PWD; B=$ROOT/.dev/r22c; TAG=m22c; O=/tmp/$TAG; rm -rf $O; mkdir -p $O; export KGATE_SOURCE_DIR=$ROOT
 export FM_LIB=$ROOT/.dev/fm/libkgate_flashmla_sparse.so
