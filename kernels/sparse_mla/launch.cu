@@ -178,9 +178,9 @@ void* grow(Grown& g, size_t bytes) {
   }
   return g.p;
 }
-float* workspace(size_t bytes) {
+void* workspace(size_t bytes) {
   static Grown g;
-  return static_cast<float*>(grow(g, bytes));
+  return grow(g, bytes);
 }
 
 // The current device as an index into the per-device caches below (64 of them).
@@ -251,7 +251,7 @@ void launch_baseline(const sparse_mla_args& a, cudaStream_t s) {
   (void)attr;
   const Splits sp = baseline_splits(a);
   const size_t parts = static_cast<size_t>(a.tokens) * sp.groups * sp.splits * kHeadsPerCta;
-  float* ws = workspace(parts * (512 + 2) * 4);
+  float* ws = static_cast<float*>(workspace(parts * (512 + 2) * 4));
   float* ws_ml = ws + parts * 512;
   sparse_mla_baseline_kernel<<<dim3(sp.splits, sp.groups, a.tokens), kBaseThreads, kBaseSmem, s>>>(a, sp.splits,
                                                                                                   sp.blocks_per_split, ws, ws_ml);
@@ -295,7 +295,7 @@ bool ws_sorted(const sparse_mla_args& a, const FastPlan& p) { return ws_items(a,
 // pair's first and last. Tuning only (the receipts' rule names it):
 // KGATE_SPARSE_MLA_WS_PLAN=0|1 forces it off or on for every warp-specialized row it can run;
 // KGATE_SPARSE_MLA_WS_OVERHEAD=N sets the blocks of fixed cost per segment (default 3).
-int ws_pairs(const sparse_mla_args& a) { return a.tokens * ((a.heads + 63) / 64); }
+int ws_pairs(const sparse_mla_args& a) { return static_cast<int>(Problem::of(a).pairs()); }
 int wg_blocks(const sparse_mla_args& a) { return (128 + a.topk + kWgCols - 1) / kWgCols; }  // 64-column blocks per token
 const char* ws_plan_forced() {
   const char* e = std::getenv("KGATE_SPARSE_MLA_WS_PLAN");
@@ -383,7 +383,7 @@ long long table_rows(const sparse_mla_args& a) { return a.swa_rows + (a.topk > 0
 bool dequant_route(const sparse_mla_args& a, const FastPlan& p) {
   if (!p.ws || !a.kv_fp8 || table_rows(a) < 1 || table_rows(a) * 1024 > (64LL << 20)) return false;
   if (const char* f = dequant_forced()) return f[0] == '1';
-  const double steps = std::ceil(static_cast<double>(a.tokens) * ((a.heads + 63) / 64) * wg_blocks(a) / sm_count());
+  const double steps = std::ceil(static_cast<double>(Problem::of(a).block_steps()) / sm_count());
   return 0.7 * steps > 1.5 + table_rows(a) * 1608.0 / 3.0e6;
 }
 // The route's BF16 tables, per device. One stream at a time per process, as for the item queue: a second launch
@@ -413,6 +413,25 @@ sparse_mla_args dequantized(const sparse_mla_args& a, int* order, cudaStream_t s
 bool pass_sorts(const sparse_mla_args& a, const FastPlan& p) {
   return p.ws && !ws_planned(a, p) && ws_sorted(a, p) && a.tokens <= 4096;
 }
+// A row's route through sparse_mla.fast, derived once for both fast_config and launch_fast: a is a0 with kv_fp8 off
+// on the dequantized-once route (launch_fast swaps in the BF16 tables), p the plan of the kernel that runs (the BF16
+// kernel's on the route), planned the length-balanced plan, ordered whether the dequant pass sorts the tokens too.
+struct FastRoute {
+  sparse_mla_args a;
+  FastPlan p;
+  bool deq, planned, ordered;
+};
+FastRoute fast_route(const sparse_mla_args& a0) {
+  FastRoute r{a0, fast_plan(a0, wgmma_device()), false, false, false};
+  r.deq = dequant_route(a0, r.p);
+  if (r.deq) {
+    r.a.kv_fp8 = 0;
+    r.p = fast_plan(r.a, wgmma_device());
+  }
+  r.planned = ws_planned(r.a, r.p);
+  r.ordered = r.deq && pass_sorts(r.a, r.p);
+  return r;
+}
 int fast_smem(const FastPlan& p, bool fp8) {
   if (p.ws) return WsGeo::kSmem;
   if (p.wg) return fp8 ? WgGeo<true>::kSmem : WgGeo<false>::kSmem;
@@ -420,14 +439,12 @@ int fast_smem(const FastPlan& p, bool fp8) {
 }
 
 json fast_config(const sparse_mla_args& a0) {
-  const FastPlan p0 = fast_plan(a0, wgmma_device());
-  const bool deq = dequant_route(a0, p0);
-  sparse_mla_args a = a0;
-  if (deq) a.kv_fp8 = 0;  // the BF16 kernel's plan, as launch_fast runs it
-  const FastPlan p = deq ? fast_plan(a, wgmma_device()) : p0;
+  const FastRoute r = fast_route(a0);
+  const sparse_mla_args& a = r.a;
+  const FastPlan& p = r.p;
+  const bool deq = r.deq, planned = r.planned;
   const char* k = p.ws ? "sparse_mla_fast_ws_kernel" : p.wg ? "sparse_mla_fast_wg_kernel" : "sparse_mla_fast_kernel";
-  const bool planned = ws_planned(a, p);
-  std::string kernels = (p.ws && ws_sorted(a, p) && !(deq && pass_sorts(a, p)) ? std::string("sparse_mla_ws_order_kernel + ") : std::string()) + k +
+  std::string kernels = (p.ws && ws_sorted(a, p) && !r.ordered ? std::string("sparse_mla_ws_order_kernel + ") : std::string()) + k +
                         (p.splits == 1 ? "" : " + sparse_mla_fast_combine_kernel");
   std::string rule = p.rule;
   if (planned) {
@@ -439,8 +456,8 @@ json fast_config(const sparse_mla_args& a0) {
     rule += "; plan forced off by KGATE_SPARSE_MLA_WS_PLAN (tuning run)";
   }
   if (deq) {
-    kernels = std::string(pass_sorts(a, p) ? "sparse_mla_dequant_kernel (its first CTA: the token order) + "
-                                                              : "sparse_mla_dequant_kernel + ") + kernels;
+    kernels = std::string(r.ordered ? "sparse_mla_dequant_kernel (its first CTA: the token order) + " : "sparse_mla_dequant_kernel + ") +
+              kernels;
     rule = std::string("FP8 tables dequantized once to BF16, then the BF16 kernel: ") +
            (dequant_forced() ? "forced by KGATE_SPARSE_MLA_DEQUANT (tuning run)"
                              : "0.7 us x block steps per CTA > 1.5 us + 1608 B per table row at 3 TB/s") +
@@ -470,23 +487,19 @@ void launch_fast(const sparse_mla_args& a0, cudaStream_t s) {
   validate(a0, "sparse_mla.fast");
   if (a0.swa_rows >= (1LL << 30) || a0.compressed_rows >= (1LL << 30))
     throw InputError("sparse_mla: sparse_mla.fast: tables of 2^30 rows or more are not supported");
-  const FastPlan p0 = fast_plan(a0, wgmma_device());
-  const bool deq = dequant_route(a0, p0);
-  sparse_mla_args a = a0;
-  if (deq) a.kv_fp8 = 0;  // the BF16 kernel's plan; the tables below
-  const FastPlan p = deq ? fast_plan(a, wgmma_device()) : p0;
+  const FastRoute r = fast_route(a0);
+  const FastPlan& p = r.p;
+  const bool planned = r.planned, ordered = r.ordered;
+  const sparse_mla_args a = r.deq ? dequantized(a0, ordered ? ws_order(a0.tokens) : nullptr, s) : r.a;
   // The partials [T, H, stride, 512]: stride the split count, or, under the length-balanced plan, the
   // most segments a pair can have (the plan gives the combine each pair's own count).
-  const bool planned = ws_planned(a, p);
-  const bool ordered = deq && pass_sorts(a, p);  // the dequant pass sorts the tokens too
-  if (deq) a = dequantized(a0, ordered ? ws_order(a0.tokens) : nullptr, s);
   const int stride = planned ? ws_plan_max_segments(wg_blocks(a)) : p.splits;
   const int* plan = planned ? ws_plan(a, ws_parts(a), s) : nullptr;
   __nv_bfloat16* ws = nullptr;  // the partials: BF16 o [rows, 512], then fp32 (m, l) [rows, 2]
   float* ws_ml = nullptr;
   if (stride > 1) {
     const size_t rows = static_cast<size_t>(a.tokens) * a.heads * stride;
-    ws = reinterpret_cast<__nv_bfloat16*>(workspace(rows * (512 * 2 + 2 * 4)));
+    ws = static_cast<__nv_bfloat16*>(workspace(rows * (512 * 2 + 2 * 4)));
     ws_ml = reinterpret_cast<float*>(ws + rows * 512);
   }
   if (p.ws && a.kv_fp8) fast_ws_launch_as<true>(a, p, plan, stride, ws, ws_ml, ordered, s);
