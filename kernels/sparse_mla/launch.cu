@@ -190,6 +190,15 @@ int device_slot() {
   if (dev < 0 || dev >= 64) throw InputError("sparse_mla: sparse_mla.fast: device ordinal out of range");
   return dev;
 }
+// A kernel's dynamic shared-memory limit raised to bytes, once per device (the attribute belongs to the device's
+// context: set once per process, a launch on a second device would fail); done: the kernel's own flags.
+void raise_smem(const void* kernel, int bytes, bool (&done)[64]) {
+  bool& d = done[device_slot()];
+  if (!d) {
+    KGATE_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    d = true;
+  }
+}
 
 // The warp-specialized kernel's item queue (next item, CTAs done taking), per device: zeroed when
 // made (on the first call, the correctness check), reset by the last CTA of every launch. One
@@ -244,11 +253,8 @@ json floor_config(const sparse_mla_args& a) {
 
 void launch_baseline(const sparse_mla_args& a, cudaStream_t s) {
   validate(a, "sparse_mla.baseline");
-  static const bool attr = [] {
-    KGATE_CUDA(cudaFuncSetAttribute(sparse_mla_baseline_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kBaseSmem));
-    return true;
-  }();
-  (void)attr;
+  static bool done[64];
+  raise_smem(reinterpret_cast<const void*>(&sparse_mla_baseline_kernel), kBaseSmem, done);
   const Splits sp = baseline_splits(a);
   const size_t parts = static_cast<size_t>(a.tokens) * sp.groups * sp.splits * kHeadsPerCta;
   float* ws = static_cast<float*>(workspace(parts * (512 + 2) * 4));
@@ -261,23 +267,15 @@ void launch_baseline(const sparse_mla_args& a, cudaStream_t s) {
 namespace {
 template <int HT>
 void fast_launch_as(const sparse_mla_args& a, const FastPlan& p, __nv_bfloat16* ws, float* ws_ml, cudaStream_t s) {
-  static const bool attr = [] {
-    KGATE_CUDA(cudaFuncSetAttribute(sparse_mla_fast_kernel<HT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    FastGeo<HT>::kSmem));
-    return true;
-  }();
-  (void)attr;
+  static bool done[64];
+  raise_smem(reinterpret_cast<const void*>(&sparse_mla_fast_kernel<HT>), FastGeo<HT>::kSmem, done);
   sparse_mla_fast_kernel<HT><<<dim3(p.splits, p.groups, a.tokens), FastGeo<HT>::kThreads, FastGeo<HT>::kSmem, s>>>(
       a, p.splits, p.blocks_per_split, ws, ws_ml);
 }
 template <bool FP8>
 void fast_wg_launch_as(const sparse_mla_args& a, const FastPlan& p, __nv_bfloat16* ws, float* ws_ml, cudaStream_t s) {
-  static const bool attr = [] {
-    KGATE_CUDA(cudaFuncSetAttribute(sparse_mla_fast_wg_kernel<FP8>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    WgGeo<FP8>::kSmem));
-    return true;
-  }();
-  (void)attr;
+  static bool done[64];
+  raise_smem(reinterpret_cast<const void*>(&sparse_mla_fast_wg_kernel<FP8>), WgGeo<FP8>::kSmem, done);
   sparse_mla_fast_wg_kernel<FP8><<<dim3(p.splits, p.groups, a.tokens), WgGeo<FP8>::kThreads, WgGeo<FP8>::kSmem, s>>>(
       a, p.splits, p.blocks_per_split, ws, ws_ml);
 }
@@ -350,11 +348,8 @@ const int* ws_plan(const sparse_mla_args& a, int parts, cudaStream_t s) {
 template <bool FP8>
 void fast_ws_launch_as(const sparse_mla_args& a, const FastPlan& p, const int* plan, int stride, __nv_bfloat16* ws, float* ws_ml,
                        bool ordered, cudaStream_t s) {
-  static const bool attr = [] {
-    KGATE_CUDA(cudaFuncSetAttribute(sparse_mla_fast_ws_kernel<FP8>, cudaFuncAttributeMaxDynamicSharedMemorySize, WsGeo::kSmem));
-    return true;
-  }();
-  (void)attr;
+  static bool done[64];
+  raise_smem(reinterpret_cast<const void*>(&sparse_mla_fast_ws_kernel<FP8>), WsGeo::kSmem, done);
   if (plan) {
     sparse_mla_fast_ws_kernel<FP8><<<ws_parts(a), WsGeo::kThreads, WsGeo::kSmem, s>>>(a, stride, 1, ws, ws_ml, nullptr, nullptr, plan);
     return;
