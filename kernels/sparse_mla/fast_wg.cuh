@@ -223,7 +223,7 @@ __global__ void __launch_bounds__(256, 1)
       const int j = tid / kTPR, q = tid % kTPR;
       unsigned char* dst = raw + buf * BC * G::RAWS + j * G::RAWS;
       const int e = cols[j];
-      const Model1Row row = model1_row(table_of(a, e), e < 0 ? 0 : (e & ((1 << 30) - 1)), a.page_block);
+      const Model1Row row = model1_col(a, e);
 #pragma unroll
       for (int k = 0; k < (36 + kTPR - 1) / kTPR; ++k)
         if (q + kTPR * k < 36) cp_async16_zfill(dst + (q + kTPR * k) * 16, row.data + (q + kTPR * k) * 16, e >= 0);

@@ -396,9 +396,6 @@ __global__ void __launch_bounds__(384, 1)
       // never waits for them (that alone measured 8-10 % off every FP8 warp-specialized row, NOTES).
       uint4 v[2][7];
       uint2 scw[2] = {};
-      const int pb = a.page_block;
-      // Row e's 576 data bytes and 8 scale bytes (e >= 0: a row of encode_col).
-      auto row_at = [&](int e) { return model1_row(table_of(a, e), static_cast<uint32_t>(e) & ((1u << 30) - 1), pb); };
       // Row r of the stage from v[r] (a column without a row, e < 0, stores zeros: its words and scales are
       // masked to zero bits, no branch per unit), each piece reloaded from row en (if any) once stored.
       auto store_reload = [&](unsigned char* dst, int e, int en, const unsigned char* ndata, const unsigned char* nscales, int r) {
@@ -419,7 +416,7 @@ __global__ void __launch_bounds__(384, 1)
       Cursor cur = first();
       Cursor nx = cur.valid() ? next(cur) : cur;
       int e[2] = {enc_of(cur, 0, raw_of(cur, 0)), enc_of(cur, 1, raw_of(cur, 1))};
-      const Model1Row c0 = row_at(e[0] >= 0 ? e[0] : 0), c1 = row_at(e[1] >= 0 ? e[1] : 0);
+      const Model1Row c0 = model1_col(a, e[0]), c1 = model1_col(a, e[1]);
       const unsigned char *cd0 = c0.data, *cd1 = c1.data;  // this block's rows' data (the RoPE pieces go by cp.async)
       int32_t rn[2] = {raw_of(nx, 0), raw_of(nx, 1)};
 #pragma unroll
@@ -436,7 +433,7 @@ __global__ void __launch_bounds__(384, 1)
         const int en[2] = {enc_of(nx, 0, rn[0]), enc_of(nx, 1, rn[1])};
         rn[0] = raw_of(nx2, 0);
         rn[1] = raw_of(nx2, 1);
-        const Model1Row n0 = row_at(en[0] >= 0 ? en[0] : 0), n1 = row_at(en[1] >= 0 ? en[1] : 0);
+        const Model1Row n0 = model1_col(a, en[0]), n1 = model1_col(a, en[1]);
         unsigned char* dst = sk + st * G::kTile;
         if (gstep >= NS) mbar_wait(bars + 8 * (NS + st), ((gstep / NS) - 1) & 1);
         // The RoPE pieces (BF16 already) straight into the stage; the full barrier counts their completion.
