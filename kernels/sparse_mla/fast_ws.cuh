@@ -180,37 +180,12 @@ __device__ __forceinline__ __nv_bfloat162 scale_bf16x2(uint32_t b) {
   return *reinterpret_cast<const __nv_bfloat162*>(&sbb);
 }
 
-// The dequantized-once route (launch.cu): both FP8 tables (MODEL1 pages) as plain BF16 rows of 512 in one
-// buffer (the compressed rows after the SWA rows), so the BF16 warp-specialized kernel gathers from it. A task
-// is a 16-byte piece of a row: pieces 0..27 are e4m3 dims 16 k .. 16 k + 15, times their tile's scale
-// (dequant8, the producer's own arithmetic, so the values are the same bits), 28..35 the RoPE dims, copied.
-// Consecutive threads take consecutive pieces (loads and stores coalesce); the grid strides over the tasks.
-__global__ void __launch_bounds__(256) sparse_mla_dequant_kernel(const unsigned char* swa, long long swa_rows,
-                                                                 const unsigned char* comp, long long rows, int pb, uint4* dst) {
-  const long long tasks = rows * 36;
-  for (long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; t < tasks;
-       t += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const long long r = static_cast<long long>(static_cast<unsigned long long>(t) / 36);
-    const int k = static_cast<int>(t - r * 36);
-    const bool in_swa = r < swa_rows;
-    const Model1Row row = model1_row(in_swa ? swa : comp, static_cast<uint32_t>(in_swa ? r : r - swa_rows), static_cast<uint32_t>(pb));
-    uint4* o = dst + r * 64;
-    if (k < 28) {
-      const uint4 w = *reinterpret_cast<const uint4*>(row.data + k * 16);
-      const __nv_bfloat162 sc2 = scale_bf16x2(row.scales[k >> 2]);
-      o[2 * k] = dequant8(w.x, w.y, sc2);
-      o[2 * k + 1] = dequant8(w.z, w.w, sc2);
-    } else {
-      o[56 + k - 28] = *reinterpret_cast<const uint4*>(row.data + 448 + (k - 28) * 16);
-    }
-  }
-}
-
 // The tokens by active 64-column blocks, most first (a counting sort; ties in any order), so the queue
-// hands out the longest items first and the CTAs finish together. One CTA of 1024 threads.
+// hands out the longest items first and the CTAs finish together: one CTA of any size, count a shared table of
+// kOrderBuckets ints. Run by sparse_mla_ws_order_kernel, or on the dequantized-once route by the dequant pass's
+// first CTA (one launch fewer).
 constexpr int kOrderBuckets = 1024;
-__global__ void __launch_bounds__(1024) sparse_mla_ws_order_kernel(sparse_mla_args a, int* order) {
-  __shared__ int count[kOrderBuckets];
+__device__ __forceinline__ void ws_order_cta(const sparse_mla_args& a, int* order, int* count) {
   const int W = 128 + a.topk;
   auto bucket = [&](int t) {  // kOrderBuckets - 1 - active blocks, clamped: the sort is ascending
     const int nb = static_cast<int>((active_columns(a, t) + kWgCols - 1) / kWgCols);
@@ -230,6 +205,45 @@ __global__ void __launch_bounds__(1024) sparse_mla_ws_order_kernel(sparse_mla_ar
   }
   __syncthreads();
   for (int t = threadIdx.x; t < a.tokens; t += blockDim.x) order[atomicAdd(&count[bucket(t)], 1)] = t;
+}
+__global__ void __launch_bounds__(1024) sparse_mla_ws_order_kernel(sparse_mla_args a, int* order) {
+  __shared__ int count[kOrderBuckets];
+  ws_order_cta(a, order, count);
+}
+
+// The dequantized-once route (launch.cu): both FP8 tables (MODEL1 pages) as plain BF16 rows of 512 in one
+// buffer (the compressed rows after the SWA rows), so the BF16 warp-specialized kernel gathers from it. A task
+// is a 16-byte piece of a row: pieces 0..27 are e4m3 dims 16 k .. 16 k + 15, times their tile's scale
+// (dequant8, the producer's own arithmetic, so the values are the same bits), 28..35 the RoPE dims, copied.
+// Consecutive threads take consecutive pieces (loads and stores coalesce); the grid strides over the tasks. With
+// order, the grid's first CTA (dispatched first, so it ends with the pass, not after it) computes the token order of
+// a's tokens instead (ws_order_cta).
+__global__ void __launch_bounds__(256) sparse_mla_dequant_kernel(const unsigned char* swa, long long swa_rows,
+                                                                 const unsigned char* comp, long long rows, int pb, uint4* dst,
+                                                                 sparse_mla_args a, int* order) {
+  __shared__ int count[kOrderBuckets];  // the token order's CTA only
+  const int skip = order ? 1 : 0, ctas = static_cast<int>(gridDim.x) - skip;
+  if (order && blockIdx.x == 0) {
+    ws_order_cta(a, order, count);
+    return;
+  }
+  const long long tasks = rows * 36;
+  for (long long t = static_cast<long long>(static_cast<int>(blockIdx.x) - skip) * blockDim.x + threadIdx.x; t < tasks;
+       t += static_cast<long long>(ctas) * blockDim.x) {
+    const long long r = static_cast<long long>(static_cast<unsigned long long>(t) / 36);
+    const int k = static_cast<int>(t - r * 36);
+    const bool in_swa = r < swa_rows;
+    const Model1Row row = model1_row(in_swa ? swa : comp, static_cast<uint32_t>(in_swa ? r : r - swa_rows), static_cast<uint32_t>(pb));
+    uint4* o = dst + r * 64;
+    if (k < 28) {
+      const uint4 w = *reinterpret_cast<const uint4*>(row.data + k * 16);
+      const __nv_bfloat162 sc2 = scale_bf16x2(row.scales[k >> 2]);
+      o[2 * k] = dequant8(w.x, w.y, sc2);
+      o[2 * k + 1] = dequant8(w.z, w.w, sc2);
+    } else {
+      o[56 + k - 28] = *reinterpret_cast<const uint4*>(row.data + 448 + (k - 28) * 16);
+    }
+  }
 }
 
 template <bool FP8>
@@ -382,9 +396,6 @@ __global__ void __launch_bounds__(384, 1)
       // never waits for them (that alone measured 8-10 % off every FP8 warp-specialized row, NOTES).
       uint4 v[2][7];
       uint2 scw[2] = {};
-      const int pb = a.page_block;
-      // Row e's 576 data bytes and 8 scale bytes (e >= 0: a row of encode_col).
-      auto row_at = [&](int e) { return model1_row(table_of(a, e), static_cast<uint32_t>(e) & ((1u << 30) - 1), pb); };
       // Row r of the stage from v[r] (a column without a row, e < 0, stores zeros: its words and scales are
       // masked to zero bits, no branch per unit), each piece reloaded from row en (if any) once stored.
       auto store_reload = [&](unsigned char* dst, int e, int en, const unsigned char* ndata, const unsigned char* nscales, int r) {
@@ -405,7 +416,7 @@ __global__ void __launch_bounds__(384, 1)
       Cursor cur = first();
       Cursor nx = cur.valid() ? next(cur) : cur;
       int e[2] = {enc_of(cur, 0, raw_of(cur, 0)), enc_of(cur, 1, raw_of(cur, 1))};
-      const Model1Row c0 = row_at(e[0] >= 0 ? e[0] : 0), c1 = row_at(e[1] >= 0 ? e[1] : 0);
+      const Model1Row c0 = model1_col(a, e[0]), c1 = model1_col(a, e[1]);
       const unsigned char *cd0 = c0.data, *cd1 = c1.data;  // this block's rows' data (the RoPE pieces go by cp.async)
       int32_t rn[2] = {raw_of(nx, 0), raw_of(nx, 1)};
 #pragma unroll
@@ -422,7 +433,7 @@ __global__ void __launch_bounds__(384, 1)
         const int en[2] = {enc_of(nx, 0, rn[0]), enc_of(nx, 1, rn[1])};
         rn[0] = raw_of(nx2, 0);
         rn[1] = raw_of(nx2, 1);
-        const Model1Row n0 = row_at(en[0] >= 0 ? en[0] : 0), n1 = row_at(en[1] >= 0 ? en[1] : 0);
+        const Model1Row n0 = model1_col(a, en[0]), n1 = model1_col(a, en[1]);
         unsigned char* dst = sk + st * G::kTile;
         if (gstep >= NS) mbar_wait(bars + 8 * (NS + st), ((gstep / NS) - 1) & 1);
         // The RoPE pieces (BF16 already) straight into the stage; the full barrier counts their completion.

@@ -178,9 +178,9 @@ void* grow(Grown& g, size_t bytes) {
   }
   return g.p;
 }
-float* workspace(size_t bytes) {
+void* workspace(size_t bytes) {
   static Grown g;
-  return static_cast<float*>(grow(g, bytes));
+  return grow(g, bytes);
 }
 
 // The current device as an index into the per-device caches below (64 of them).
@@ -189,6 +189,15 @@ int device_slot() {
   KGATE_CUDA(cudaGetDevice(&dev));
   if (dev < 0 || dev >= 64) throw InputError("sparse_mla: sparse_mla.fast: device ordinal out of range");
   return dev;
+}
+// A kernel's dynamic shared-memory limit raised to bytes, once per device (the attribute belongs to the device's
+// context: set once per process, a launch on a second device would fail); done: the kernel's own flags.
+void raise_smem(const void* kernel, int bytes, bool (&done)[64]) {
+  bool& d = done[device_slot()];
+  if (!d) {
+    KGATE_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    d = true;
+  }
 }
 
 // The warp-specialized kernel's item queue (next item, CTAs done taking), per device: zeroed when
@@ -244,14 +253,11 @@ json floor_config(const sparse_mla_args& a) {
 
 void launch_baseline(const sparse_mla_args& a, cudaStream_t s) {
   validate(a, "sparse_mla.baseline");
-  static const bool attr = [] {
-    KGATE_CUDA(cudaFuncSetAttribute(sparse_mla_baseline_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kBaseSmem));
-    return true;
-  }();
-  (void)attr;
+  static bool done[64];
+  raise_smem(reinterpret_cast<const void*>(&sparse_mla_baseline_kernel), kBaseSmem, done);
   const Splits sp = baseline_splits(a);
   const size_t parts = static_cast<size_t>(a.tokens) * sp.groups * sp.splits * kHeadsPerCta;
-  float* ws = workspace(parts * (512 + 2) * 4);
+  float* ws = static_cast<float*>(workspace(parts * (512 + 2) * 4));
   float* ws_ml = ws + parts * 512;
   sparse_mla_baseline_kernel<<<dim3(sp.splits, sp.groups, a.tokens), kBaseThreads, kBaseSmem, s>>>(a, sp.splits,
                                                                                                   sp.blocks_per_split, ws, ws_ml);
@@ -261,23 +267,15 @@ void launch_baseline(const sparse_mla_args& a, cudaStream_t s) {
 namespace {
 template <int HT>
 void fast_launch_as(const sparse_mla_args& a, const FastPlan& p, __nv_bfloat16* ws, float* ws_ml, cudaStream_t s) {
-  static const bool attr = [] {
-    KGATE_CUDA(cudaFuncSetAttribute(sparse_mla_fast_kernel<HT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    FastGeo<HT>::kSmem));
-    return true;
-  }();
-  (void)attr;
+  static bool done[64];
+  raise_smem(reinterpret_cast<const void*>(&sparse_mla_fast_kernel<HT>), FastGeo<HT>::kSmem, done);
   sparse_mla_fast_kernel<HT><<<dim3(p.splits, p.groups, a.tokens), FastGeo<HT>::kThreads, FastGeo<HT>::kSmem, s>>>(
       a, p.splits, p.blocks_per_split, ws, ws_ml);
 }
 template <bool FP8>
 void fast_wg_launch_as(const sparse_mla_args& a, const FastPlan& p, __nv_bfloat16* ws, float* ws_ml, cudaStream_t s) {
-  static const bool attr = [] {
-    KGATE_CUDA(cudaFuncSetAttribute(sparse_mla_fast_wg_kernel<FP8>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    WgGeo<FP8>::kSmem));
-    return true;
-  }();
-  (void)attr;
+  static bool done[64];
+  raise_smem(reinterpret_cast<const void*>(&sparse_mla_fast_wg_kernel<FP8>), WgGeo<FP8>::kSmem, done);
   sparse_mla_fast_wg_kernel<FP8><<<dim3(p.splits, p.groups, a.tokens), WgGeo<FP8>::kThreads, WgGeo<FP8>::kSmem, s>>>(
       a, p.splits, p.blocks_per_split, ws, ws_ml);
 }
@@ -295,7 +293,7 @@ bool ws_sorted(const sparse_mla_args& a, const FastPlan& p) { return ws_items(a,
 // pair's first and last. Tuning only (the receipts' rule names it):
 // KGATE_SPARSE_MLA_WS_PLAN=0|1 forces it off or on for every warp-specialized row it can run;
 // KGATE_SPARSE_MLA_WS_OVERHEAD=N sets the blocks of fixed cost per segment (default 3).
-int ws_pairs(const sparse_mla_args& a) { return a.tokens * ((a.heads + 63) / 64); }
+int ws_pairs(const sparse_mla_args& a) { return static_cast<int>(Problem::of(a).pairs()); }
 int wg_blocks(const sparse_mla_args& a) { return (128 + a.topk + kWgCols - 1) / kWgCols; }  // 64-column blocks per token
 const char* ws_plan_forced() {
   const char* e = std::getenv("KGATE_SPARSE_MLA_WS_PLAN");
@@ -345,15 +343,13 @@ const int* ws_plan(const sparse_mla_args& a, int parts, cudaStream_t s) {
   }
   return c.buf;
 }
-// plan: the length-balanced plan (ws_plan), or null for the queue; stride: the partials' splits per row.
+// plan: the length-balanced plan (ws_plan), or null for the queue; stride: the partials' splits per row; ordered: the
+// token order is in ws_order's buffer already (the dequantized-once pass computed it).
 template <bool FP8>
 void fast_ws_launch_as(const sparse_mla_args& a, const FastPlan& p, const int* plan, int stride, __nv_bfloat16* ws, float* ws_ml,
-                       cudaStream_t s) {
-  static const bool attr = [] {
-    KGATE_CUDA(cudaFuncSetAttribute(sparse_mla_fast_ws_kernel<FP8>, cudaFuncAttributeMaxDynamicSharedMemorySize, WsGeo::kSmem));
-    return true;
-  }();
-  (void)attr;
+                       bool ordered, cudaStream_t s) {
+  static bool done[64];
+  raise_smem(reinterpret_cast<const void*>(&sparse_mla_fast_ws_kernel<FP8>), WsGeo::kSmem, done);
   if (plan) {
     sparse_mla_fast_ws_kernel<FP8><<<ws_parts(a), WsGeo::kThreads, WsGeo::kSmem, s>>>(a, stride, 1, ws, ws_ml, nullptr, nullptr, plan);
     return;
@@ -361,7 +357,7 @@ void fast_ws_launch_as(const sparse_mla_args& a, const FastPlan& p, const int* p
   int* order = nullptr;
   if (ws_sorted(a, p)) {
     order = ws_order(a.tokens);
-    sparse_mla_ws_order_kernel<<<1, 1024, 0, s>>>(a, order);
+    if (!ordered) sparse_mla_ws_order_kernel<<<1, 1024, 0, s>>>(a, order);
   }
   sparse_mla_fast_ws_kernel<FP8><<<ws_grid(a, p), WsGeo::kThreads, WsGeo::kSmem, s>>>(
       a, p.splits, p.blocks_per_split, ws, ws_ml, ws_queue(), order, nullptr);
@@ -382,7 +378,7 @@ long long table_rows(const sparse_mla_args& a) { return a.swa_rows + (a.topk > 0
 bool dequant_route(const sparse_mla_args& a, const FastPlan& p) {
   if (!p.ws || !a.kv_fp8 || table_rows(a) < 1 || table_rows(a) * 1024 > (64LL << 20)) return false;
   if (const char* f = dequant_forced()) return f[0] == '1';
-  const double steps = std::ceil(static_cast<double>(a.tokens) * ((a.heads + 63) / 64) * wg_blocks(a) / sm_count());
+  const double steps = std::ceil(static_cast<double>(Problem::of(a).block_steps()) / sm_count());
   return 0.7 * steps > 1.5 + table_rows(a) * 1608.0 / 3.0e6;
 }
 // The route's BF16 tables, per device. One stream at a time per process, as for the item queue: a second launch
@@ -391,19 +387,45 @@ void* bf16_tables(size_t bytes) {
   static Grown cache[64];
   return grow(cache[device_slot()], bytes);
 }
-// The route's arguments: a's, with both tables dequantized into bf16_tables (launched on s).
-sparse_mla_args dequantized(const sparse_mla_args& a, cudaStream_t s) {
+// The route's arguments: a's, with both tables dequantized into bf16_tables (launched on s); with order, the pass's
+// one extra CTA writes the token order there.
+sparse_mla_args dequantized(const sparse_mla_args& a, int* order, cudaStream_t s) {
   sparse_mla_args b = a;
   unsigned char* t = static_cast<unsigned char*>(bf16_tables(static_cast<size_t>(table_rows(a)) * 1024));
   const long long tasks = table_rows(a) * 36;
-  const int grid = static_cast<int>(std::min<long long>((tasks + 255) / 256, 16LL * sm_count()));
+  const int grid = static_cast<int>(std::min<long long>((tasks + 255) / 256, 16LL * sm_count())) + (order ? 1 : 0);
   sparse_mla_dequant_kernel<<<grid, 256, 0, s>>>(static_cast<const unsigned char*>(a.swa_kv), a.swa_rows,
                                                  static_cast<const unsigned char*>(a.compressed_kv), table_rows(a), a.page_block,
-                                                 reinterpret_cast<uint4*>(t));
+                                                 reinterpret_cast<uint4*>(t), a, order);
   b.swa_kv = t;
   if (a.topk > 0) b.compressed_kv = t + a.swa_rows * 1024;
   b.kv_fp8 = 0;
   return b;
+}
+// Whether a routed row's dequant pass also computes the sorted queue's token order (sparse_mla_dequant_kernel's first
+// CTA): a sorted queue, and at most 4096 tokens, since the pass's 256-thread CTA walks the tokens 4 times as often as
+// the order kernel's 1024 threads and would outlast the pass on long rows.
+bool pass_sorts(const sparse_mla_args& a, const FastPlan& p) {
+  return p.ws && !ws_planned(a, p) && ws_sorted(a, p) && a.tokens <= 4096;
+}
+// A row's route through sparse_mla.fast, derived once for both fast_config and launch_fast: a is a0 with kv_fp8 off
+// on the dequantized-once route (launch_fast swaps in the BF16 tables), p the plan of the kernel that runs (the BF16
+// kernel's on the route), planned the length-balanced plan, ordered whether the dequant pass sorts the tokens too.
+struct FastRoute {
+  sparse_mla_args a;
+  FastPlan p;
+  bool deq, planned, ordered;
+};
+FastRoute fast_route(const sparse_mla_args& a0) {
+  FastRoute r{a0, fast_plan(a0, wgmma_device()), false, false, false};
+  r.deq = dequant_route(a0, r.p);
+  if (r.deq) {
+    r.a.kv_fp8 = 0;
+    r.p = fast_plan(r.a, wgmma_device());
+  }
+  r.planned = ws_planned(r.a, r.p);
+  r.ordered = r.deq && pass_sorts(r.a, r.p);
+  return r;
 }
 int fast_smem(const FastPlan& p, bool fp8) {
   if (p.ws) return WsGeo::kSmem;
@@ -412,14 +434,12 @@ int fast_smem(const FastPlan& p, bool fp8) {
 }
 
 json fast_config(const sparse_mla_args& a0) {
-  const FastPlan p0 = fast_plan(a0, wgmma_device());
-  const bool deq = dequant_route(a0, p0);
-  sparse_mla_args a = a0;
-  if (deq) a.kv_fp8 = 0;  // the BF16 kernel's plan, as launch_fast runs it
-  const FastPlan p = deq ? fast_plan(a, wgmma_device()) : p0;
+  const FastRoute r = fast_route(a0);
+  const sparse_mla_args& a = r.a;
+  const FastPlan& p = r.p;
+  const bool deq = r.deq, planned = r.planned;
   const char* k = p.ws ? "sparse_mla_fast_ws_kernel" : p.wg ? "sparse_mla_fast_wg_kernel" : "sparse_mla_fast_kernel";
-  const bool planned = ws_planned(a, p);
-  std::string kernels = (p.ws && ws_sorted(a, p) ? std::string("sparse_mla_ws_order_kernel + ") : std::string()) + k +
+  std::string kernels = (p.ws && ws_sorted(a, p) && !r.ordered ? std::string("sparse_mla_ws_order_kernel + ") : std::string()) + k +
                         (p.splits == 1 ? "" : " + sparse_mla_fast_combine_kernel");
   std::string rule = p.rule;
   if (planned) {
@@ -431,7 +451,8 @@ json fast_config(const sparse_mla_args& a0) {
     rule += "; plan forced off by KGATE_SPARSE_MLA_WS_PLAN (tuning run)";
   }
   if (deq) {
-    kernels = "sparse_mla_dequant_kernel + " + kernels;
+    kernels = std::string(r.ordered ? "sparse_mla_dequant_kernel (its first CTA: the token order) + " : "sparse_mla_dequant_kernel + ") +
+              kernels;
     rule = std::string("FP8 tables dequantized once to BF16, then the BF16 kernel: ") +
            (dequant_forced() ? "forced by KGATE_SPARSE_MLA_DEQUANT (tuning run)"
                              : "0.7 us x block steps per CTA > 1.5 us + 1608 B per table row at 3 TB/s") +
@@ -461,24 +482,23 @@ void launch_fast(const sparse_mla_args& a0, cudaStream_t s) {
   validate(a0, "sparse_mla.fast");
   if (a0.swa_rows >= (1LL << 30) || a0.compressed_rows >= (1LL << 30))
     throw InputError("sparse_mla: sparse_mla.fast: tables of 2^30 rows or more are not supported");
-  const FastPlan p0 = fast_plan(a0, wgmma_device());
-  const bool deq = dequant_route(a0, p0);
-  const sparse_mla_args a = deq ? dequantized(a0, s) : a0;
-  const FastPlan p = deq ? fast_plan(a, wgmma_device()) : p0;
+  const FastRoute r = fast_route(a0);
+  const FastPlan& p = r.p;
+  const bool planned = r.planned, ordered = r.ordered;
+  const sparse_mla_args a = r.deq ? dequantized(a0, ordered ? ws_order(a0.tokens) : nullptr, s) : r.a;
   // The partials [T, H, stride, 512]: stride the split count, or, under the length-balanced plan, the
   // most segments a pair can have (the plan gives the combine each pair's own count).
-  const bool planned = ws_planned(a, p);
   const int stride = planned ? ws_plan_max_segments(wg_blocks(a)) : p.splits;
   const int* plan = planned ? ws_plan(a, ws_parts(a), s) : nullptr;
   __nv_bfloat16* ws = nullptr;  // the partials: BF16 o [rows, 512], then fp32 (m, l) [rows, 2]
   float* ws_ml = nullptr;
   if (stride > 1) {
     const size_t rows = static_cast<size_t>(a.tokens) * a.heads * stride;
-    ws = reinterpret_cast<__nv_bfloat16*>(workspace(rows * (512 * 2 + 2 * 4)));
+    ws = static_cast<__nv_bfloat16*>(workspace(rows * (512 * 2 + 2 * 4)));
     ws_ml = reinterpret_cast<float*>(ws + rows * 512);
   }
-  if (p.ws && a.kv_fp8) fast_ws_launch_as<true>(a, p, plan, stride, ws, ws_ml, s);
-  else if (p.ws) fast_ws_launch_as<false>(a, p, plan, stride, ws, ws_ml, s);
+  if (p.ws && a.kv_fp8) fast_ws_launch_as<true>(a, p, plan, stride, ws, ws_ml, ordered, s);
+  else if (p.ws) fast_ws_launch_as<false>(a, p, plan, stride, ws, ws_ml, ordered, s);
   else if (p.wg && a.kv_fp8) fast_wg_launch_as<true>(a, p, ws, ws_ml, s);
   else if (p.wg) fast_wg_launch_as<false>(a, p, ws, ws_ml, s);
   else if (p.ht == 1) fast_launch_as<1>(a, p, ws, ws_ml, s);

@@ -456,9 +456,10 @@ TEST(Gpu, SparseMlaWarpSpecializedRepeatsAreCorrect) {
 
 // sparse_mla.fast's dequantized-once route (launch.cu: FP8 tables gathered many times over are dequantized to
 // BF16 rows by sparse_mla_dequant_kernel, then the BF16 warp-specialized kernel runs on them), on rows the rule
-// routes there: 140 query tokens of one request over a 1152-row table (h64, ragged, sinks) and a split h128
+// routes there: 140 query tokens of one request over a 1152-row table (h64, ragged, sinks), a split h128
 // decode row in the hardening forms (one concatenated index table, padding rows, raw lengths plus an offset,
-// invalid indices); three launches each, each correct (padding rows untouched).
+// invalid indices), and 300 ragged h128 tokens, whose sorted queue takes the token order from the dequant pass's
+// first CTA; three launches each, each correct (padding rows untouched).
 TEST(Gpu, SparseMlaDequantizedOnceRouteIsCorrect) {
   REQUIRE_GPU();
   CaseTable t = parse_case_table("inline.json", R"({"table": "d", "family": "sparse_mla", "rows": [
@@ -466,8 +467,16 @@ TEST(Gpu, SparseMlaDequantizedOnceRouteIsCorrect) {
      "compressed_rows": 1024, "topk": 512, "ragged": true, "sink": true}},
     {"id": "fp8-h128-hardening", "params": {"batch": 3, "q_len": 5, "heads": 128, "kv_dtype": "fp8", "swa_rows": 384,
      "compressed_rows": 1024, "topk": 1024, "ragged": true, "index_layout": "concat", "q_pad_rows": 3, "lens_offset": 7,
-     "invalid_pct": 10}}]})");
+     "invalid_pct": 10}},
+    {"id": "fp8-h128-prefill-sorted", "params": {"batch": 1, "q_len": 300, "heads": 128, "kv_dtype": "fp8", "swa_rows": 128,
+     "compressed_rows": 1024, "topk": 512, "ragged": true, "sink": true}}]})");
   expect_ws_launches_correct(t, "sparse_mla_dequant_kernel");
+  if (IsSkipped()) return;
+  Registry& reg = Registry::instance();
+  auto ctx = gpu::make_backend("events", true)->prepare(reg.family("sparse_mla"), t.rows.back(), 5);
+  const std::string kernels = ctx->config(reg.impl("sparse_mla.fast")).value("kernel", "");
+  EXPECT_NE(kernels.find("its first CTA: the token order"), std::string::npos) << kernels;
+  EXPECT_EQ(kernels.find("sparse_mla_ws_order_kernel"), std::string::npos) << kernels;
 }
 
 // The sparse_mla GPU reference against the CPU reference on small rows of both dtypes, sinks,
