@@ -280,11 +280,69 @@ void fast_wg_launch_as(const sparse_mla_args& a, const FastPlan& p, __nv_bfloat1
       a, p.splits, p.blocks_per_split, ws, ws_ml);
 }
 // The persistent grid of the warp-specialized path: one CTA per SM at most, items from the queue.
-long long ws_items(const sparse_mla_args& a, const FastPlan& p) { return static_cast<long long>(a.tokens) * p.groups * p.splits; }
-int ws_grid(const sparse_mla_args& a, const FastPlan& p) { return static_cast<int>(std::min<long long>(ws_items(a, p), sm_count())); }
+// The 2-CTA cluster (fast_ws.cuh, CL): the FP8 rows of two 64-head groups (65-128 heads) that the plan and the
+// dequantized-once route leave to the FP8 producer (mla-42, -43: 40 tokens of 2 and 10 blocks). The cluster's CTAs
+// are one token's two groups and share the dequant of every block (each producer half the rows, as FlashMLA's h128
+// kernel does), so the unit of work is the cluster: items (token, split), every units-th (tokens by active length,
+// longest first, from two items per unit), at most as many clusters as can be resident at once
+// (cudaOccupancyMaxActiveClusters, at most SMs / 2); no queue. Measured on branch issue14-cluster (NOTES, "BF16
+// partials; the 2-CTA cluster measured three ways", call 3): mla-43 36.7 -> 34.6 us, mla-42 14.8 -> 14.1, mla-33
+// 12.6 -> 12.8; the planned rows mixed (mla-46 14.2 -> 14.9, mla-34 17.8 -> 17.5), so they keep one CTA a unit.
+// Tuning only (the receipts' rule names it): KGATE_SPARSE_MLA_CLUSTER=0|1 forces it off or on for those rows.
+const char* ws_cluster_forced() {
+  const char* e = std::getenv("KGATE_SPARSE_MLA_CLUSTER");
+  return e && (std::string(e) == "0" || std::string(e) == "1") ? e : nullptr;
+}
+bool ws_cluster_row(const sparse_mla_args& a, const FastPlan& p) { return p.ws && a.kv_fp8 && (a.heads + 63) / 64 == 2; }
+const cudaLaunchAttribute* cluster_attr() {
+  static const cudaLaunchAttribute at = [] {
+    cudaLaunchAttribute x{};
+    x.id = cudaLaunchAttributeClusterDimension;
+    x.val.clusterDim.x = 2;
+    x.val.clusterDim.y = 1;
+    x.val.clusterDim.z = 1;
+    return x;
+  }();
+  return &at;
+}
+template <bool FP8, bool CL>
+void ws_raise_smem() {
+  static bool done[64];
+  raise_smem(reinterpret_cast<const void*>(&sparse_mla_fast_ws_kernel<FP8, CL>), WsGeo::kSmem, done);
+}
+cudaLaunchConfig_t cluster_config(int ctas, cudaStream_t s) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(ctas, 1, 1);
+  cfg.blockDim = dim3(WsGeo::kThreads, 1, 1);
+  cfg.dynamicSmemBytes = WsGeo::kSmem;
+  cfg.stream = s;
+  cfg.attrs = const_cast<cudaLaunchAttribute*>(cluster_attr());
+  cfg.numAttrs = 1;
+  return cfg;
+}
+// Clusters resident at once, per device (at most SMs / 2).
+int ws_cluster_units() {
+  static int cache[64] = {};
+  int& c = cache[device_slot()];
+  if (!c) {
+    ws_raise_smem<true, true>();
+    const cudaLaunchConfig_t cfg = cluster_config(2 * (sm_count() / 2), nullptr);
+    int n = 0;
+    KGATE_CUDA(cudaOccupancyMaxActiveClusters(&n, &sparse_mla_fast_ws_kernel<true, true>, &cfg));
+    c = std::max(1, std::min(n, sm_count() / 2));
+  }
+  return c;
+}
+// Items and units (CTAs, or clusters under the cluster) of the warp-specialized kernel's queue or static order.
+long long ws_items(const sparse_mla_args& a, const FastPlan& p, bool cl) {
+  return static_cast<long long>(a.tokens) * (cl ? 1 : p.groups) * p.splits;
+}
+int ws_units(const sparse_mla_args& a, const FastPlan& p, bool cl) {
+  return static_cast<int>(std::min<long long>(ws_items(a, p, cl), cl ? ws_cluster_units() : sm_count()));
+}
 // Whether the queue hands out tokens by active length, longest first (a sort kernel before, ~3 us):
 // from two items per CTA, where a short item taken last no longer hides a long one.
-bool ws_sorted(const sparse_mla_args& a, const FastPlan& p) { return ws_items(a, p) >= 2LL * ws_grid(a, p); }
+bool ws_sorted(const sparse_mla_args& a, const FastPlan& p, bool cl) { return ws_items(a, p, cl) >= 2LL * ws_units(a, p, cl); }
 // The length-balanced plan (fast_ws.cuh, sparse_mla_ws_plan_kernel) replaces the (token, group,
 // split) items of equal width and the queue where the cost model splits a row of few (token, 64-head
 // group) pairs (fewer than two per SM): one wave of equal splits waits for the longest token when the
@@ -343,24 +401,30 @@ const int* ws_plan(const sparse_mla_args& a, int parts, cudaStream_t s) {
   }
   return c.buf;
 }
-// plan: the length-balanced plan (ws_plan), or null for the queue; stride: the partials' splits per row; ordered: the
-// token order is in ws_order's buffer already (the dequantized-once pass computed it).
-template <bool FP8>
+// plan: the length-balanced plan (ws_plan), or null for the queue (CL: the clusters' static order); stride: the
+// partials' splits per row; ordered: the token order is in ws_order's buffer already (the dequantized-once pass
+// computed it).
+template <bool FP8, bool CL>
 void fast_ws_launch_as(const sparse_mla_args& a, const FastPlan& p, const int* plan, int stride, __nv_bfloat16* ws, float* ws_ml,
                        bool ordered, cudaStream_t s) {
-  static bool done[64];
-  raise_smem(reinterpret_cast<const void*>(&sparse_mla_fast_ws_kernel<FP8>), WsGeo::kSmem, done);
+  ws_raise_smem<FP8, CL>();
   if (plan) {
-    sparse_mla_fast_ws_kernel<FP8><<<ws_parts(a), WsGeo::kThreads, WsGeo::kSmem, s>>>(a, stride, 1, ws, ws_ml, nullptr, nullptr, plan);
+    sparse_mla_fast_ws_kernel<FP8, CL><<<ws_parts(a), WsGeo::kThreads, WsGeo::kSmem, s>>>(a, stride, 1, ws, ws_ml, nullptr, nullptr, plan);
     return;
   }
   int* order = nullptr;
-  if (ws_sorted(a, p)) {
+  if (ws_sorted(a, p, CL)) {
     order = ws_order(a.tokens);
     if (!ordered) sparse_mla_ws_order_kernel<<<1, 1024, 0, s>>>(a, order);
   }
-  sparse_mla_fast_ws_kernel<FP8><<<ws_grid(a, p), WsGeo::kThreads, WsGeo::kSmem, s>>>(
-      a, p.splits, p.blocks_per_split, ws, ws_ml, ws_queue(), order, nullptr);
+  if (!CL) {
+    sparse_mla_fast_ws_kernel<FP8, CL><<<ws_units(a, p, CL), WsGeo::kThreads, WsGeo::kSmem, s>>>(
+        a, p.splits, p.blocks_per_split, ws, ws_ml, ws_queue(), order, nullptr);
+    return;
+  }
+  const cudaLaunchConfig_t cfg = cluster_config(2 * ws_units(a, p, CL), s);
+  KGATE_CUDA(cudaLaunchKernelEx(&cfg, &sparse_mla_fast_ws_kernel<FP8, CL>, a, p.splits, p.blocks_per_split, ws, ws_ml,
+                                static_cast<int*>(nullptr), static_cast<const int*>(order), static_cast<const int*>(nullptr)));
 }
 // The dequantized-once route: an FP8 row whose tables are gathered many times over (prefill; decode batches
 // whose requests share small caches) dequantizes its whole tables (the SWA table and, with topk > 0, the
@@ -406,18 +470,19 @@ sparse_mla_args dequantized(const sparse_mla_args& a, int* order, cudaStream_t s
 // CTA): a sorted queue, and at most 4096 tokens, since the pass's 256-thread CTA walks the tokens 4 times as often as
 // the order kernel's 1024 threads and would outlast the pass on long rows.
 bool pass_sorts(const sparse_mla_args& a, const FastPlan& p) {
-  return p.ws && !ws_planned(a, p) && ws_sorted(a, p) && a.tokens <= 4096;
+  return p.ws && !ws_planned(a, p) && ws_sorted(a, p, false) && a.tokens <= 4096;
 }
 // A row's route through sparse_mla.fast, derived once for both fast_config and launch_fast: a is a0 with kv_fp8 off
 // on the dequantized-once route (launch_fast swaps in the BF16 tables), p the plan of the kernel that runs (the BF16
-// kernel's on the route), planned the length-balanced plan, ordered whether the dequant pass sorts the tokens too.
+// kernel's on the route), planned the length-balanced plan, ordered whether the dequant pass sorts the tokens too, cl
+// the 2-CTA cluster.
 struct FastRoute {
   sparse_mla_args a;
   FastPlan p;
-  bool deq, planned, ordered;
+  bool deq, planned, ordered, cl;
 };
 FastRoute fast_route(const sparse_mla_args& a0) {
-  FastRoute r{a0, fast_plan(a0, wgmma_device()), false, false, false};
+  FastRoute r{a0, fast_plan(a0, wgmma_device()), false, false, false, false};
   r.deq = dequant_route(a0, r.p);
   if (r.deq) {
     r.a.kv_fp8 = 0;
@@ -425,6 +490,8 @@ FastRoute fast_route(const sparse_mla_args& a0) {
   }
   r.planned = ws_planned(r.a, r.p);
   r.ordered = r.deq && pass_sorts(r.a, r.p);
+  const char* f = ws_cluster_forced();
+  r.cl = !r.planned && ws_cluster_row(r.a, r.p) && (f ? f[0] == '1' : true);
   return r;
 }
 int fast_smem(const FastPlan& p, bool fp8) {
@@ -439,7 +506,7 @@ json fast_config(const sparse_mla_args& a0) {
   const FastPlan& p = r.p;
   const bool deq = r.deq, planned = r.planned;
   const char* k = p.ws ? "sparse_mla_fast_ws_kernel" : p.wg ? "sparse_mla_fast_wg_kernel" : "sparse_mla_fast_kernel";
-  std::string kernels = (p.ws && ws_sorted(a, p) && !r.ordered ? std::string("sparse_mla_ws_order_kernel + ") : std::string()) + k +
+  std::string kernels = (p.ws && ws_sorted(a, p, r.cl) && !r.ordered ? std::string("sparse_mla_ws_order_kernel + ") : std::string()) + k +
                         (p.splits == 1 ? "" : " + sparse_mla_fast_combine_kernel");
   std::string rule = p.rule;
   if (planned) {
@@ -449,6 +516,12 @@ json fast_config(const sparse_mla_args& a0) {
            (ws_plan_forced() ? "forced by KGATE_SPARSE_MLA_WS_PLAN (tuning run)" : "the cost model splits, pairs < 2 x SMs");
   } else if (p.ws && ws_plan_forced()) {
     rule += "; plan forced off by KGATE_SPARSE_MLA_WS_PLAN (tuning run)";
+  }
+  if (r.cl) {
+    rule += std::string("; 2-CTA clusters: one token's two 64-head groups, each producer dequantizing half of every block for both, ") +
+            (ws_cluster_forced() ? "forced by KGATE_SPARSE_MLA_CLUSTER (tuning run)" : "FP8 rows of 2 groups the plan leaves alone");
+  } else if (!planned && ws_cluster_row(a, p) && ws_cluster_forced()) {
+    rule += "; 2-CTA cluster forced off by KGATE_SPARSE_MLA_CLUSTER (tuning run)";
   }
   if (deq) {
     kernels = std::string(r.ordered ? "sparse_mla_dequant_kernel (its first CTA: the token order) + " : "sparse_mla_dequant_kernel + ") +
@@ -464,7 +537,10 @@ json fast_config(const sparse_mla_args& a0) {
           {"path", p.ws   ? "wgmma (sm_90a), warp-specialized: producer + 2 consumer warpgroups, 64 heads x 64 columns"
                    : p.wg ? "wgmma (sm_90a): 2 warpgroups, 64 heads x 64 columns"
                           : "mma.sync"},
-          {"grid", planned ? json::array({ws_parts(a), 1, 1}) : p.ws ? json::array({ws_grid(a, p), 1, 1}) : json::array({p.splits, p.groups, a.tokens})},
+          {"grid", planned ? json::array({ws_parts(a), 1, 1})
+                   : p.ws  ? json::array({ws_units(a, p, r.cl) * (r.cl ? 2 : 1), 1, 1})
+                           : json::array({p.splits, p.groups, a.tokens})},
+          {"cluster", r.cl ? 2 : 1},
           {"threads", p.ws ? 384 : p.wg ? 256 : 128 * p.ht},
           {"smem_bytes", fast_smem(p, a.kv_fp8 != 0)},
           {"heads_per_cta", 16 * p.ht},
@@ -497,8 +573,9 @@ void launch_fast(const sparse_mla_args& a0, cudaStream_t s) {
     ws = static_cast<__nv_bfloat16*>(workspace(rows * (512 * 2 + 2 * 4)));
     ws_ml = reinterpret_cast<float*>(ws + rows * 512);
   }
-  if (p.ws && a.kv_fp8) fast_ws_launch_as<true>(a, p, plan, stride, ws, ws_ml, ordered, s);
-  else if (p.ws) fast_ws_launch_as<false>(a, p, plan, stride, ws, ws_ml, ordered, s);
+  if (r.cl) fast_ws_launch_as<true, true>(a, p, plan, stride, ws, ws_ml, ordered, s);
+  else if (p.ws && a.kv_fp8) fast_ws_launch_as<true, false>(a, p, plan, stride, ws, ws_ml, ordered, s);
+  else if (p.ws) fast_ws_launch_as<false, false>(a, p, plan, stride, ws, ws_ml, ordered, s);
   else if (p.wg && a.kv_fp8) fast_wg_launch_as<true>(a, p, ws, ws_ml, s);
   else if (p.wg) fast_wg_launch_as<false>(a, p, ws, ws_ml, s);
   else if (p.ht == 1) fast_launch_as<1>(a, p, ws, ws_ml, s);
