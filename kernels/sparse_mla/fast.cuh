@@ -66,6 +66,11 @@ __device__ __forceinline__ long long active_columns(const sparse_mla_args& a, in
 __device__ __forceinline__ const void* table_of(const sparse_mla_args& a, int e) {
   return e >= 0 && (e >> 30) ? a.compressed_kv : a.swa_kv;  // -1: any valid address (zero-fill reads nothing)
 }
+// The MODEL1 row of an encoded column e (FP8 tables); -1: row 0 of the SWA table, a valid address the zero-filling
+// copies and masked loads do not read.
+__device__ __forceinline__ Model1Row model1_col(const sparse_mla_args& a, int e) {
+  return model1_row(table_of(a, e), e < 0 ? 0u : static_cast<uint32_t>(e) & ((1u << 30) - 1), static_cast<uint32_t>(a.page_block));
+}
 
 // Partials: ws_o [T, H, splits, 512] BF16 (unnormalized: sum of p v, p <= 1, rounded once; the combine merges them in
 // fp32), ws_ml [T, H, splits, 2] fp32 (m, l; base 2).
@@ -131,7 +136,7 @@ __global__ void __launch_bounds__(FastGeo<HT>::kThreads, 1)
     } else {
       for (int i = threadIdx.x; i < BC * 37; i += kThreads) {
         const int j = i / 37, piece = i % 37, e = cols[j];
-        const Model1Row row = model1_row(table_of(a, e), e < 0 ? 0 : (e & ((1 << 30) - 1)), a.page_block);
+        const Model1Row row = model1_col(a, e);
         if (piece < 36) cp_async16_zfill(raw + j * G::RAWS + piece * 16, row.data + piece * 16, e >= 0);
         else cp_async8_zfill(raw + j * G::RAWS + 576, row.scales, e >= 0);
       }
@@ -380,7 +385,7 @@ __global__ void __launch_bounds__(64 * kCombineHeads, 4) sparse_mla_fast_combine
       }
     }
   }
-  __nv_bfloat162 packed[4];
+  alignas(16) __nv_bfloat162 packed[4];
 #pragma unroll
   for (int k = 0; k < 4; ++k) packed[k] = __floats2bfloat162_rn(v[2 * k] * f, v[2 * k + 1] * f);
   *reinterpret_cast<uint4*>(out) = *reinterpret_cast<const uint4*>(packed);

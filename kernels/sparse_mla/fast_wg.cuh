@@ -72,17 +72,16 @@ __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) {
   return *reinterpret_cast<const uint32_t*>(&v);
 }
 
-// The epilogue's stores. A warpgroup's m64n256 accumulator gives thread (g, tq) of a quad the pairs
-// o[4n + 2 half], o[4n + 2 half + 1] of its row at columns 8n + 2tq, +1 (n < 32). Stored as they lie,
-// one store instruction of a warp covers 8 rows x 16 bytes (BF16 pairs: half sectors) or 8 rows x 32
-// bytes (fp32 pairs), 64 or 32 stores per row pair. Exchanged across the quad first (xor shuffles),
-// each instruction covers 8 rows x 64 contiguous bytes, 16 bytes per thread: 16 (BF16) or 32 (fp32)
-// stores. Measured (NOTES, "The epilogue's stores ..."): mla-42 (one split, BF16 out) 19.0 -> 15.3 us, the FP8 prefill
+// The epilogue's stores (out, and a split's partials, both BF16). A warpgroup's m64n256 accumulator gives thread
+// (g, tq) of a quad the pairs o[4n + 2 half], o[4n + 2 half + 1] of its row at columns 8n + 2tq, +1 (n < 32). Stored
+// as they lie, one store instruction of a warp covers 8 rows x 16 bytes (BF16 pairs: half sectors), 64 stores per
+// row pair. Exchanged across the quad first (xor shuffles), each instruction covers 8 rows x 64 contiguous bytes, 16
+// bytes per thread: 16 stores. Measured (with fp32 partials then, 32 stores) (NOTES, "The epilogue's stores ..."): mla-42 (one split, BF16 out) 19.0 -> 15.3 us, the FP8 prefill
 // rows 4-9 us shorter (an item's epilogue is on the persistent CTA's path), lockstep split rows
 // 0.2-1.6 us.
 // A 16-byte global store as one instruction: written as a uint4 through a cast pointer, NVVM split
 // these into four 4-byte stores (PTX st.global.u32; ncu: 8 of 32 bytes used per sector), which made
-// the fp32 epilogue 4-12 us slower than the 8-byte pairs (NOTES, "The epilogue's stores ...").
+// the then fp32 partials' epilogue 4-12 us slower than the 8-byte pairs (NOTES, "The epilogue's stores ...").
 __device__ __forceinline__ void stg128(void* p, uint32_t x, uint32_t y, uint32_t z, uint32_t w) {
   __stcg(static_cast<uint4*>(p), make_uint4(x, y, z, w));  // st.global.cg.v4.u32 (L2: the combine reads the partials next)
 }
@@ -224,7 +223,7 @@ __global__ void __launch_bounds__(256, 1)
       const int j = tid / kTPR, q = tid % kTPR;
       unsigned char* dst = raw + buf * BC * G::RAWS + j * G::RAWS;
       const int e = cols[j];
-      const Model1Row row = model1_row(table_of(a, e), e < 0 ? 0 : (e & ((1 << 30) - 1)), a.page_block);
+      const Model1Row row = model1_col(a, e);
 #pragma unroll
       for (int k = 0; k < (36 + kTPR - 1) / kTPR; ++k)
         if (q + kTPR * k < 36) cp_async16_zfill(dst + (q + kTPR * k) * 16, row.data + (q + kTPR * k) * 16, e >= 0);

@@ -28,7 +28,7 @@
 // the producer's queue slot) are mbarriers, not 128-thread named barriers: with one of those beside
 // the shared ones, racecheck reports the synced hand-offs (scripts/device/diag/named_barrier_racecheck.cu,
 // modes 5 and 6; kernels/sparse_mla/NOTES.md). Registers move to the consumers by
-// setmaxnreg (200 / 160 / 144: the sum must stay within the 3 x 168 allocated at launch, or the
+// setmaxnreg (200 / 160 / 144, the cluster's 200 / 176 / 128: the sum must stay within the 3 x 168 allocated at launch, or the
 // increase waits forever). One split writes out and lse; several write the partials
 // sparse_mla_fast_combine_kernel merges.
 #include <cuda_bf16.h>
@@ -154,6 +154,35 @@ __device__ __forceinline__ void ldg_nc8_if(uint2& v, const void* p, bool on) {
 __device__ __forceinline__ void sts128(void* p, uint4 v) {
   asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(smem_u32(p)), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
 }
+// The 2-CTA cluster (the h128 FP8 rows, launch.cu): this CTA's rank, the peer's address of a shared-memory
+// address of this CTA, a bulk copy into the peer's shared memory (below), an arrival on either CTA's mbarrier (the default .release.cta, as CUTLASS's ClusterBarrier:
+// .release.cluster measured a membar stall of 12 % of samples), and a barrier of every thread of both CTAs.
+__device__ __forceinline__ uint32_t cluster_rank() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ uint32_t peer_addr(uint32_t local, uint32_t peer) {
+  uint32_t r;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(r) : "r"(local), "r"(peer));
+  return r;
+}
+// bytes (a multiple of 16) of this CTA's shared memory at src into the peer's at dst (shared::cluster), one
+// complete_tx of them on the peer's mbarrier bar.
+__device__ __forceinline__ void bulk_to_peer(uint32_t dst, uint32_t src, uint32_t bytes, uint32_t bar) {
+  asm volatile("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst), "r"(src),
+               "r"(bytes), "r"(bar)
+               : "memory");
+}
+__device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(bar) : "memory");  // as CUTLASS's ClusterBarrier::arrive
+}
+__device__ __forceinline__ void mbar_arrive_tx(uint32_t bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
 // Eight e4m3 values (two words) times a power-of-two scale (BF16 pair sc2), as eight BF16 (one 16-byte
 // unit). Each e4m3 value is exact in BF16 and the power-of-two product is exact, so the BF16 multiply
 // gives fp32's result with one instruction a pair instead of two (FlashMLA scales in BF16 the same way).
@@ -180,37 +209,12 @@ __device__ __forceinline__ __nv_bfloat162 scale_bf16x2(uint32_t b) {
   return *reinterpret_cast<const __nv_bfloat162*>(&sbb);
 }
 
-// The dequantized-once route (launch.cu): both FP8 tables (MODEL1 pages) as plain BF16 rows of 512 in one
-// buffer (the compressed rows after the SWA rows), so the BF16 warp-specialized kernel gathers from it. A task
-// is a 16-byte piece of a row: pieces 0..27 are e4m3 dims 16 k .. 16 k + 15, times their tile's scale
-// (dequant8, the producer's own arithmetic, so the values are the same bits), 28..35 the RoPE dims, copied.
-// Consecutive threads take consecutive pieces (loads and stores coalesce); the grid strides over the tasks.
-__global__ void __launch_bounds__(256) sparse_mla_dequant_kernel(const unsigned char* swa, long long swa_rows,
-                                                                 const unsigned char* comp, long long rows, int pb, uint4* dst) {
-  const long long tasks = rows * 36;
-  for (long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; t < tasks;
-       t += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const long long r = static_cast<long long>(static_cast<unsigned long long>(t) / 36);
-    const int k = static_cast<int>(t - r * 36);
-    const bool in_swa = r < swa_rows;
-    const Model1Row row = model1_row(in_swa ? swa : comp, static_cast<uint32_t>(in_swa ? r : r - swa_rows), static_cast<uint32_t>(pb));
-    uint4* o = dst + r * 64;
-    if (k < 28) {
-      const uint4 w = *reinterpret_cast<const uint4*>(row.data + k * 16);
-      const __nv_bfloat162 sc2 = scale_bf16x2(row.scales[k >> 2]);
-      o[2 * k] = dequant8(w.x, w.y, sc2);
-      o[2 * k + 1] = dequant8(w.z, w.w, sc2);
-    } else {
-      o[56 + k - 28] = *reinterpret_cast<const uint4*>(row.data + 448 + (k - 28) * 16);
-    }
-  }
-}
-
 // The tokens by active 64-column blocks, most first (a counting sort; ties in any order), so the queue
-// hands out the longest items first and the CTAs finish together. One CTA of 1024 threads.
+// hands out the longest items first and the CTAs finish together: one CTA of any size, count a shared table of
+// kOrderBuckets ints. Run by sparse_mla_ws_order_kernel, or on the dequantized-once route by the dequant pass's
+// first CTA (one launch fewer).
 constexpr int kOrderBuckets = 1024;
-__global__ void __launch_bounds__(1024) sparse_mla_ws_order_kernel(sparse_mla_args a, int* order) {
-  __shared__ int count[kOrderBuckets];
+__device__ __forceinline__ void ws_order_cta(const sparse_mla_args& a, int* order, int* count) {
   const int W = 128 + a.topk;
   auto bucket = [&](int t) {  // kOrderBuckets - 1 - active blocks, clamped: the sort is ascending
     const int nb = static_cast<int>((active_columns(a, t) + kWgCols - 1) / kWgCols);
@@ -231,8 +235,53 @@ __global__ void __launch_bounds__(1024) sparse_mla_ws_order_kernel(sparse_mla_ar
   __syncthreads();
   for (int t = threadIdx.x; t < a.tokens; t += blockDim.x) order[atomicAdd(&count[bucket(t)], 1)] = t;
 }
+__global__ void __launch_bounds__(1024) sparse_mla_ws_order_kernel(sparse_mla_args a, int* order) {
+  __shared__ int count[kOrderBuckets];
+  ws_order_cta(a, order, count);
+}
 
-template <bool FP8>
+// The dequantized-once route (launch.cu): both FP8 tables (MODEL1 pages) as plain BF16 rows of 512 in one
+// buffer (the compressed rows after the SWA rows), so the BF16 warp-specialized kernel gathers from it. A task
+// is a 16-byte piece of a row: pieces 0..27 are e4m3 dims 16 k .. 16 k + 15, times their tile's scale
+// (dequant8, the producer's own arithmetic, so the values are the same bits), 28..35 the RoPE dims, copied.
+// Consecutive threads take consecutive pieces (loads and stores coalesce); the grid strides over the tasks. With
+// order, the grid's first CTA (dispatched first, so it ends with the pass, not after it) computes the token order of
+// a's tokens instead (ws_order_cta).
+__global__ void __launch_bounds__(256) sparse_mla_dequant_kernel(const unsigned char* swa, long long swa_rows,
+                                                                 const unsigned char* comp, long long rows, int pb, uint4* dst,
+                                                                 sparse_mla_args a, int* order) {
+  __shared__ int count[kOrderBuckets];  // the token order's CTA only
+  const int skip = order ? 1 : 0, ctas = static_cast<int>(gridDim.x) - skip;
+  if (order && blockIdx.x == 0) {
+    ws_order_cta(a, order, count);
+    return;
+  }
+  const long long tasks = rows * 36;
+  for (long long t = static_cast<long long>(static_cast<int>(blockIdx.x) - skip) * blockDim.x + threadIdx.x; t < tasks;
+       t += static_cast<long long>(ctas) * blockDim.x) {
+    const long long r = static_cast<long long>(static_cast<unsigned long long>(t) / 36);
+    const int k = static_cast<int>(t - r * 36);
+    const bool in_swa = r < swa_rows;
+    const Model1Row row = model1_row(in_swa ? swa : comp, static_cast<uint32_t>(in_swa ? r : r - swa_rows), static_cast<uint32_t>(pb));
+    uint4* o = dst + r * 64;
+    if (k < 28) {
+      const uint4 w = *reinterpret_cast<const uint4*>(row.data + k * 16);
+      const __nv_bfloat162 sc2 = scale_bf16x2(row.scales[k >> 2]);
+      o[2 * k] = dequant8(w.x, w.y, sc2);
+      o[2 * k + 1] = dequant8(w.z, w.w, sc2);
+    } else {
+      o[56 + k - 28] = *reinterpret_cast<const uint4*>(row.data + 448 + (k - 28) * 16);
+    }
+  }
+}
+
+// CL: the 2-CTA cluster of the FP8 rows of two 64-head groups (launch.cu): the cluster's CTAs are the two groups
+// of one token and walk the same items (token, split) as one unit (plan or a static order; no queue). Each
+// producer dequantizes half of every block's rows (row jr + 32 rank) into its own stage and, each warp by seven bulk
+// copies of its rows, the peer's, whose full barrier counts those bytes; each CTA gathers all 64 rows' RoPE pieces and
+// indices itself. A
+// stage is free once the consumer warps of both CTAs have arrived on its empty barrier (16 arrivals, one a warp).
+template <bool FP8, bool CL = false>
 __global__ void __launch_bounds__(384, 1)
     sparse_mla_fast_ws_kernel(sparse_mla_args a, int splits, int blocks_per_split, __nv_bfloat16* ws_o, float* ws_ml, int* queue,
                               const int* order, const int* plan) {
@@ -252,33 +301,42 @@ __global__ void __launch_bounds__(384, 1)
   int* snext = reinterpret_cast<int*>(smem + G::meta_off);
   int* sgrab = reinterpret_cast<int*>(smem + G::grab_off);
 
-  const int groups = (a.heads + 63) / 64, items = a.tokens * groups * splits;
-  // plan: null (items (token, group, split) from blockIdx.x and the queue) or the length-balanced plan
-  // (sparse_mla_ws_plan_kernel; CTA c takes item c, then items parts + plan[4 + 2 c] .. parts + plan[5 + 2 c] - 1).
-  const WsPlanLayout PL{static_cast<int>(gridDim.x), a.tokens * groups};
+  static_assert(!CL || FP8, "the 2-CTA cluster is the FP8 producer's");
+  // A unit takes items: a CTA, or under CL a cluster (whose items are (token, split), the group its rank; never
+  // under the plan, whose pairs and the combine's counts are per (token, group): launch.cu routes no planned row here).
+  if (CL && plan) __trap();
+  const uint32_t rank = CL ? cluster_rank() : 0u, peer = rank ^ 1u;
+  const int unit = static_cast<int>(CL ? blockIdx.x >> 1 : blockIdx.x), units = static_cast<int>(CL ? gridDim.x >> 1 : gridDim.x);
+  const int igroups = CL ? 1 : (a.heads + 63) / 64, items = a.tokens * igroups * splits;
+  // plan: null (items (token, group, split) from the unit's index and the queue, or under CL every units-th) or
+  // the length-balanced plan (sparse_mla_ws_plan_kernel; CTA c takes item c, then items parts + plan[4 + 2 c] ..
+  // parts + plan[5 + 2 c] - 1).
+  const WsPlanLayout PL{units, a.tokens * igroups};
   const int4* pitems = plan ? reinterpret_cast<const int4*>(plan + PL.items_off()) : nullptr;
   auto item_of = [&](int idx) {
-    return plan ? ws_plan_item(a, pitems, idx) : ws_item(a, order, idx, groups, splits, blocks_per_split);
+    WsItem it = plan ? ws_plan_item(a, pitems, idx) : ws_item(a, order, idx, igroups, splits, blocks_per_split);
+    if (CL) it.hg = static_cast<int>(rank);
+    return it;
   };
   const int tid = threadIdx.x, wg = __shfl_sync(0xffffffffu, tid >> 7, 0);
   if (tid == 0) {
     for (int s = 0; s < NS; ++s) {
       mbar_init(bars + 8 * s, FP8 ? 256 : 128);  // full: every producer thread (FP8: and its RoPE cp.async)
-      mbar_init(bars + 8 * (NS + s), 256);  // empty: every consumer thread
+      mbar_init(bars + 8 * (NS + s), CL ? 16 : 256);  // empty: every consumer thread (CL: every consumer warp of both CTAs)
     }
     mbar_init(qbar, 128);
     mbar_init(grabbar, 128);
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
-  __syncthreads();
+  if (CL) cluster_sync();  // the peer's barriers are initialized before anything arrives on them
+  else __syncthreads();
   // The first item is the CTA's index (the grid is at most the item count); the queue hands out
   // the rest, from gridDim.x up.
-  const int first_item = plan ? (pitems[blockIdx.x].x >= 0 ? static_cast<int>(blockIdx.x) : -1)
-                              : (blockIdx.x < items ? static_cast<int>(blockIdx.x) : -1);
+  const int first_item = plan ? (pitems[unit].x >= 0 ? unit : -1) : (unit < items ? unit : -1);
 
   if (wg == 2) {
     // ---- producer: the blocks of every item in order, through the two stages --------------------
-    reg_dealloc<144>();
+    reg_dealloc<CL ? 128 : 144>();  // CL: one row a thread (v[1][7]); 16 registers a thread go to warpgroup 1
     const int p = tid - 256, warp = p >> 5, lane = p & 31, qd = lane >> 3;
     const int jr = warp * 8 + (lane & 7);  // this thread's rows of a block: jr and jr + 32
     // The CTA's block sequence: (item, blk), advanced by next(); not valid() past the last block. Only what
@@ -315,12 +373,13 @@ __global__ void __launch_bounds__(384, 1)
     // The CTA's next item from the queue (-1: none left): thread 0 of the producer takes each item one
     // item ahead (`ahead`, so the atomic's round trip overlaps the item before), all 128 read it (two
     // slots: a slot is rewritten two takes later, after every reader has passed the barrier between).
-    const int base = static_cast<int>(gridDim.x);
-    int takes = 0, ahead = !plan && p == 0 && first_item >= 0 ? base + atomicAdd(queue, 1) : items;
-    const int plan_end = plan ? plan[5 + 2 * blockIdx.x] : 0;
-    int plan_next = plan ? plan[4 + 2 * blockIdx.x] : 0;
+    const int base = units;
+    int takes = 0, ahead = !plan && !CL && p == 0 && first_item >= 0 ? base + atomicAdd(queue, 1) : items;
+    const int plan_end = plan ? plan[5 + 2 * unit] : 0;
+    int plan_next = plan ? plan[4 + 2 * unit] : 0, static_next = unit;
     auto take = [&]() {
       if (plan) return plan_next < plan_end ? PL.parts + plan_next++ : -1;
+      if (CL) return (static_next += units) < items ? static_next : -1;
       const int slot = ++takes & 1;
       if (p == 0) {
         sgrab[slot] = ahead;
@@ -336,7 +395,7 @@ __global__ void __launch_bounds__(384, 1)
     };
     // After the CTA's last take: the last CTA to finish taking resets the queue for the next launch.
     auto release_queue = [&]() {
-      if (plan || p != 0) return;
+      if (plan || CL || p != 0) return;
       __threadfence();
       if (atomicAdd(queue + 1, 1) == static_cast<int>(gridDim.x) - 1) {
         queue[0] = 0;
@@ -380,15 +439,14 @@ __global__ void __launch_bounds__(384, 1)
       // block later. The RoPE pieces (BF16 already) go by cp.async straight into the stage once it is free,
       // counted on the full barrier (cp.async.mbarrier.arrive.noinc): they hold no registers, and the producer
       // never waits for them (that alone measured 8-10 % off every FP8 warp-specialized row, NOTES).
-      uint4 v[2][7];
-      uint2 scw[2] = {};
-      const int pb = a.page_block;
-      // Row e's 576 data bytes and 8 scale bytes (e >= 0: a row of encode_col).
-      auto row_at = [&](int e) { return model1_row(table_of(a, e), static_cast<uint32_t>(e) & ((1u << 30) - 1), pb); };
-      // Row r of the stage from v[r] (a column without a row, e < 0, stores zeros: its words and scales are
-      // masked to zero bits, no branch per unit), each piece reloaded from row en (if any) once stored.
-      auto store_reload = [&](unsigned char* dst, int e, int en, const unsigned char* ndata, const unsigned char* nscales, int r) {
-        const int j = jr + 32 * r;
+      // The rows this thread dequantizes: jr and jr + 32, or under CL jr + 32 rank (register slot 0).
+      constexpr int R = CL ? 1 : 2;
+      uint4 v[R][7];
+      uint2 scw[R] = {};
+      // Row jr + 32 h of the stage from v[r] (a column without a row, e < 0, stores zeros: its words and scales
+      // are masked to zero bits, no branch per unit), each piece reloaded from row en (if any) once stored.
+      auto store_reload = [&](unsigned char* dst, int e, int en, const unsigned char* ndata, const unsigned char* nscales, int r, int h) {
+        const int j = jr + 32 * h;
         const uint32_t k = e >= 0 ? 0xffffffffu : 0u;
         const uint32_t s0 = scw[r].x & k, s1 = scw[r].y & k;
         const bool on = en >= 0;
@@ -405,26 +463,30 @@ __global__ void __launch_bounds__(384, 1)
       Cursor cur = first();
       Cursor nx = cur.valid() ? next(cur) : cur;
       int e[2] = {enc_of(cur, 0, raw_of(cur, 0)), enc_of(cur, 1, raw_of(cur, 1))};
-      const Model1Row c0 = row_at(e[0] >= 0 ? e[0] : 0), c1 = row_at(e[1] >= 0 ? e[1] : 0);
+      const Model1Row c0 = model1_col(a, e[0]), c1 = model1_col(a, e[1]);
       const unsigned char *cd0 = c0.data, *cd1 = c1.data;  // this block's rows' data (the RoPE pieces go by cp.async)
       int32_t rn[2] = {raw_of(nx, 0), raw_of(nx, 1)};
 #pragma unroll
-      for (int r = 0; r < 2; ++r)
-        if (e[r] >= 0) {
-          const Model1Row row = r ? c1 : c0;
+      for (int r = 0; r < R; ++r) {
+        const int er = CL ? (rank ? e[1] : e[0]) : e[r];
+        if (er >= 0) {
+          const Model1Row row = (CL ? rank : r) ? c1 : c0;
           scw[r] = *reinterpret_cast<const uint2*>(row.scales);
 #pragma unroll
           for (int i = 0; i < 7; ++i) v[r][i] = ldg_nc16(row.data + (qd + 4 * i) * 16);
         }
+      }
       for (int gstep = 0; cur.valid(); ++gstep) {
         const int st = gstep % NS;
         const Cursor nx2 = nx.valid() ? next(nx) : nx;
         const int en[2] = {enc_of(nx, 0, rn[0]), enc_of(nx, 1, rn[1])};
         rn[0] = raw_of(nx2, 0);
         rn[1] = raw_of(nx2, 1);
-        const Model1Row n0 = row_at(en[0] >= 0 ? en[0] : 0), n1 = row_at(en[1] >= 0 ? en[1] : 0);
+        const Model1Row n0 = model1_col(a, en[0]), n1 = model1_col(a, en[1]);
         unsigned char* dst = sk + st * G::kTile;
-        if (gstep >= NS) mbar_wait(bars + 8 * (NS + st), ((gstep / NS) - 1) & 1);
+        if (gstep >= NS) {
+          mbar_wait(bars + 8 * (NS + st), ((gstep / NS) - 1) & 1);
+        }
         // The RoPE pieces (BF16 already) straight into the stage; the full barrier counts their completion.
 #pragma unroll
         for (int i = 0; i < 2; ++i) {
@@ -432,15 +494,36 @@ __global__ void __launch_bounds__(384, 1)
           cp_async16_zfill(dst + sw_off(jr + 32, 56 + qd + 4 * i), cd1 + 448 + (qd + 4 * i) * 16, e[1] >= 0);
         }
         asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bars + 8 * st) : "memory");
-        store_reload(dst, e[0], en[0], n0.data, n0.scales, 0);
-        store_reload(dst, e[1], en[1], n1.data, n1.scales, 1);
+        if (CL) {
+          const Model1Row& n = rank ? n1 : n0;
+          store_reload(dst, rank ? e[1] : e[0], rank ? en[1] : en[0], n.data, n.scales, 0, static_cast<int>(rank));
+        } else {
+          store_reload(dst, e[0], en[0], n0.data, n0.scales, 0, 0);
+          store_reload(dst, e[1], en[1], n1.data, n1.scales, 1, 1);
+        }
         if (qd == 0) {
           scol[st * 64 + jr] = e[0];
           scol[st * 64 + jr + 32] = e[1];
         }
         if (p == 0) snext[st] = nx.item;
         fence_proxy_async();
-        mbar_arrive(bars + 8 * st);
+        if (CL) {
+          // The warp's 8 rows of each 64-dim chunk of the e4m3 part are one contiguous 1 KB of the swizzled tile (a
+          // chunk is 64 rows of 128 B): once the warp's stores are in and visible to the async proxy (the fence
+          // above), lane 0 copies them to the peer's stage, seven bulk copies counted on the peer's full barrier. A
+          // warp-level sync only: no barrier across the producer's warps (racecheck cannot judge a 128-thread named
+          // barrier beside the mbarriers; NOTES, "racecheck clean ...").
+          __syncwarp();
+          if (lane == 0) {
+            const uint32_t src = smem_u32(dst) + (32 * rank + 8 * warp) * 128, to = peer_addr(src, peer),
+                           pbar = peer_addr(bars + 8 * st, peer);
+#pragma unroll
+            for (int c = 0; c < 7; ++c) bulk_to_peer(to + c * 8192, src + c * 8192, 1024, pbar);
+          }
+        }
+        // CL: the peer's half of the rows (32 x 448 BF16) arrives as bytes on this barrier.
+        if (CL && p == 0) mbar_arrive_tx(bars + 8 * st, 32 * 448 * 2);
+        else mbar_arrive(bars + 8 * st);
         e[0] = en[0];
         e[1] = en[1];
         cd0 = n0.data;
@@ -450,6 +533,7 @@ __global__ void __launch_bounds__(384, 1)
       }
     }
     release_queue();
+    if (CL) cluster_sync();  // the peer may still store into this CTA's stages and arrive on its barriers
     return;
   }
 
@@ -467,6 +551,17 @@ __global__ void __launch_bounds__(384, 1)
       cp_async16_zfill(sq + sw_off(r, u), src, h < a.heads);
     }
     asm volatile("cp.async.commit_group;\n" ::: "memory");
+  };
+  // A stage read by this thread's warpgroup is released: by every thread, or under CL by one thread a warp to both
+  // CTAs' empty barriers (the warp's wgmma reads are complete).
+  auto release = [&](int st) {
+    const uint32_t bar = bars + 8 * (NS + st);
+    if (!CL) {
+      mbar_arrive(bar);
+    } else if (lane == 0) {
+      mbar_arrive_cluster(bar);
+      mbar_arrive_cluster(peer_addr(bar, peer));
+    }
   };
   auto emit = [&](const WsItem& it, const float (&o)[128], float L0, float M0, float L1, float M1) {
     // A plan's item of split -1 is its rows' only one: out and lse.
@@ -581,7 +676,7 @@ __global__ void __launch_bounds__(384, 1)
         wg_commit();
         wg_wait0();
         fence_regs(o);
-        mbar_arrive(bars + 8 * (NS + st));
+        release(st);
       }
       // Row sums over the quad; warpgroup 0 holds every column's sum, warpgroup 1 takes L and M from
       // `fin` (two of them by item parity: warpgroup 1 may still read this item's while warpgroup 0
@@ -602,7 +697,8 @@ __global__ void __launch_bounds__(384, 1)
       item = next_item;
     }
   } else {
-    reg_dealloc<160>();
+    if (CL) reg_alloc<176>();  // its release's peer address spilled 40 bytes at 160, the BF16 epilogue 8 at 168
+    else reg_dealloc<160>();
     int gstep = 0, parity = 0;
     for (int item = first_item; item >= 0; parity ^= 1) {
       const WsItem it = item_of(item);
@@ -635,7 +731,7 @@ __global__ void __launch_bounds__(384, 1)
         wg_commit();
         wg_wait0();
         fence_regs(o);
-        mbar_arrive(bars + 8 * (NS + st));
+        release(st);
         if (blk + 1 < it.b1) named_sync(kPFree, 256);
       }
       named_sync(kFinal, 256);
@@ -644,6 +740,7 @@ __global__ void __launch_bounds__(384, 1)
       item = next_item;
     }
   }
+  if (CL) cluster_sync();
 
 #else
   __trap();  // built without sm_90a: the launcher routes 64-head rows here only on sm_90a builds

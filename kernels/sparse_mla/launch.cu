@@ -178,9 +178,9 @@ void* grow(Grown& g, size_t bytes) {
   }
   return g.p;
 }
-float* workspace(size_t bytes) {
+void* workspace(size_t bytes) {
   static Grown g;
-  return static_cast<float*>(grow(g, bytes));
+  return grow(g, bytes);
 }
 
 // The current device as an index into the per-device caches below (64 of them).
@@ -189,6 +189,15 @@ int device_slot() {
   KGATE_CUDA(cudaGetDevice(&dev));
   if (dev < 0 || dev >= 64) throw InputError("sparse_mla: sparse_mla.fast: device ordinal out of range");
   return dev;
+}
+// A kernel's dynamic shared-memory limit raised to bytes, once per device (the attribute belongs to the device's
+// context: set once per process, a launch on a second device would fail); done: the kernel's own flags.
+void raise_smem(const void* kernel, int bytes, bool (&done)[64]) {
+  bool& d = done[device_slot()];
+  if (!d) {
+    KGATE_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    d = true;
+  }
 }
 
 // The warp-specialized kernel's item queue (next item, CTAs done taking), per device: zeroed when
@@ -244,14 +253,11 @@ json floor_config(const sparse_mla_args& a) {
 
 void launch_baseline(const sparse_mla_args& a, cudaStream_t s) {
   validate(a, "sparse_mla.baseline");
-  static const bool attr = [] {
-    KGATE_CUDA(cudaFuncSetAttribute(sparse_mla_baseline_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kBaseSmem));
-    return true;
-  }();
-  (void)attr;
+  static bool done[64];
+  raise_smem(reinterpret_cast<const void*>(&sparse_mla_baseline_kernel), kBaseSmem, done);
   const Splits sp = baseline_splits(a);
   const size_t parts = static_cast<size_t>(a.tokens) * sp.groups * sp.splits * kHeadsPerCta;
-  float* ws = workspace(parts * (512 + 2) * 4);
+  float* ws = static_cast<float*>(workspace(parts * (512 + 2) * 4));
   float* ws_ml = ws + parts * 512;
   sparse_mla_baseline_kernel<<<dim3(sp.splits, sp.groups, a.tokens), kBaseThreads, kBaseSmem, s>>>(a, sp.splits,
                                                                                                   sp.blocks_per_split, ws, ws_ml);
@@ -261,32 +267,82 @@ void launch_baseline(const sparse_mla_args& a, cudaStream_t s) {
 namespace {
 template <int HT>
 void fast_launch_as(const sparse_mla_args& a, const FastPlan& p, __nv_bfloat16* ws, float* ws_ml, cudaStream_t s) {
-  static const bool attr = [] {
-    KGATE_CUDA(cudaFuncSetAttribute(sparse_mla_fast_kernel<HT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    FastGeo<HT>::kSmem));
-    return true;
-  }();
-  (void)attr;
+  static bool done[64];
+  raise_smem(reinterpret_cast<const void*>(&sparse_mla_fast_kernel<HT>), FastGeo<HT>::kSmem, done);
   sparse_mla_fast_kernel<HT><<<dim3(p.splits, p.groups, a.tokens), FastGeo<HT>::kThreads, FastGeo<HT>::kSmem, s>>>(
       a, p.splits, p.blocks_per_split, ws, ws_ml);
 }
 template <bool FP8>
 void fast_wg_launch_as(const sparse_mla_args& a, const FastPlan& p, __nv_bfloat16* ws, float* ws_ml, cudaStream_t s) {
-  static const bool attr = [] {
-    KGATE_CUDA(cudaFuncSetAttribute(sparse_mla_fast_wg_kernel<FP8>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    WgGeo<FP8>::kSmem));
-    return true;
-  }();
-  (void)attr;
+  static bool done[64];
+  raise_smem(reinterpret_cast<const void*>(&sparse_mla_fast_wg_kernel<FP8>), WgGeo<FP8>::kSmem, done);
   sparse_mla_fast_wg_kernel<FP8><<<dim3(p.splits, p.groups, a.tokens), WgGeo<FP8>::kThreads, WgGeo<FP8>::kSmem, s>>>(
       a, p.splits, p.blocks_per_split, ws, ws_ml);
 }
 // The persistent grid of the warp-specialized path: one CTA per SM at most, items from the queue.
-long long ws_items(const sparse_mla_args& a, const FastPlan& p) { return static_cast<long long>(a.tokens) * p.groups * p.splits; }
-int ws_grid(const sparse_mla_args& a, const FastPlan& p) { return static_cast<int>(std::min<long long>(ws_items(a, p), sm_count())); }
+// The 2-CTA cluster (fast_ws.cuh, CL): the FP8 rows of two 64-head groups (65-128 heads) that the plan and the
+// dequantized-once route leave to the FP8 producer (mla-42, -43: 40 tokens of 2 and 10 blocks). The cluster's CTAs
+// are one token's two groups and share the dequant of every block (each producer half the rows, as FlashMLA's h128
+// kernel does), so the unit of work is the cluster: items (token, split), every units-th (tokens by active length,
+// longest first, from two items per unit), at most as many clusters as can be resident at once
+// (cudaOccupancyMaxActiveClusters, at most SMs / 2); no queue. Measured on branch issue14-cluster (NOTES, "BF16
+// partials; the 2-CTA cluster measured three ways", call 3): mla-43 36.7 -> 34.6 us, mla-42 14.8 -> 14.1, mla-33
+// 12.6 -> 12.8; the planned rows mixed (mla-46 14.2 -> 14.9, mla-34 17.8 -> 17.5), so they keep one CTA a unit.
+// Tuning only (the receipts' rule names it): KGATE_SPARSE_MLA_CLUSTER=0|1 forces it off or on for those rows.
+const char* ws_cluster_forced() {
+  const char* e = std::getenv("KGATE_SPARSE_MLA_CLUSTER");
+  return e && (std::string(e) == "0" || std::string(e) == "1") ? e : nullptr;
+}
+bool ws_cluster_row(const sparse_mla_args& a, const FastPlan& p) { return p.ws && a.kv_fp8 && (a.heads + 63) / 64 == 2; }
+const cudaLaunchAttribute* cluster_attr() {
+  static const cudaLaunchAttribute at = [] {
+    cudaLaunchAttribute x{};
+    x.id = cudaLaunchAttributeClusterDimension;
+    x.val.clusterDim.x = 2;
+    x.val.clusterDim.y = 1;
+    x.val.clusterDim.z = 1;
+    return x;
+  }();
+  return &at;
+}
+template <bool FP8, bool CL>
+void ws_raise_smem() {
+  static bool done[64];
+  raise_smem(reinterpret_cast<const void*>(&sparse_mla_fast_ws_kernel<FP8, CL>), WsGeo::kSmem, done);
+}
+cudaLaunchConfig_t cluster_config(int ctas, cudaStream_t s) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(ctas, 1, 1);
+  cfg.blockDim = dim3(WsGeo::kThreads, 1, 1);
+  cfg.dynamicSmemBytes = WsGeo::kSmem;
+  cfg.stream = s;
+  cfg.attrs = const_cast<cudaLaunchAttribute*>(cluster_attr());
+  cfg.numAttrs = 1;
+  return cfg;
+}
+// Clusters resident at once, per device (at most SMs / 2).
+int ws_cluster_units() {
+  static int cache[64] = {};
+  int& c = cache[device_slot()];
+  if (!c) {
+    ws_raise_smem<true, true>();
+    const cudaLaunchConfig_t cfg = cluster_config(2 * (sm_count() / 2), nullptr);
+    int n = 0;
+    KGATE_CUDA(cudaOccupancyMaxActiveClusters(&n, &sparse_mla_fast_ws_kernel<true, true>, &cfg));
+    c = std::max(1, std::min(n, sm_count() / 2));
+  }
+  return c;
+}
+// Items and units (CTAs, or clusters under the cluster) of the warp-specialized kernel's queue or static order.
+long long ws_items(const sparse_mla_args& a, const FastPlan& p, bool cl) {
+  return static_cast<long long>(a.tokens) * (cl ? 1 : p.groups) * p.splits;
+}
+int ws_units(const sparse_mla_args& a, const FastPlan& p, bool cl) {
+  return static_cast<int>(std::min<long long>(ws_items(a, p, cl), cl ? ws_cluster_units() : sm_count()));
+}
 // Whether the queue hands out tokens by active length, longest first (a sort kernel before, ~3 us):
 // from two items per CTA, where a short item taken last no longer hides a long one.
-bool ws_sorted(const sparse_mla_args& a, const FastPlan& p) { return ws_items(a, p) >= 2LL * ws_grid(a, p); }
+bool ws_sorted(const sparse_mla_args& a, const FastPlan& p, bool cl) { return ws_items(a, p, cl) >= 2LL * ws_units(a, p, cl); }
 // The length-balanced plan (fast_ws.cuh, sparse_mla_ws_plan_kernel) replaces the (token, group,
 // split) items of equal width and the queue where the cost model splits a row of few (token, 64-head
 // group) pairs (fewer than two per SM): one wave of equal splits waits for the longest token when the
@@ -295,7 +351,7 @@ bool ws_sorted(const sparse_mla_args& a, const FastPlan& p) { return ws_items(a,
 // pair's first and last. Tuning only (the receipts' rule names it):
 // KGATE_SPARSE_MLA_WS_PLAN=0|1 forces it off or on for every warp-specialized row it can run;
 // KGATE_SPARSE_MLA_WS_OVERHEAD=N sets the blocks of fixed cost per segment (default 3).
-int ws_pairs(const sparse_mla_args& a) { return a.tokens * ((a.heads + 63) / 64); }
+int ws_pairs(const sparse_mla_args& a) { return static_cast<int>(Problem::of(a).pairs()); }
 int wg_blocks(const sparse_mla_args& a) { return (128 + a.topk + kWgCols - 1) / kWgCols; }  // 64-column blocks per token
 const char* ws_plan_forced() {
   const char* e = std::getenv("KGATE_SPARSE_MLA_WS_PLAN");
@@ -345,26 +401,30 @@ const int* ws_plan(const sparse_mla_args& a, int parts, cudaStream_t s) {
   }
   return c.buf;
 }
-// plan: the length-balanced plan (ws_plan), or null for the queue; stride: the partials' splits per row.
-template <bool FP8>
+// plan: the length-balanced plan (ws_plan), or null for the queue (CL: the clusters' static order); stride: the
+// partials' splits per row; ordered: the token order is in ws_order's buffer already (the dequantized-once pass
+// computed it).
+template <bool FP8, bool CL>
 void fast_ws_launch_as(const sparse_mla_args& a, const FastPlan& p, const int* plan, int stride, __nv_bfloat16* ws, float* ws_ml,
-                       cudaStream_t s) {
-  static const bool attr = [] {
-    KGATE_CUDA(cudaFuncSetAttribute(sparse_mla_fast_ws_kernel<FP8>, cudaFuncAttributeMaxDynamicSharedMemorySize, WsGeo::kSmem));
-    return true;
-  }();
-  (void)attr;
+                       bool ordered, cudaStream_t s) {
+  ws_raise_smem<FP8, CL>();
   if (plan) {
-    sparse_mla_fast_ws_kernel<FP8><<<ws_parts(a), WsGeo::kThreads, WsGeo::kSmem, s>>>(a, stride, 1, ws, ws_ml, nullptr, nullptr, plan);
+    sparse_mla_fast_ws_kernel<FP8, CL><<<ws_parts(a), WsGeo::kThreads, WsGeo::kSmem, s>>>(a, stride, 1, ws, ws_ml, nullptr, nullptr, plan);
     return;
   }
   int* order = nullptr;
-  if (ws_sorted(a, p)) {
+  if (ws_sorted(a, p, CL)) {
     order = ws_order(a.tokens);
-    sparse_mla_ws_order_kernel<<<1, 1024, 0, s>>>(a, order);
+    if (!ordered) sparse_mla_ws_order_kernel<<<1, 1024, 0, s>>>(a, order);
   }
-  sparse_mla_fast_ws_kernel<FP8><<<ws_grid(a, p), WsGeo::kThreads, WsGeo::kSmem, s>>>(
-      a, p.splits, p.blocks_per_split, ws, ws_ml, ws_queue(), order, nullptr);
+  if (!CL) {
+    sparse_mla_fast_ws_kernel<FP8, CL><<<ws_units(a, p, CL), WsGeo::kThreads, WsGeo::kSmem, s>>>(
+        a, p.splits, p.blocks_per_split, ws, ws_ml, ws_queue(), order, nullptr);
+    return;
+  }
+  const cudaLaunchConfig_t cfg = cluster_config(2 * ws_units(a, p, CL), s);
+  KGATE_CUDA(cudaLaunchKernelEx(&cfg, &sparse_mla_fast_ws_kernel<FP8, CL>, a, p.splits, p.blocks_per_split, ws, ws_ml,
+                                static_cast<int*>(nullptr), static_cast<const int*>(order), static_cast<const int*>(nullptr)));
 }
 // The dequantized-once route: an FP8 row whose tables are gathered many times over (prefill; decode batches
 // whose requests share small caches) dequantizes its whole tables (the SWA table and, with topk > 0, the
@@ -382,7 +442,7 @@ long long table_rows(const sparse_mla_args& a) { return a.swa_rows + (a.topk > 0
 bool dequant_route(const sparse_mla_args& a, const FastPlan& p) {
   if (!p.ws || !a.kv_fp8 || table_rows(a) < 1 || table_rows(a) * 1024 > (64LL << 20)) return false;
   if (const char* f = dequant_forced()) return f[0] == '1';
-  const double steps = std::ceil(static_cast<double>(a.tokens) * ((a.heads + 63) / 64) * wg_blocks(a) / sm_count());
+  const double steps = std::ceil(static_cast<double>(Problem::of(a).block_steps()) / sm_count());
   return 0.7 * steps > 1.5 + table_rows(a) * 1608.0 / 3.0e6;
 }
 // The route's BF16 tables, per device. One stream at a time per process, as for the item queue: a second launch
@@ -391,19 +451,48 @@ void* bf16_tables(size_t bytes) {
   static Grown cache[64];
   return grow(cache[device_slot()], bytes);
 }
-// The route's arguments: a's, with both tables dequantized into bf16_tables (launched on s).
-sparse_mla_args dequantized(const sparse_mla_args& a, cudaStream_t s) {
+// The route's arguments: a's, with both tables dequantized into bf16_tables (launched on s); with order, the pass's
+// one extra CTA writes the token order there.
+sparse_mla_args dequantized(const sparse_mla_args& a, int* order, cudaStream_t s) {
   sparse_mla_args b = a;
   unsigned char* t = static_cast<unsigned char*>(bf16_tables(static_cast<size_t>(table_rows(a)) * 1024));
   const long long tasks = table_rows(a) * 36;
-  const int grid = static_cast<int>(std::min<long long>((tasks + 255) / 256, 16LL * sm_count()));
+  const int grid = static_cast<int>(std::min<long long>((tasks + 255) / 256, 16LL * sm_count())) + (order ? 1 : 0);
   sparse_mla_dequant_kernel<<<grid, 256, 0, s>>>(static_cast<const unsigned char*>(a.swa_kv), a.swa_rows,
                                                  static_cast<const unsigned char*>(a.compressed_kv), table_rows(a), a.page_block,
-                                                 reinterpret_cast<uint4*>(t));
+                                                 reinterpret_cast<uint4*>(t), a, order);
   b.swa_kv = t;
   if (a.topk > 0) b.compressed_kv = t + a.swa_rows * 1024;
   b.kv_fp8 = 0;
   return b;
+}
+// Whether a routed row's dequant pass also computes the sorted queue's token order (sparse_mla_dequant_kernel's first
+// CTA): a sorted queue, and at most 4096 tokens, since the pass's 256-thread CTA walks the tokens 4 times as often as
+// the order kernel's 1024 threads and would outlast the pass on long rows.
+bool pass_sorts(const sparse_mla_args& a, const FastPlan& p) {
+  return p.ws && !ws_planned(a, p) && ws_sorted(a, p, false) && a.tokens <= 4096;
+}
+// A row's route through sparse_mla.fast, derived once for both fast_config and launch_fast: a is a0 with kv_fp8 off
+// on the dequantized-once route (launch_fast swaps in the BF16 tables), p the plan of the kernel that runs (the BF16
+// kernel's on the route), planned the length-balanced plan, ordered whether the dequant pass sorts the tokens too, cl
+// the 2-CTA cluster.
+struct FastRoute {
+  sparse_mla_args a;
+  FastPlan p;
+  bool deq, planned, ordered, cl;
+};
+FastRoute fast_route(const sparse_mla_args& a0) {
+  FastRoute r{a0, fast_plan(a0, wgmma_device()), false, false, false, false};
+  r.deq = dequant_route(a0, r.p);
+  if (r.deq) {
+    r.a.kv_fp8 = 0;
+    r.p = fast_plan(r.a, wgmma_device());
+  }
+  r.planned = ws_planned(r.a, r.p);
+  r.ordered = r.deq && pass_sorts(r.a, r.p);
+  const char* f = ws_cluster_forced();
+  r.cl = !r.planned && ws_cluster_row(r.a, r.p) && (f ? f[0] == '1' : true);
+  return r;
 }
 int fast_smem(const FastPlan& p, bool fp8) {
   if (p.ws) return WsGeo::kSmem;
@@ -412,14 +501,12 @@ int fast_smem(const FastPlan& p, bool fp8) {
 }
 
 json fast_config(const sparse_mla_args& a0) {
-  const FastPlan p0 = fast_plan(a0, wgmma_device());
-  const bool deq = dequant_route(a0, p0);
-  sparse_mla_args a = a0;
-  if (deq) a.kv_fp8 = 0;  // the BF16 kernel's plan, as launch_fast runs it
-  const FastPlan p = deq ? fast_plan(a, wgmma_device()) : p0;
+  const FastRoute r = fast_route(a0);
+  const sparse_mla_args& a = r.a;
+  const FastPlan& p = r.p;
+  const bool deq = r.deq, planned = r.planned;
   const char* k = p.ws ? "sparse_mla_fast_ws_kernel" : p.wg ? "sparse_mla_fast_wg_kernel" : "sparse_mla_fast_kernel";
-  const bool planned = ws_planned(a, p);
-  std::string kernels = (p.ws && ws_sorted(a, p) ? std::string("sparse_mla_ws_order_kernel + ") : std::string()) + k +
+  std::string kernels = (p.ws && ws_sorted(a, p, r.cl) && !r.ordered ? std::string("sparse_mla_ws_order_kernel + ") : std::string()) + k +
                         (p.splits == 1 ? "" : " + sparse_mla_fast_combine_kernel");
   std::string rule = p.rule;
   if (planned) {
@@ -430,8 +517,15 @@ json fast_config(const sparse_mla_args& a0) {
   } else if (p.ws && ws_plan_forced()) {
     rule += "; plan forced off by KGATE_SPARSE_MLA_WS_PLAN (tuning run)";
   }
+  if (r.cl) {
+    rule += std::string("; 2-CTA clusters: one token's two 64-head groups, each producer dequantizing half of every block for both, ") +
+            (ws_cluster_forced() ? "forced by KGATE_SPARSE_MLA_CLUSTER (tuning run)" : "FP8 rows of 2 groups the plan leaves alone");
+  } else if (!planned && ws_cluster_row(a, p) && ws_cluster_forced()) {
+    rule += "; 2-CTA cluster forced off by KGATE_SPARSE_MLA_CLUSTER (tuning run)";
+  }
   if (deq) {
-    kernels = "sparse_mla_dequant_kernel + " + kernels;
+    kernels = std::string(r.ordered ? "sparse_mla_dequant_kernel (its first CTA: the token order) + " : "sparse_mla_dequant_kernel + ") +
+              kernels;
     rule = std::string("FP8 tables dequantized once to BF16, then the BF16 kernel: ") +
            (dequant_forced() ? "forced by KGATE_SPARSE_MLA_DEQUANT (tuning run)"
                              : "0.7 us x block steps per CTA > 1.5 us + 1608 B per table row at 3 TB/s") +
@@ -443,7 +537,10 @@ json fast_config(const sparse_mla_args& a0) {
           {"path", p.ws   ? "wgmma (sm_90a), warp-specialized: producer + 2 consumer warpgroups, 64 heads x 64 columns"
                    : p.wg ? "wgmma (sm_90a): 2 warpgroups, 64 heads x 64 columns"
                           : "mma.sync"},
-          {"grid", planned ? json::array({ws_parts(a), 1, 1}) : p.ws ? json::array({ws_grid(a, p), 1, 1}) : json::array({p.splits, p.groups, a.tokens})},
+          {"grid", planned ? json::array({ws_parts(a), 1, 1})
+                   : p.ws  ? json::array({ws_units(a, p, r.cl) * (r.cl ? 2 : 1), 1, 1})
+                           : json::array({p.splits, p.groups, a.tokens})},
+          {"cluster", r.cl ? 2 : 1},
           {"threads", p.ws ? 384 : p.wg ? 256 : 128 * p.ht},
           {"smem_bytes", fast_smem(p, a.kv_fp8 != 0)},
           {"heads_per_cta", 16 * p.ht},
@@ -461,24 +558,24 @@ void launch_fast(const sparse_mla_args& a0, cudaStream_t s) {
   validate(a0, "sparse_mla.fast");
   if (a0.swa_rows >= (1LL << 30) || a0.compressed_rows >= (1LL << 30))
     throw InputError("sparse_mla: sparse_mla.fast: tables of 2^30 rows or more are not supported");
-  const FastPlan p0 = fast_plan(a0, wgmma_device());
-  const bool deq = dequant_route(a0, p0);
-  const sparse_mla_args a = deq ? dequantized(a0, s) : a0;
-  const FastPlan p = deq ? fast_plan(a, wgmma_device()) : p0;
+  const FastRoute r = fast_route(a0);
+  const FastPlan& p = r.p;
+  const bool planned = r.planned, ordered = r.ordered;
+  const sparse_mla_args a = r.deq ? dequantized(a0, ordered ? ws_order(a0.tokens) : nullptr, s) : r.a;
   // The partials [T, H, stride, 512]: stride the split count, or, under the length-balanced plan, the
   // most segments a pair can have (the plan gives the combine each pair's own count).
-  const bool planned = ws_planned(a, p);
   const int stride = planned ? ws_plan_max_segments(wg_blocks(a)) : p.splits;
   const int* plan = planned ? ws_plan(a, ws_parts(a), s) : nullptr;
   __nv_bfloat16* ws = nullptr;  // the partials: BF16 o [rows, 512], then fp32 (m, l) [rows, 2]
   float* ws_ml = nullptr;
   if (stride > 1) {
     const size_t rows = static_cast<size_t>(a.tokens) * a.heads * stride;
-    ws = reinterpret_cast<__nv_bfloat16*>(workspace(rows * (512 * 2 + 2 * 4)));
+    ws = static_cast<__nv_bfloat16*>(workspace(rows * (512 * 2 + 2 * 4)));
     ws_ml = reinterpret_cast<float*>(ws + rows * 512);
   }
-  if (p.ws && a.kv_fp8) fast_ws_launch_as<true>(a, p, plan, stride, ws, ws_ml, s);
-  else if (p.ws) fast_ws_launch_as<false>(a, p, plan, stride, ws, ws_ml, s);
+  if (r.cl) fast_ws_launch_as<true, true>(a, p, plan, stride, ws, ws_ml, ordered, s);
+  else if (p.ws && a.kv_fp8) fast_ws_launch_as<true, false>(a, p, plan, stride, ws, ws_ml, ordered, s);
+  else if (p.ws) fast_ws_launch_as<false, false>(a, p, plan, stride, ws, ws_ml, ordered, s);
   else if (p.wg && a.kv_fp8) fast_wg_launch_as<true>(a, p, ws, ws_ml, s);
   else if (p.wg) fast_wg_launch_as<false>(a, p, ws, ws_ml, s);
   else if (p.ht == 1) fast_launch_as<1>(a, p, ws, ws_ml, s);

@@ -454,11 +454,39 @@ TEST(Gpu, SparseMlaWarpSpecializedRepeatsAreCorrect) {
   expect_ws_launches_correct(t, "sparse_mla_ws_order_kernel", "sparse_mla_dequant_kernel");
 }
 
+// sparse_mla.fast's 2-CTA cluster (launch.cu, fast_ws.cuh CL): FP8 rows of 65-128 heads on the FP8 producer that the
+// length-balanced plan leaves alone, each CTA of a cluster one 64-head group of the token, each producer dequantizing
+// half of every block into both CTAs' stages. Rows on each of its item sources: the static order of one item per
+// cluster (40 tokens of 96 heads: the second group's rows past the head count, in the hardening forms with invalid
+// indices) and the sorted static order of several items per cluster (150 ragged tokens); and a planned row (20 split
+// tokens, ragged, empty tokens, sinks), which keeps one CTA a unit. Tables of 65 536 rows keep them off the
+// dequantized-once route. Three launches each, each correct, and the row's config names the cluster or not.
+TEST(Gpu, SparseMlaClusterIsCorrect) {
+  REQUIRE_GPU();
+  CaseTable t = parse_case_table("inline.json", R"({"table": "c", "family": "sparse_mla", "rows": [
+    {"id": "fp8-h128-plan", "params": {"batch": 4, "q_len": 5, "heads": 128, "kv_dtype": "fp8", "swa_rows": 512,
+     "compressed_rows": 65536, "topk": 1024, "ragged": true, "empty_tokens": 2, "sink": true}},
+    {"id": "fp8-h96-static-hardening", "params": {"batch": 2, "q_len": 20, "heads": 96, "kv_dtype": "fp8", "swa_rows": 256,
+     "compressed_rows": 65536, "topk": 512, "index_layout": "concat", "q_pad_rows": 2, "lens_offset": 3, "invalid_pct": 10}},
+    {"id": "fp8-h128-sorted", "params": {"batch": 1, "q_len": 150, "heads": 128, "kv_dtype": "fp8", "swa_rows": 256,
+     "compressed_rows": 65536, "topk": 512, "ragged": true, "sink": true}}]})");
+  expect_ws_launches_correct(t, "sparse_mla_fast_ws_kernel", "sparse_mla_dequant_kernel");
+  if (IsSkipped()) return;
+  Registry& reg = Registry::instance();
+  auto be = gpu::make_backend("events", true);
+  for (const CaseRow& row : t.rows) {
+    auto ctx = be->prepare(reg.family("sparse_mla"), row, 5);
+    const json cfg = ctx->config(reg.impl("sparse_mla.fast"));
+    EXPECT_EQ(cfg.value("cluster", 0), row.id == "fp8-h128-plan" ? 1 : 2) << row.id << ": " << cfg.dump();
+  }
+}
+
 // sparse_mla.fast's dequantized-once route (launch.cu: FP8 tables gathered many times over are dequantized to
 // BF16 rows by sparse_mla_dequant_kernel, then the BF16 warp-specialized kernel runs on them), on rows the rule
-// routes there: 140 query tokens of one request over a 1152-row table (h64, ragged, sinks) and a split h128
+// routes there: 140 query tokens of one request over a 1152-row table (h64, ragged, sinks), a split h128
 // decode row in the hardening forms (one concatenated index table, padding rows, raw lengths plus an offset,
-// invalid indices); three launches each, each correct (padding rows untouched).
+// invalid indices), and 300 ragged h128 tokens, whose sorted queue takes the token order from the dequant pass's
+// first CTA; three launches each, each correct (padding rows untouched).
 TEST(Gpu, SparseMlaDequantizedOnceRouteIsCorrect) {
   REQUIRE_GPU();
   CaseTable t = parse_case_table("inline.json", R"({"table": "d", "family": "sparse_mla", "rows": [
@@ -466,8 +494,16 @@ TEST(Gpu, SparseMlaDequantizedOnceRouteIsCorrect) {
      "compressed_rows": 1024, "topk": 512, "ragged": true, "sink": true}},
     {"id": "fp8-h128-hardening", "params": {"batch": 3, "q_len": 5, "heads": 128, "kv_dtype": "fp8", "swa_rows": 384,
      "compressed_rows": 1024, "topk": 1024, "ragged": true, "index_layout": "concat", "q_pad_rows": 3, "lens_offset": 7,
-     "invalid_pct": 10}}]})");
+     "invalid_pct": 10}},
+    {"id": "fp8-h128-prefill-sorted", "params": {"batch": 1, "q_len": 300, "heads": 128, "kv_dtype": "fp8", "swa_rows": 128,
+     "compressed_rows": 1024, "topk": 512, "ragged": true, "sink": true}}]})");
   expect_ws_launches_correct(t, "sparse_mla_dequant_kernel");
+  if (IsSkipped()) return;
+  Registry& reg = Registry::instance();
+  auto ctx = gpu::make_backend("events", true)->prepare(reg.family("sparse_mla"), t.rows.back(), 5);
+  const std::string kernels = ctx->config(reg.impl("sparse_mla.fast")).value("kernel", "");
+  EXPECT_NE(kernels.find("its first CTA: the token order"), std::string::npos) << kernels;
+  EXPECT_EQ(kernels.find("sparse_mla_ws_order_kernel"), std::string::npos) << kernels;
 }
 
 // The sparse_mla GPU reference against the CPU reference on small rows of both dtypes, sinks,
