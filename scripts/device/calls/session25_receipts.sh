@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Session 25, call 2: the receipts of main at 99bb0eb (r23b's kernels, landed, plus the cluster release's __syncwarp),
-# carried as .dev/r25 (kgate, kgate_gpu_tests), with racecheck on mla-43 (clustered) and -06 (lockstep)
-# (mla-34, planned, dropped when device time ran short) and memcheck on the default rows plus mla-34, -43, -91; three more runs of the rows nearest the line. Then, while
+# carried as .dev/r25 (kgate, kgate_gpu_tests), with racecheck on mla-43 (clustered) and -06 (lockstep) (mla-34,
+# planned, dropped when device time ran short) and memcheck on the default rows plus mla-34, -43, -91; three more runs
+# of the rows nearest the line. Then, while
 # the call has time, an A/B of branch issue14-plancl (.dev/pcl: the length-balanced plan under the 2-CTA cluster,
 # forced by KGATE_SPARSE_MLA_WS_PLAN=1 KGATE_SPARSE_MLA_CLUSTER=1; default routes unchanged, one 4-byte spill in the
 # cluster producer's loop): its default against r25's on the 28 rows, and the h128 FP8 rows with the plan under the
