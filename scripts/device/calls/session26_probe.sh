@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Written in session 26, when no device was lent: the first call of the next session that has one (before any
+# receipts: if `oc` wins, the receipts are of `oc`). Made here first:
+#   bash scripts/device/pending/build.sh      -> .dev/s26.tar.xz (builds rc and oc; README in that folder)
+#   the FlashMLA export as .dev/fm             (scripts/peers/flashmla_sparse.sh --src ... --out .dev/fm)
+# carry: [".dev/fm", ".dev/s26.tar.xz"]. About 5-6 min of the call's 10.
+# In order of need:
+# 1. GPU tests of oc (the sparse_mla and FlashMLA-export ones).
+# 2. The 28 FlashMLA rows, two runs each of rc and oc, interleaved. Prediction (kernels/sparse_mla/NOTES.md, session
+#    26): if the combine's time is waves of CTAs (4 an SM now; 1.2-2.4 waves on the 20-40-token split rows), oc's
+#    combine shortens there (mla-44 6.9 -> ~5.5 us, mla-34 4.9 -> ~3.8, mla-19 5.1 -> ~4.1) and stays on the rows of
+#    one wave (mla-06, -07, -31); if it is bytes, nothing moves.
+# 3. Nsight Compute (full set) of the combine on rc: mla-07 (10 splits, 80 CTAs), mla-34 (plan, 640 CTAs), mla-44
+#    (after the dequant pass, 1280 CTAs): L2 hit rate, DRAM bytes, achieved occupancy, the stall reasons; the
+#    question session 22 left: ~2.5 TB/s on partials that should sit in L2.
+# 4. Nsight Compute of the 2-CTA cluster kernel against FlashMLA's main kernel on mla-42 (2 blocks a CTA) and of
+#    ours on mla-43 (10): FlashMLA's main kernel runs the same schedule (one token a cluster, unsplit) 1.7 us
+#    shorter on both rows (mla-42 12.05 against 13.81, mla-43 32.08 against 33.76; mla-33 10.74 against 12.40), so
+#    the gap is fixed cost, not the block step: instructions and stalls by region (scripts/ncu_stall_summary.py).
+if [ -f .dev/s26.tar.xz ]; then
+  tar -C .dev -xJf .dev/s26.tar.xz 2>/dev/null || python3 -c "import tarfile; tarfile.open('.dev/s26.tar.xz').extractall('.dev')"
+fi
+CALL=s26p; source scripts/device/plan_ab.sh
+B=$ROOT/.dev/oc; ab_gpu_tests
+ab_pair rc .dev/rc oc .dev/oc
+python3 scripts/sparse_mla_kernel_table.py "$O" > /dev/null 2>&1; tar -C "$O" -czf "$OUT/$CALL.tgz" --exclude='*.json.*' .
+B=$ROOT/.dev/rc; FM=$BASE; source scripts/device/sparse_mla_checks.sh
+for row in 07 34 44; do
+  [ "$SECONDS" -lt 470 ] && mla_ncu "comb$row" "mla-$row-*" sparse_mla.floor sparse_mla_fast_combine_kernel
+done
+[ "$SECONDS" -lt 480 ] && mla_ncu ws42 'mla-42-*' sparse_mla.floor sparse_mla_fast_ws_kernel
+[ "$SECONDS" -lt 490 ] && mla_ncu fm42 'mla-42-*' "$FM" flash_fwd_splitkv_mla_fp8_sparse
+[ "$SECONDS" -lt 500 ] && mla_ncu ws43 'mla-43-*' sparse_mla.floor sparse_mla_fast_ws_kernel
+for n in comb07 comb34 comb44 ws42 fm42 ws43; do
+  [ -f "$O/$n.details.txt" ] || continue
+  echo "== $n"
+  grep -E "Grid Size|Registers Per|Achieved Occupancy|Duration|L2 Hit Rate|DRAM Throughput|Executed Instructions  " "$O/$n.details.txt" | head -8
+  python3 scripts/ncu_stall_summary.py "$O/$n.sass.csv" --top 6 > "$O/$n.stalls.txt" 2>&1
+done
+rm -f "$O"/*.ncu-rep
+ab_finish

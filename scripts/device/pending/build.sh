@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Builds the kernels that wait for a device as folders under .dev, one per patch stack, from main's head and the
+# patches in this folder (session 26 wrote them with no device lent; a new checkout keeps only main, so they travel
+# as patches, not branches). Each folder holds kgate and kgate_gpu_tests. The working tree ends as main's head plus
+# the first stack's patches (the receipts digest the carried tree's kernel sources: run the receipts of `rc` with the
+# tree as this leaves it).
+#   rc  issue14-racecl.patch: the stage release under the 2-CTA cluster by every consumer thread on its own CTA's
+#       barrier, lane 0 of each warp on the peer's (session 25 call 3 measured the same change on a branch since lost:
+#       racecheck 0 hazards on mla-43 and -42, times level); launch.cu's cluster comment without the branch history
+#   oc  rc + issue14-comb-occ6.patch: the combine kernel at six CTAs an SM (40 registers) instead of four
+# Then packs the binaries as .dev/s26.tar.xz (the carry limit: the tree and every carried path share 64 MiB; each
+# build is ~15 MB raw). Usage: bash scripts/device/pending/build.sh   (from the repository root; ~4 min on 2 cores
+# after a configured build/, ~10 from nothing)
+set -euo pipefail
+cd "$(git rev-parse --show-toplevel)"
+P=scripts/device/pending
+[ -z "$(git status --porcelain -- kernels)" ] || { echo "build.sh: kernels/ has uncommitted changes; start from main's head" >&2; exit 2; }
+[ -f build/build.ninja ] || cmake --preset default > /dev/null
+stack() {  # NAME: build and copy out
+  cmake --build build --target kgate kgate_gpu_tests > "/tmp/pending_build_$1.log" 2>&1 ||
+    { tail -30 "/tmp/pending_build_$1.log" >&2; exit 1; }
+  mkdir -p ".dev/$1"; cp build/kgate build/tests/kgate_gpu_tests ".dev/$1/"
+  echo "built .dev/$1 ($(git diff --stat -- kernels | tail -1))"
+}
+git apply "$P/issue14-comb-occ6.patch" "$P/issue14-racecl.patch"
+stack oc
+git apply -R "$P/issue14-comb-occ6.patch"
+stack rc
+tar -C .dev -cf - rc/kgate rc/kgate_gpu_tests oc/kgate oc/kgate_gpu_tests | xz -6 -T2 > .dev/s26.tar.xz
+ls -la .dev/s26.tar.xz
+echo "tree: main + issue14-racecl.patch (the rc build's sources)"
