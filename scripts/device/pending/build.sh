@@ -8,13 +8,16 @@
 #       barrier, lane 0 of each warp on the peer's (session 25 call 3 measured the same change on a branch since lost:
 #       racecheck 0 hazards on mla-43 and -42, times level); launch.cu's cluster comment without the branch history
 #   oc  rc + issue14-comb-occ6.patch: the combine kernel at six CTAs an SM (40 registers) instead of four
+#   tr  rc + issue14-ws-trace.patch (diagnostic, never to land): clock64 stamps of the warp-specialized kernel's
+#       roles, written by kgate to KGATE_WS_TRACE_FILE (scripts/ws_trace_summary.py reads them); kgate only
 # Then packs the binaries as .dev/s26.tar.xz (the carry limit: the tree and every carried path share 64 MiB; each
 # build is ~15 MB raw). Usage: bash scripts/device/pending/build.sh   (from the repository root; ~4 min on 2 cores
 # after a configured build/, ~10 from nothing)
 set -euo pipefail
 cd "$(git rev-parse --show-toplevel)"
 P=scripts/device/pending
-[ -z "$(git status --porcelain -- kernels)" ] || { echo "build.sh: kernels/ has uncommitted changes; start from main's head" >&2; exit 2; }
+git diff --quiet HEAD -- kernels ':!kernels/*/NOTES.md' ||
+  { echo "build.sh: kernels/ has uncommitted source changes; start from main's head" >&2; exit 2; }
 [ -f build/build.ninja ] || cmake --preset default > /dev/null
 stack() {  # NAME: build and copy out
   cmake --build build --target kgate kgate_gpu_tests > "/tmp/pending_build_$1.log" 2>&1 ||
@@ -22,10 +25,13 @@ stack() {  # NAME: build and copy out
   mkdir -p ".dev/$1"; cp build/kgate build/tests/kgate_gpu_tests ".dev/$1/"
   echo "built .dev/$1 ($(git diff --stat -- kernels | tail -1))"
 }
-git apply "$P/issue14-comb-occ6.patch" "$P/issue14-racecl.patch"
+git apply "$P/issue14-racecl.patch" "$P/issue14-ws-trace.patch"
+stack tr
+git apply -R "$P/issue14-ws-trace.patch"
+git apply "$P/issue14-comb-occ6.patch"
 stack oc
 git apply -R "$P/issue14-comb-occ6.patch"
 stack rc
-tar -C .dev -cf - rc/kgate rc/kgate_gpu_tests oc/kgate oc/kgate_gpu_tests | xz -6 -T2 > .dev/s26.tar.xz
+tar -C .dev -cf - rc/kgate rc/kgate_gpu_tests oc/kgate oc/kgate_gpu_tests tr/kgate | xz -6 -T2 > .dev/s26.tar.xz
 ls -la .dev/s26.tar.xz
 echo "tree: main + issue14-racecl.patch (the rc build's sources)"
