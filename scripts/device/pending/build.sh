@@ -8,6 +8,8 @@
 #       barrier, lane 0 of each warp on the peer's (session 25 call 3 measured the same change on a branch since lost:
 #       racecheck 0 hazards on mla-43 and -42, times level); launch.cu's cluster comment without the branch history
 #   oc  rc + issue14-comb-occ6.patch: the combine kernel at six CTAs an SM (40 registers) instead of four
+#   cr  rc + issue14-cl-relaxed.patch: the 2-CTA cluster's barriers at entry and exit with a relaxed arrive (no
+#       MEMBAR.ALL.GPU), the producer waiting for its stages' last releases before its exit barrier
 #   tr  rc + issue14-ws-trace.patch (diagnostic, never to land): clock64 stamps of the warp-specialized kernel's
 #       roles, written by kgate to KGATE_WS_TRACE_FILE (scripts/ws_trace_summary.py reads them); kgate only
 # Then packs the binaries as .dev/s26.tar.xz (the carry limit: the tree and every carried path share 64 MiB; each
@@ -28,10 +30,13 @@ stack() {  # NAME: build and copy out
 git apply "$P/issue14-racecl.patch" "$P/issue14-ws-trace.patch"
 stack tr
 git apply -R "$P/issue14-ws-trace.patch"
+git apply "$P/issue14-cl-relaxed.patch"
+stack cr
+git apply -R "$P/issue14-cl-relaxed.patch"
 git apply "$P/issue14-comb-occ6.patch"
 stack oc
 git apply -R "$P/issue14-comb-occ6.patch"
 stack rc
-tar -C .dev -cf - rc/kgate rc/kgate_gpu_tests oc/kgate oc/kgate_gpu_tests tr/kgate | xz -6 -T2 > .dev/s26.tar.xz
+tar -C .dev -cf - rc/kgate rc/kgate_gpu_tests oc/kgate oc/kgate_gpu_tests cr/kgate cr/kgate_gpu_tests tr/kgate | xz -6 -T2 > .dev/s26.tar.xz
 ls -la .dev/s26.tar.xz
 echo "tree: main + issue14-racecl.patch (the rc build's sources)"
