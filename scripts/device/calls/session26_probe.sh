@@ -19,8 +19,10 @@
 #    shorter on both rows (mla-42 12.05 against 13.81, mla-43 32.08 against 33.76; mla-33 10.74 against 12.40), so
 #    the gap is fixed cost, not the block step: instructions and stalls by region (scripts/ncu_stall_summary.py).
 # 5. Where that fixed cost sits: the tr build's clock64 stamps (entry, first indices and rows in, each block's stage,
-#    Q in, S0, each P V, emit, exit) on mla-42 and mla-43 (the cluster) and mla-18 (h64, one CTA a token, 0.86 us
-#    behind FlashMLA's main kernel), read by scripts/ws_trace_summary.py at the call's SM clock.
+#    Q in, S0, each block's full wait and P V, emit, exit) on mla-42 and mla-43 (the cluster) and mla-18 (h64, one
+#    CTA a token, 0.86 us behind FlashMLA's main kernel), read by scripts/ws_trace_summary.py at the call's SM clock:
+#    the prologue and epilogue, and per block whether warpgroup 0 waits for the producer (the step producer-bound)
+#    or not (consumer-bound).
 if [ -f .dev/s26.tar.xz ]; then
   tar -C .dev -xJf .dev/s26.tar.xz 2>/dev/null || python3 -c "import tarfile; tarfile.open('.dev/s26.tar.xz').extractall('.dev')"
 fi
@@ -38,7 +40,8 @@ for row in 42 43 18; do
   echo "trace mla-$row rc=$?: $(grep -E 'pass policy' "$O/t$row.log" | cut -c1-120)"
 done
 MHZ=$(awk -F', ' 'NR==2 {print $2+0}' "$O/gpu.txt"); [ "${MHZ:-0}" -gt 0 ] 2>/dev/null || MHZ=1980
-python3 scripts/ws_trace_summary.py "$O"/trace_mla-*.txt --mhz "$MHZ" | tee "$O/trace_summary.txt" | grep -E "==|Q in|block 0 stage|block 0 full|S0|emit|exit"
+python3 scripts/ws_trace_summary.py "$O"/trace_mla-*.txt --mhz "$MHZ" | tee "$O/trace_summary.txt" |
+  grep -E "==|first|Q in|block 0 stage|block 0 full|S0|emit|exit|cadence|^ {4}[1-7] "
 B=$ROOT/.dev/rc; FM=$BASE; source scripts/device/sparse_mla_checks.sh
 for row in 07 34 44; do
   [ "$SECONDS" -lt 470 ] && mla_ncu "comb$row" "mla-$row-*" sparse_mla.floor sparse_mla_fast_combine_kernel
