@@ -5,12 +5,15 @@
 #   the FlashMLA export as .dev/fm             (scripts/peers/flashmla_sparse.sh --src ... --out .dev/fm)
 # carry: [".dev/fm", ".dev/s26.tar.xz"]. About 5-6 min of the call's 10.
 # In order of need:
-# 1. GPU tests of oc and of cr (the sparse_mla and FlashMLA-export ones).
-# 2. The 28 FlashMLA rows, two runs each of rc, oc and cr, interleaved. Predictions (kernels/sparse_mla/NOTES.md,
+# 1. GPU tests of oc and of c2 (c2 holds cr's changes too; the sparse_mla and FlashMLA-export ones).
+# 2. The 28 FlashMLA rows, two runs each of rc, oc, cr and c2, interleaved. Predictions (kernels/sparse_mla/NOTES.md,
 #    session 26): if the combine's time is waves of CTAs (4 an SM now; 1.2-2.4 waves on the 20-40-token split rows),
 #    oc's combine shortens there (mla-44 6.9 -> ~5.5 us, mla-34 4.9 -> ~3.8, mla-19 5.1 -> ~4.1) and stays on the rows
 #    of one wave (mla-06, -07, -31); if it is bytes, nothing moves. cr: the cluster rows (mla-33, -42, -43) 0.3-1 us
-#    shorter (no MEMBAR.ALL.GPU at entry and after the out stores), every other row the same kernel.
+#    shorter (no MEMBAR.ALL.GPU at entry and after the out stores), every other row the same kernel. c2: if the
+#    cluster kernel's 2.5 us block step is the producer's (each step waits out one row gather), mla-43's step falls
+#    toward the consumers' (~1.5 us: 33.8 -> ~25-27 us), mla-33 and -42 (2 blocks) ~0.3 us; if the consumers set the
+#    step, c2 = cr.
 # 3. Nsight Compute (full set) of the combine on rc: mla-07 (10 splits, 80 CTAs), mla-34 (plan, 640 CTAs), mla-44
 #    (after the dequant pass, 1280 CTAs): L2 hit rate, DRAM bytes, achieved occupancy, the stall reasons; the
 #    question session 22 left: ~2.5 TB/s on partials that should sit in L2.
@@ -28,9 +31,9 @@ if [ -f .dev/s26.tar.xz ]; then
 fi
 CALL=s26p; source scripts/device/plan_ab.sh
 B=$ROOT/.dev/oc; ab_gpu_tests; mv "$O/gpu_tests.log" "$O/gpu_tests_oc.log"
-B=$ROOT/.dev/cr; ab_gpu_tests; mv "$O/gpu_tests.log" "$O/gpu_tests_cr.log"
+B=$ROOT/.dev/c2; ab_gpu_tests; mv "$O/gpu_tests.log" "$O/gpu_tests_c2.log"
 for i in 1 2; do
-  for b in rc oc cr; do B=$ROOT/.dev/$b; ab_run "${b}_$i" KGATE_X=1; done
+  for b in rc oc cr c2; do B=$ROOT/.dev/$b; ab_run "${b}_$i" KGATE_X=1; done
 done
 python3 scripts/sparse_mla_kernel_table.py "$O" > /dev/null 2>&1; tar -C "$O" -czf "$OUT/$CALL.tgz" --exclude='*.json.*' .
 for row in 42 43 18; do

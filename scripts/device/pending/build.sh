@@ -10,6 +10,8 @@
 #   oc  rc + issue14-comb-occ6.patch: the combine kernel at six CTAs an SM (40 registers) instead of four
 #   cr  rc + issue14-cl-relaxed.patch: the 2-CTA cluster's barriers at entry and exit with a relaxed arrive (no
 #       MEMBAR.ALL.GPU), the producer waiting for its stages' last releases before its exit barrier
+#   c2  cr + issue14-cl-depth2.patch: under the cluster the FP8 producer holds two blocks' rows in registers, so a
+#       row's gather overlaps two block steps
 #   tr  rc + issue14-ws-trace.patch (diagnostic, never to land): clock64 stamps of the warp-specialized kernel's
 #       roles, written by kgate to KGATE_WS_TRACE_FILE (scripts/ws_trace_summary.py reads them); kgate only
 # Then packs the binaries as .dev/s26.tar.xz (the carry limit: the tree and every carried path share 64 MiB; each
@@ -32,11 +34,13 @@ stack tr
 git apply -R "$P/issue14-ws-trace.patch"
 git apply "$P/issue14-cl-relaxed.patch"
 stack cr
-git apply -R "$P/issue14-cl-relaxed.patch"
+git apply "$P/issue14-cl-depth2.patch"
+stack c2
+git apply -R "$P/issue14-cl-depth2.patch" "$P/issue14-cl-relaxed.patch"
 git apply "$P/issue14-comb-occ6.patch"
 stack oc
 git apply -R "$P/issue14-comb-occ6.patch"
 stack rc
-tar -C .dev -cf - rc/kgate rc/kgate_gpu_tests oc/kgate oc/kgate_gpu_tests cr/kgate cr/kgate_gpu_tests tr/kgate | xz -6 -T2 > .dev/s26.tar.xz
+tar -C .dev -cf - rc/kgate rc/kgate_gpu_tests oc/kgate oc/kgate_gpu_tests cr/kgate cr/kgate_gpu_tests c2/kgate c2/kgate_gpu_tests tr/kgate | xz -6 -T2 > .dev/s26.tar.xz
 ls -la .dev/s26.tar.xz
 echo "tree: main + issue14-racecl.patch (the rc build's sources)"
