@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Written in session 26, when no device was lent: the first call of the next session that has one (before any
-# receipts: if `oc` wins, the receipts are of `oc`). Made here first:
-#   bash scripts/device/pending/build.sh      -> .dev/s26.tar.xz (builds rc and oc; README in that folder)
+# receipts: the receipts are of rc plus whichever patches win here). Made here first:
+#   bash scripts/device/pending/build.sh      -> .dev/s26.tar.xz (builds rc, oc, cr, c2, tr; README in that folder)
 #   the FlashMLA export as .dev/fm             (scripts/peers/flashmla_sparse.sh --src ... --out .dev/fm)
 # carry: [".dev/fm", ".dev/s26.tar.xz"]. About 5-6 min of the call's 10.
 # In order of need:
