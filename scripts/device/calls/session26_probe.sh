@@ -25,7 +25,7 @@
 #    Q in, S0, each block's full wait and P V, emit, exit) on mla-42 and mla-43 (the cluster) and mla-18 (h64, one
 #    CTA a token, 0.86 us behind FlashMLA's main kernel), read by scripts/ws_trace_summary.py at the call's SM clock:
 #    the prologue and epilogue, and per block whether warpgroup 0 waits for the producer (the step producer-bound)
-#    or not (consumer-bound).
+#    or not (consumer-bound). Then, while time is left, the t2 build's stamps (c2's kernel) on mla-42 and -43.
 if [ -f .dev/s26.tar.xz ]; then
   tar -C .dev -xJf .dev/s26.tar.xz 2>/dev/null || python3 -c "import tarfile; tarfile.open('.dev/s26.tar.xz').extractall('.dev')"
 fi
@@ -36,14 +36,16 @@ for i in 1 2; do
   for b in rc oc cr c2; do B=$ROOT/.dev/$b; ab_run "${b}_$i" KGATE_X=1; done
 done
 python3 scripts/sparse_mla_kernel_table.py "$O" > /dev/null 2>&1; tar -C "$O" -czf "$OUT/$CALL.tgz" --exclude='*.json.*' .
-for row in 42 43 18; do
-  KGATE_WS_TRACE_FILE=$O/trace_mla-$row.txt timeout 40 "$ROOT/.dev/tr/kgate" run --quiet --cases cases/sparse_mla_94.json \
-    --rows "mla-$row-*" --candidate sparse_mla.fast --baseline sparse_mla.floor --policy correct --out "$O/t$row.json" \
-    > "$O/t$row.log" 2>&1
-  echo "trace mla-$row rc=$?: $(grep -E 'pass policy' "$O/t$row.log" | cut -c1-120)"
-done
+trace() {  # BUILD ROW NAME
+  KGATE_WS_TRACE_FILE=$O/$3.txt timeout 40 "$ROOT/.dev/$1/kgate" run --quiet --cases cases/sparse_mla_94.json \
+    --rows "mla-$2-*" --candidate sparse_mla.fast --baseline sparse_mla.floor --policy correct --out "$O/$3.json" \
+    > "$O/$3.log" 2>&1
+  echo "trace $1 mla-$2 rc=$?: $(grep -E 'pass policy' "$O/$3.log" | cut -c1-120)"
+}
+for row in 42 43 18; do trace tr $row trace_mla-$row; done
+for row in 42 43; do [ "$SECONDS" -lt 330 ] && trace t2 $row trace_c2_mla-$row; done
 MHZ=$(awk -F', ' 'NR==2 {print $2+0}' "$O/gpu.txt"); [ "${MHZ:-0}" -gt 0 ] 2>/dev/null || MHZ=1980
-python3 scripts/ws_trace_summary.py "$O"/trace_mla-*.txt --mhz "$MHZ" | tee "$O/trace_summary.txt" |
+python3 scripts/ws_trace_summary.py "$O"/trace_*mla-*.txt --mhz "$MHZ" | tee "$O/trace_summary.txt" |
   grep -E "==|first|Q in|block 0 stage|block 0 full|S0|emit|exit|cadence|^ {4}[1-7] "
 B=$ROOT/.dev/rc; FM=$BASE; source scripts/device/sparse_mla_checks.sh
 for row in 07 34 44; do

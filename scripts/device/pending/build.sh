@@ -14,6 +14,7 @@
 #       row's gather overlaps two block steps
 #   tr  rc + issue14-ws-trace.patch (diagnostic, never to land): clock64 stamps of the warp-specialized kernel's
 #       roles, written by kgate to KGATE_WS_TRACE_FILE (scripts/ws_trace_summary.py reads them); kgate only
+#   t2  c2 + issue14-ws-trace-c2.patch: the same stamps on c2's kernel (its cluster producer loop); kgate only
 # Then packs the binaries as .dev/s26.tar.xz (the carry limit: the tree and every carried path share 64 MiB; each
 # build is ~15 MB raw). Usage: bash scripts/device/pending/build.sh   (from the repository root; ~4 min on 2 cores
 # after a configured build/, ~10 from nothing)
@@ -36,11 +37,13 @@ git apply "$P/issue14-cl-relaxed.patch"
 stack cr
 git apply "$P/issue14-cl-depth2.patch"
 stack c2
-git apply -R "$P/issue14-cl-depth2.patch" "$P/issue14-cl-relaxed.patch"
+git apply "$P/issue14-ws-trace-c2.patch"
+stack t2
+git apply -R "$P/issue14-ws-trace-c2.patch" "$P/issue14-cl-depth2.patch" "$P/issue14-cl-relaxed.patch"
 git apply "$P/issue14-comb-occ6.patch"
 stack oc
 git apply -R "$P/issue14-comb-occ6.patch"
 stack rc
-tar -C .dev -cf - rc/kgate rc/kgate_gpu_tests oc/kgate oc/kgate_gpu_tests cr/kgate cr/kgate_gpu_tests c2/kgate c2/kgate_gpu_tests tr/kgate | xz -6 -T2 > .dev/s26.tar.xz
+tar -C .dev -cf - rc/kgate rc/kgate_gpu_tests oc/kgate oc/kgate_gpu_tests cr/kgate cr/kgate_gpu_tests c2/kgate c2/kgate_gpu_tests tr/kgate t2/kgate | xz -6 -T2 > .dev/s26.tar.xz
 ls -la .dev/s26.tar.xz
 echo "tree: main + issue14-racecl.patch (the rc build's sources)"
