@@ -5,7 +5,8 @@
 #   the FlashMLA export as .dev/fm             (scripts/peers/flashmla_sparse.sh --src ... --out .dev/fm)
 # carry: [".dev/fm", ".dev/s26.tar.xz"]. About 5-6 min of the call's 10.
 # In order of need:
-# 1. GPU tests of oc and of c2 (c2 holds cr's changes too; the sparse_mla and FlashMLA-export ones).
+# 0. A 30 s probe of cr and c2 on mla-42 and -43 (correct, no hang); a build that fails it drops out.
+# 1. GPU tests of oc and of the last build still in (c2 holds cr's changes too; the sparse_mla and FlashMLA-export ones).
 # 2. The 28 FlashMLA rows, two runs each of rc, oc, cr and c2, interleaved. Predictions (kernels/sparse_mla/NOTES.md,
 #    session 26): if the combine's time is waves of CTAs (4 an SM now; 1.2-2.4 waves on the 20-40-token split rows),
 #    oc's combine shortens there (mla-44 6.9 -> ~5.5 us, mla-34 4.9 -> ~3.8, mla-19 5.1 -> ~4.1) and stays on the rows
@@ -30,10 +31,23 @@ if [ -f .dev/s26.tar.xz ]; then
   tar -C .dev -xJf .dev/s26.tar.xz 2>/dev/null || python3 -c "import tarfile; tarfile.open('.dev/s26.tar.xz').extractall('.dev')"
 fi
 CALL=s26p; source scripts/device/plan_ab.sh
+# Probes first (30 s each, the cluster rows against the floor): a build whose new path fails or hangs drops out of
+# what follows instead of costing the call its timeouts.
+probe() {  # BUILD
+  timeout 30 "$ROOT/.dev/$1/kgate" run --quiet --cases cases/sparse_mla_94.json --rows 'mla-42-*,mla-43-*' \
+    --candidate sparse_mla.fast --baseline sparse_mla.floor --policy correct --out "$O/probe_$1.json" > "$O/probe_$1.log" 2>&1
+  local rc=$?
+  echo "probe $1 rc=$rc: $(grep -E 'pass policy' "$O/probe_$1.log" | cut -c1-140)"
+  return $rc
+}
+BUILDS="rc oc"
+probe cr && BUILDS="$BUILDS cr"
+probe c2 && BUILDS="$BUILDS c2"
 B=$ROOT/.dev/oc; ab_gpu_tests; mv "$O/gpu_tests.log" "$O/gpu_tests_oc.log"
-B=$ROOT/.dev/c2; ab_gpu_tests; mv "$O/gpu_tests.log" "$O/gpu_tests_c2.log"
+LAST=${BUILDS##* }
+if [ "$LAST" != oc ]; then B=$ROOT/.dev/$LAST; ab_gpu_tests; mv "$O/gpu_tests.log" "$O/gpu_tests_$LAST.log"; fi
 for i in 1 2; do
-  for b in rc oc cr c2; do B=$ROOT/.dev/$b; ab_run "${b}_$i" KGATE_X=1; done
+  for b in $BUILDS; do B=$ROOT/.dev/$b; ab_run "${b}_$i" KGATE_X=1; done
 done
 python3 scripts/sparse_mla_kernel_table.py "$O" > /dev/null 2>&1; tar -C "$O" -czf "$OUT/$CALL.tgz" --exclude='*.json.*' .
 trace() {  # BUILD ROW NAME
@@ -43,7 +57,7 @@ trace() {  # BUILD ROW NAME
   echo "trace $1 mla-$2 rc=$?: $(grep -E 'pass policy' "$O/$3.log" | cut -c1-120)"
 }
 for row in 42 43 18; do trace tr $row trace_mla-$row; done
-for row in 42 43; do [ "$SECONDS" -lt 330 ] && trace t2 $row trace_c2_mla-$row; done
+case " $BUILDS " in *" c2 "*) for row in 42 43; do [ "$SECONDS" -lt 330 ] && trace t2 $row trace_c2_mla-$row; done ;; esac
 MHZ=$(awk -F', ' 'NR==2 {print $2+0}' "$O/gpu.txt"); [ "${MHZ:-0}" -gt 0 ] 2>/dev/null || MHZ=1980
 python3 scripts/ws_trace_summary.py "$O"/trace_*mla-*.txt --mhz "$MHZ" | tee "$O/trace_summary.txt" |
   grep -E "==|first|Q in|block 0 stage|block 0 full|S0|emit|exit|cadence|^ {4}[1-7] "
