@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Timeline of the warp-specialized sparse_mla kernel from a KGATE_WS_TRACE_FILE (the diagnostic build of
-scripts/device/pending/issue14-ws-trace.patch): per slot, the median, min and max over CTAs of its clock64 cycles
+scripts/device/pending/ws_trace.py): per slot, the median, min and max over CTAs of its clock64 cycles
 after the CTA's entry, in us at --mhz (the SM clock: nvidia-smi's clocks.sm in the call's gpu.txt), and the CTAs'
 entry spread (globaltimer, ns).
 Usage: ws_trace_summary.py FILE [FILE ...] [--mhz 1980]"""
@@ -38,22 +38,21 @@ def summarize(path, mhz):
     # k - 1); its wait for the stage to be free; its stores (from the stage free to the last dequant store, which waits
     # for the rows' loads); from its arrive to warpgroup 0's full wait done (the peer's bytes, the RoPE copies); how
     # long warpgroup 0 waited for block k after its P V of block k - 1 (0: the block was there); its step.
-    print("block  cadence  stage wait  stores  arrive->full  wg0 waited  wg0 step")
-    n = max(len(r) for r in rows)
+    cols = ["cadence", "stage wait", "stores", "arrive->full", "wg0 waited", "wg0 step"]
+    print("block" + "".join(f"{c:>14s}" for c in cols))
     for k in range(8):
-        def d(a, b, clip=False, first=True):
-            if not first and k == 0:
-                return "      -"
-            def f(r):
-                if len(r) <= max(a, b) or not r[a] or not r[b]:
-                    return None
-                return max(0, r[a] - r[b]) if clip else r[a] - r[b]
-            v = [x for x in map(f, rows) if x is not None]
-            return f"{statistics.median(v) / mhz:7.2f}" if v else "      -"
-        print(f"{k:5d}  {d(5 + k, 4 + k, first=False)}  {d(40 + k, 4 + k, True, False) if n > 47 else '      -'}     "
-              f"{d(48 + k, 40 + k) if n > 55 else '      -'}  {d(32 + k, 5 + k, True)}       {d(32 + k, 16 + k, True, False)}"
-              f"     {d(17 + k, 16 + k, first=False)}")
+        # (later slot, earlier slot, clipped at 0, needs block k - 1) per column
+        spec = [(5 + k, 4 + k, False, True), (40 + k, 4 + k, True, True), (48 + k, 40 + k, False, False),
+                (32 + k, 5 + k, True, False), (32 + k, 16 + k, True, True), (17 + k, 16 + k, False, True)]
+        cells = [median_diff(rows, a, b, mhz, clip) if k or not prev else "-" for a, b, clip, prev in spec]
+        print(f"{k:5d}" + "".join(f"{c:>14s}" for c in cells))
 
+
+def median_diff(rows, a, b, mhz, clip):
+    """The median over CTAs of slot a minus slot b (us; clipped at 0 if clip), over CTAs that stamped both."""
+    v = [r[a] - r[b] for r in rows if len(r) > max(a, b) and r[a] and r[b]]
+    v = [max(0, x) for x in v] if clip else v
+    return f"{statistics.median(v) / mhz:.2f}" if v else "-"
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -3,7 +3,8 @@
 # ab_run, BASE (default: FlashMLA's export carried as .dev/fm) and ROWS (default: the 28 FlashMLA rows).
 # ab_run NAME ENV...: sparse_mla.fast under ENV on ROWS of cases/sparse_mla_94.json against BASE, policy
 # correct; $O/NAME.json, .log, .txt (scripts/sparse_mla_table.py) and its verdict and geomean lines.
-# ab_gpu_tests: the sparse_mla and FlashMLA-export GPU tests. ab_pair: a two-build A/B. ab_hard NAME: the hardening rows (correct). ab_finish: the per-kernel medians
+# ab_gpu_tests: the sparse_mla and FlashMLA-export GPU tests. ab_probe NAME BUILD ROWS: a 30 s run that a build whose
+# new path fails or hangs does not pass. ab_pair: a two-build A/B. ab_hard NAME: the hardening rows (correct). ab_finish: the per-kernel medians
 # (scripts/sparse_mla_kernel_table.py) and $OUT/$CALL.tgz.
 set -uo pipefail
 ROOT=$PWD; B=$ROOT/.dev/n; O=/tmp/$CALL; rm -rf "$O"; mkdir -p "$O"; export KGATE_SOURCE_DIR=$ROOT
@@ -29,6 +30,13 @@ ab_pair() {  # NAME1 BUILD1 NAME2 BUILD2: two runs each, interleaved (1 2 1 2), 
     B=$ROOT/$2; ab_run "$1_$i" KGATE_X=1
     B=$ROOT/$4; ab_run "$3_$i" KGATE_X=1
   done
+}
+ab_probe() {  # NAME BUILD ROWS: 30 s of sparse_mla.fast of .dev/BUILD on ROWS against the floor (policy correct); its rc
+  timeout 30 "$ROOT/.dev/$2/kgate" run --quiet --cases cases/sparse_mla_94.json --rows "$3" --candidate sparse_mla.fast \
+    --baseline sparse_mla.floor --policy correct --out "$O/probe_$1.json" > "$O/probe_$1.log" 2>&1
+  local rc=$?
+  echo "probe $1 ($2: $3) rc=$rc: $(grep -E 'pass policy' "$O/probe_$1.log" | cut -c1-140)"
+  return $rc
 }
 ab_hard() {  # NAME: the hardening rows, sparse_mla.fast against the baseline, policy correct
   timeout 120 "$B/kgate" run --quiet --cases cases/sparse_mla_hardening.json --candidate sparse_mla.fast \

@@ -33,17 +33,10 @@ if [ -f .dev/s24.tar.xz ]; then
 fi
 CALL=s23ab; source scripts/device/plan_ab.sh
 # Probes first (30 s each, against the floor): a build whose new path fails or hangs drops out of what follows.
-probe() {  # NAME BUILD ROWS
-  timeout 30 "$ROOT/.dev/$2/kgate" run --quiet --cases cases/sparse_mla_94.json --rows "$3" --candidate sparse_mla.fast \
-    --baseline sparse_mla.floor --policy correct --out "$O/probe_$1.json" > "$O/probe_$1.log" 2>&1
-  local rc=$?
-  echo "probe $1 ($2: $3) rc=$rc: $(grep -E 'pass policy' "$O/probe_$1.log" | cut -c1-140)"
-  return $rc
-}
 BUILDS="r22b r23a"
-probe b r23b 'mla-42-*,mla-43-*' && BUILDS="$BUILDS r23b"
-probe c r23c 'mla-06-*,mla-43-*' && BUILDS="$BUILDS r23c"
-probe d r23d 'mla-18-*,mla-34-*' && BUILDS="$BUILDS r23d"
+ab_probe b r23b 'mla-42-*,mla-43-*' && BUILDS="$BUILDS r23b"
+ab_probe c r23c 'mla-06-*,mla-43-*' && BUILDS="$BUILDS r23c"
+ab_probe d r23d 'mla-18-*,mla-34-*' && BUILDS="$BUILDS r23d"
 LAST=${BUILDS##* }; B=$ROOT/.dev/$LAST; ab_gpu_tests
 for i in 1 2; do
   for b in $BUILDS; do B=$ROOT/.dev/$b; ab_run "${b}_$i" KGATE_X=1; done

@@ -33,16 +33,9 @@ fi
 CALL=s26p; source scripts/device/plan_ab.sh
 # Probes first (30 s each, the cluster rows against the floor): a build whose new path fails or hangs drops out of
 # what follows instead of costing the call its timeouts.
-probe() {  # BUILD
-  timeout 30 "$ROOT/.dev/$1/kgate" run --quiet --cases cases/sparse_mla_94.json --rows 'mla-42-*,mla-43-*' \
-    --candidate sparse_mla.fast --baseline sparse_mla.floor --policy correct --out "$O/probe_$1.json" > "$O/probe_$1.log" 2>&1
-  local rc=$?
-  echo "probe $1 rc=$rc: $(grep -E 'pass policy' "$O/probe_$1.log" | cut -c1-140)"
-  return $rc
-}
 BUILDS="rc oc"
-probe cr && BUILDS="$BUILDS cr"
-probe c2 && BUILDS="$BUILDS c2"
+ab_probe cr cr 'mla-42-*,mla-43-*' && BUILDS="$BUILDS cr"
+ab_probe c2 c2 'mla-42-*,mla-43-*' && BUILDS="$BUILDS c2"
 B=$ROOT/.dev/oc; ab_gpu_tests; mv "$O/gpu_tests.log" "$O/gpu_tests_oc.log"
 LAST=${BUILDS##* }
 if [ "$LAST" != oc ]; then B=$ROOT/.dev/$LAST; ab_gpu_tests; mv "$O/gpu_tests.log" "$O/gpu_tests_$LAST.log"; fi
@@ -71,7 +64,7 @@ done
 for n in comb07 comb34 comb44 ws42 fm42 ws43; do
   [ -f "$O/$n.details.txt" ] || continue
   echo "== $n"
-  grep -E "Grid Size|Registers Per|Achieved Occupancy|Duration|L2 Hit Rate|DRAM Throughput|Executed Instructions  " "$O/$n.details.txt" | head -8
+  grep -E "Grid Size|Registers Per|Achieved Occupancy" "$O/$n.details.txt" | head -4  # mla_ncu printed the rest
   python3 scripts/ncu_stall_summary.py "$O/$n.sass.csv" --top 6 > "$O/$n.stalls.txt" 2>&1
 done
 rm -f "$O"/*.ncu-rep

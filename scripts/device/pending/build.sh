@@ -12,9 +12,9 @@
 #       MEMBAR.ALL.GPU), the producer waiting for its stages' last releases before its exit barrier
 #   c2  cr + issue14-cl-depth2.patch: under the cluster the FP8 producer holds two blocks' rows in registers, so a
 #       row's gather overlaps two block steps
-#   tr  rc + issue14-ws-trace.patch (diagnostic, never to land): clock64 stamps of the warp-specialized kernel's
-#       roles, written by kgate to KGATE_WS_TRACE_FILE (scripts/ws_trace_summary.py reads them); kgate only
-#   t2  c2 + issue14-ws-trace-c2.patch: the same stamps on c2's kernel (its cluster producer loop); kgate only
+#   tr  rc + ws_trace.py (diagnostic, never to land): clock64 stamps of the warp-specialized kernel's roles, written
+#       by kgate to KGATE_WS_TRACE_FILE (scripts/ws_trace_summary.py reads them); kgate only
+#   t2  c2 + ws_trace.py: the same stamps on c2's kernel (its cluster producer loop too); kgate only
 # Then packs the binaries as .dev/s26.tar.xz (the carry limit: the tree and every carried path share 64 MiB; each
 # build is ~15 MB raw). Usage: bash scripts/device/pending/build.sh   (from the repository root; ~4 min on 2 cores
 # after a configured build/, ~10 from nothing)
@@ -30,16 +30,21 @@ stack() {  # NAME: build and copy out
   mkdir -p ".dev/$1"; cp build/kgate build/tests/kgate_gpu_tests ".dev/$1/"
   echo "built .dev/$1 ($(git diff --stat -- kernels | tail -1))"
 }
-git apply "$P/issue14-racecl.patch" "$P/issue14-ws-trace.patch"
-stack tr
-git apply -R "$P/issue14-ws-trace.patch"
+traced() {  # NAME: the stack's sources with ws_trace.py's stamps, built as NAME; the sources put back after
+  local keep; keep=$(mktemp -d)
+  cp kernels/sparse_mla/fast_ws.cuh kernels/sparse_mla/launch.cu "$keep/"
+  python3 "$P/ws_trace.py"
+  stack "$1"
+  cp "$keep/fast_ws.cuh" "$keep/launch.cu" kernels/sparse_mla/; rm -rf "$keep"
+}
+git apply "$P/issue14-racecl.patch"
+traced tr
 git apply "$P/issue14-cl-relaxed.patch"
 stack cr
 git apply "$P/issue14-cl-depth2.patch"
 stack c2
-git apply "$P/issue14-ws-trace-c2.patch"
-stack t2
-git apply -R "$P/issue14-ws-trace-c2.patch" "$P/issue14-cl-depth2.patch" "$P/issue14-cl-relaxed.patch"
+traced t2
+git apply -R "$P/issue14-cl-depth2.patch" "$P/issue14-cl-relaxed.patch"
 git apply "$P/issue14-comb-occ6.patch"
 stack oc
 git apply -R "$P/issue14-comb-occ6.patch"
