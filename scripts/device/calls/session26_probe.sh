@@ -54,7 +54,9 @@ case " $BUILDS " in *" c2 "*) for row in 42 43; do [ "$SECONDS" -lt 330 ] && tra
 MHZ=$(awk -F', ' 'NR==2 {print $2+0}' "$O/gpu.txt"); [ "${MHZ:-0}" -gt 0 ] 2>/dev/null || MHZ=1980
 python3 scripts/ws_trace_summary.py "$O"/trace_*mla-*.txt --mhz "$MHZ" | tee "$O/trace_summary.txt" |
   grep -E "==|first|Q in|block 0 stage|block 0 full|S0|emit|exit|cadence|^ {4}[1-7] "
+# NCU=0 (session 27, when failed starts had eaten a third of the device time) skips the Nsight Compute steps.
 B=$ROOT/.dev/rc; FM=$BASE; source scripts/device/sparse_mla_checks.sh
+if [ "${NCU:-1}" = 1 ]; then
 for row in 07 34 44; do
   [ "$SECONDS" -lt 470 ] && mla_ncu "comb$row" "mla-$row-*" sparse_mla.floor sparse_mla_fast_combine_kernel
 done
@@ -68,4 +70,5 @@ for n in comb07 comb34 comb44 ws42 fm42 ws43; do
   python3 scripts/ncu_stall_summary.py "$O/$n.sass.csv" --top 6 > "$O/$n.stalls.txt" 2>&1
 done
 rm -f "$O"/*.ncu-rep
+fi
 ab_finish
