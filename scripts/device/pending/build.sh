@@ -15,6 +15,9 @@
 #   tr  rc + ws_trace.py (diagnostic, never to land): clock64 stamps of the warp-specialized kernel's roles, written
 #       by kgate to KGATE_WS_TRACE_FILE (scripts/ws_trace_summary.py reads them); kgate only
 #   t2  c2 + ws_trace.py: the same stamps on c2's kernel (its cluster producer loop too); kgate only
+#   cro, c2o  cr + issue14-comb-occ6.patch, c2 + the same (session 27: the cluster patches change only the cluster
+#       kernel and occ6 only the combine, which the cluster rows do not run, so one call can measure each alone and
+#       take the receipts of the pair)
 # Then packs the binaries as .dev/s26.tar.xz (the carry limit: the tree and every carried path share 64 MiB; each
 # build is ~15 MB raw). Usage: bash scripts/device/pending/build.sh   (from the repository root; ~4 min on 2 cores
 # after a configured build/, ~10 from nothing)
@@ -44,11 +47,15 @@ stack cr
 git apply "$P/issue14-cl-depth2.patch"
 stack c2
 traced t2
-git apply -R "$P/issue14-cl-depth2.patch" "$P/issue14-cl-relaxed.patch"
 git apply "$P/issue14-comb-occ6.patch"
+stack c2o
+git apply -R "$P/issue14-cl-depth2.patch"
+stack cro
+git apply -R "$P/issue14-cl-relaxed.patch"
 stack oc
 git apply -R "$P/issue14-comb-occ6.patch"
 stack rc
-tar -C .dev -cf - rc/kgate rc/kgate_gpu_tests oc/kgate oc/kgate_gpu_tests cr/kgate cr/kgate_gpu_tests c2/kgate c2/kgate_gpu_tests tr/kgate t2/kgate | xz -6 -T2 > .dev/s26.tar.xz
+tar -C .dev -cf - rc/kgate rc/kgate_gpu_tests oc/kgate oc/kgate_gpu_tests cr/kgate cr/kgate_gpu_tests c2/kgate c2/kgate_gpu_tests tr/kgate t2/kgate \
+  cro/kgate cro/kgate_gpu_tests c2o/kgate c2o/kgate_gpu_tests | xz -6 -T2 > .dev/s26.tar.xz
 ls -la .dev/s26.tar.xz
 echo "tree: main + issue14-racecl.patch (the rc build's sources)"
