@@ -180,8 +180,16 @@ __device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar) {
 __device__ __forceinline__ void mbar_arrive_tx(uint32_t bar, uint32_t bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
 }
+// The cluster barrier with a relaxed arrive, as FlashMLA's and CUTLASS's cluster kernels use it: a release arrive
+// compiles to MEMBAR.ALL.GPU (SASS), which at the kernel's end waits for every out store a thread issued. What it
+// must order is ordered otherwise: at entry, the barriers' init by fence.mbarrier_init.release.cluster; at exit, every
+// access into a CTA's shared memory from its peer (bulk copies into its stages, arrives on its empty barriers) by the
+// producer's tail (the last releases waited for) before it arrives.
+__device__ __forceinline__ void cluster_arrive() { asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+  cluster_arrive();
+  cluster_wait();
 }
 // Eight e4m3 values (two words) times a power-of-two scale (BF16 pair sc2), as eight BF16 (one 16-byte
 // unit). Each e4m3 value is exact in BF16 and the power-of-two product is exact, so the BF16 multiply
@@ -279,8 +287,8 @@ __global__ void __launch_bounds__(256) sparse_mla_dequant_kernel(const unsigned 
 // of one token and walk the same items (token, split) as one unit (plan or a static order; no queue). Each
 // producer dequantizes half of every block's rows (row jr + 32 rank) into its own stage and, each warp by seven bulk
 // copies of its rows, the peer's, whose full barrier counts those bytes; each CTA gathers all 64 rows' RoPE pieces and
-// indices itself. A
-// stage is free once the consumer warps of both CTAs have arrived on its empty barrier (16 arrivals, one a warp).
+// indices itself. A stage is free once this CTA's consumer threads and the peer's consumer warps have arrived on its
+// empty barrier (256 + 8 arrivals).
 template <bool FP8, bool CL = false>
 __global__ void __launch_bounds__(384, 1)
     sparse_mla_fast_ws_kernel(sparse_mla_args a, int splits, int blocks_per_split, __nv_bfloat16* ws_o, float* ws_ml, int* queue,
@@ -322,13 +330,16 @@ __global__ void __launch_bounds__(384, 1)
   if (tid == 0) {
     for (int s = 0; s < NS; ++s) {
       mbar_init(bars + 8 * s, FP8 ? 256 : 128);  // full: every producer thread (FP8: and its RoPE cp.async)
-      mbar_init(bars + 8 * (NS + s), CL ? 16 : 256);  // empty: every consumer thread (CL: every consumer warp of both CTAs)
+      mbar_init(bars + 8 * (NS + s), CL ? 264 : 256);  // empty: every consumer thread (CL: + the peer's 8 warps)
     }
     mbar_init(qbar, 128);
     mbar_init(grabbar, 128);
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
-  if (CL) cluster_sync();  // the peer's barriers are initialized before anything arrives on them
+  // CL: arrive now, wait where a role first touches a barrier (its own or the peer's): the producer before its first
+  // stage, the consumers after warpgroup 0 has issued Q, so the entry's global loads overlap the barrier (FlashMLA
+  // reads its schedule and issues Q between its arrive and wait likewise).
+  if (CL) cluster_arrive();
   else __syncthreads();
   // The first item is the CTA's index (the grid is at most the item count); the queue hands out
   // the rest, from gridDim.x up.
@@ -336,6 +347,7 @@ __global__ void __launch_bounds__(384, 1)
 
   if (wg == 2) {
     // ---- producer: the blocks of every item in order, through the two stages --------------------
+    int steps = 0;  // the stages filled (the tail's waits under CL)
     reg_dealloc<CL ? 128 : 144>();  // CL: one row a thread (v[1][7]); 16 registers a thread go to warpgroup 1
     const int p = tid - 256, warp = p >> 5, lane = p & 31, qd = lane >> 3;
     const int jr = warp * 8 + (lane & 7);  // this thread's rows of a block: jr and jr + 32
@@ -476,6 +488,7 @@ __global__ void __launch_bounds__(384, 1)
           for (int i = 0; i < 7; ++i) v[r][i] = ldg_nc16(row.data + (qd + 4 * i) * 16);
         }
       }
+      if (CL) cluster_wait();  // the barriers of both CTAs are initialized
       for (int gstep = 0; cur.valid(); ++gstep) {
         const int st = gstep % NS;
         const Cursor nx2 = nx.valid() ? next(nx) : nx;
@@ -530,10 +543,16 @@ __global__ void __launch_bounds__(384, 1)
         cd1 = n1.data;
         cur = nx;
         nx = nx2;
+        steps = gstep + 1;
       }
     }
     release_queue();
-    if (CL) cluster_sync();  // the peer may still store into this CTA's stages and arrive on its barriers
+    if (CL) {
+      // The tail: the last fill of each stage released by both CTAs' consumers (the peer's arrives on this CTA's
+      // barriers and its bulk copies into this CTA's stages all land before), so the relaxed arrive below is safe.
+      for (int g = steps > NS ? steps - NS : 0; g < steps; ++g) mbar_wait(bars + 8 * (NS + g % NS), (g / NS) & 1);
+      cluster_sync();
+    }
     return;
   }
 
@@ -552,20 +571,17 @@ __global__ void __launch_bounds__(384, 1)
     }
     asm volatile("cp.async.commit_group;\n" ::: "memory");
   };
-  // A stage read by this thread's warpgroup is released: by every thread, or under CL by one thread a warp to both
-  // CTAs' empty barriers (the warp's wgmma reads are complete). The __syncwarp orders the other lanes' reads of the
-  // stage's columns (scol) before lane 0's arrive: the wgmma between them converges the warp, but racecheck does not
-  // count that as ordering (12 hazards on mla-43, scol write vs read, session 25 call 1).
+  // A stage read by this thread's warpgroup is released by every thread on its own CTA's empty barrier (CTA scope),
+  // and under CL also by lane 0 of each warp, after a __syncwarp, on the peer's (cluster scope): the peer's producer
+  // stores into this CTA's stage too. One cluster-scope arrive a warp for both CTAs is as correct (the warp's wgmma
+  // reads are complete before lane 0 arrives), but racecheck does not follow it (hazards on mla-43, scol write vs
+  // read); this form has none there and measured level with it (NOTES, "Session 23's four builds measured").
   auto release = [&](int st) {
     const uint32_t bar = bars + 8 * (NS + st);
-    if (!CL) {
-      mbar_arrive(bar);
-    } else {
+    mbar_arrive(bar);
+    if (CL) {
       __syncwarp();
-      if (lane == 0) {
-        mbar_arrive_cluster(bar);
-        mbar_arrive_cluster(peer_addr(bar, peer));
-      }
+      if (lane == 0) mbar_arrive_cluster(peer_addr(bar, peer));
     }
   };
   auto emit = [&](const WsItem& it, const float (&o)[128], float L0, float M0, float L1, float M1) {
@@ -576,6 +592,7 @@ __global__ void __launch_bounds__(384, 1)
   if (wg == 0) {
     reg_alloc<200>();
     if (first_item >= 0) load_q(item_of(first_item));
+    if (CL) cluster_wait();  // the barriers of both CTAs are initialized (Q's copies use none)
     int gstep = 0, parity = 0, qsyncs = 0;
     for (int item = first_item; item >= 0; parity ^= 1) {
       const WsItem it = item_of(item);
@@ -704,6 +721,7 @@ __global__ void __launch_bounds__(384, 1)
   } else {
     if (CL) reg_alloc<176>();  // its release's peer address spilled 40 bytes at 160, the BF16 epilogue 8 at 168
     else reg_dealloc<160>();
+    if (CL) cluster_wait();  // the barriers of both CTAs are initialized
     int gstep = 0, parity = 0;
     for (int item = first_item; item >= 0; parity ^= 1) {
       const WsItem it = item_of(item);

@@ -285,9 +285,8 @@ void fast_wg_launch_as(const sparse_mla_args& a, const FastPlan& p, __nv_bfloat1
 // are one token's two groups and share the dequant of every block (each producer half the rows, as FlashMLA's h128
 // kernel does), so the unit of work is the cluster: items (token, split), every units-th (tokens by active length,
 // longest first, from two items per unit), at most as many clusters as can be resident at once
-// (cudaOccupancyMaxActiveClusters, at most SMs / 2); no queue. Measured on branch issue14-cluster (NOTES, "BF16
-// partials; the 2-CTA cluster measured three ways", call 3): mla-43 36.7 -> 34.6 us, mla-42 14.8 -> 14.1, mla-33
-// 12.6 -> 12.8; the planned rows mixed (mla-46 14.2 -> 14.9, mla-34 17.8 -> 17.5), so they keep one CTA a unit.
+// (cudaOccupancyMaxActiveClusters, at most SMs / 2); no queue. The planned rows keep one CTA a unit (measured mixed
+// under the cluster; NOTES, "BF16 partials; the 2-CTA cluster measured three ways").
 // Tuning only (the receipts' rule names it): KGATE_SPARSE_MLA_CLUSTER=0|1 forces it off or on for those rows.
 const char* ws_cluster_forced() {
   const char* e = std::getenv("KGATE_SPARSE_MLA_CLUSTER");
