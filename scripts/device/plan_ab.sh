@@ -4,11 +4,13 @@
 # ab_run NAME ENV...: sparse_mla.fast under ENV on ROWS of cases/sparse_mla_94.json against BASE, policy
 # correct; $O/NAME.json, .log, .txt (scripts/sparse_mla_table.py) and its verdict and geomean lines.
 # ab_gpu_tests: the sparse_mla and FlashMLA-export GPU tests. ab_probe NAME BUILD ROWS: a 30 s run that a build whose
-# new path fails or hangs does not pass. ab_pair: a two-build A/B. ab_hard NAME: the hardening rows (correct). ab_finish: the per-kernel medians
+# new path fails or hangs does not pass. ab_pair: a two-build A/B. ab_hard NAME: the hardening rows (correct).
+# ab_trace BUILD ROW NAME: a run of mla-ROW on .dev/BUILD (a ws_trace.py build) with its clock64 stamps in $O/NAME.txt.
+# ab_finish: the per-kernel medians
 # (scripts/sparse_mla_kernel_table.py) and $OUT/$CALL.tgz.
 set -uo pipefail
 ROOT=$PWD; B=$ROOT/.dev/n; O=/tmp/$CALL; rm -rf "$O"; mkdir -p "$O"; export KGATE_SOURCE_DIR=$ROOT
-FM_LIB=$ROOT/.dev/fm/libkgate_flashmla_sparse.so
+export FM_LIB=$ROOT/.dev/fm/libkgate_flashmla_sparse.so  # exported: h200_sparse_mla.sh reads it (session 27's call lost its FlashMLA receipt without)
 BASE=${BASE:-export:$FM_LIB:sparse_mla.flashmla}
 ROWS=${ROWS:-mla-*-fp8-h64-*,mla-*-fp8-h128-*}
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv > "$O/gpu.txt" 2>&1
@@ -42,6 +44,12 @@ ab_hard() {  # NAME: the hardening rows, sparse_mla.fast against the baseline, p
   timeout 120 "$B/kgate" run --quiet --cases cases/sparse_mla_hardening.json --candidate sparse_mla.fast \
     --baseline sparse_mla.baseline --policy correct --out "$O/$1.json" > "$O/$1.log" 2>&1
   echo "hardening $1 rc=$?: $(grep -E 'pass policy' "$O/$1.log" | cut -c1-160)"
+}
+ab_trace() {  # BUILD ROW NAME
+  KGATE_WS_TRACE_FILE=$O/$3.txt timeout 40 "$ROOT/.dev/$1/kgate" run --quiet --cases cases/sparse_mla_94.json \
+    --rows "mla-$2-*" --candidate sparse_mla.fast --baseline sparse_mla.floor --policy correct --out "$O/$3.json" \
+    > "$O/$3.log" 2>&1
+  echo "trace $1 mla-$2 rc=$?: $(grep -E 'pass policy' "$O/$3.log" | cut -c1-120)"
 }
 ab_finish() {
   python3 scripts/sparse_mla_kernel_table.py "$O"

@@ -43,14 +43,8 @@ for i in 1 2; do
   for b in $BUILDS; do B=$ROOT/.dev/$b; ab_run "${b}_$i" KGATE_X=1; done
 done
 python3 scripts/sparse_mla_kernel_table.py "$O" > /dev/null 2>&1; tar -C "$O" -czf "$OUT/$CALL.tgz" --exclude='*.json.*' .
-trace() {  # BUILD ROW NAME
-  KGATE_WS_TRACE_FILE=$O/$3.txt timeout 40 "$ROOT/.dev/$1/kgate" run --quiet --cases cases/sparse_mla_94.json \
-    --rows "mla-$2-*" --candidate sparse_mla.fast --baseline sparse_mla.floor --policy correct --out "$O/$3.json" \
-    > "$O/$3.log" 2>&1
-  echo "trace $1 mla-$2 rc=$?: $(grep -E 'pass policy' "$O/$3.log" | cut -c1-120)"
-}
-for row in 42 43 18; do trace tr $row trace_mla-$row; done
-case " $BUILDS " in *" c2 "*) for row in 42 43; do [ "$SECONDS" -lt 330 ] && trace t2 $row trace_c2_mla-$row; done ;; esac
+for row in 42 43 18; do ab_trace tr $row trace_mla-$row; done
+case " $BUILDS " in *" c2 "*) for row in 42 43; do [ "$SECONDS" -lt 330 ] && ab_trace t2 $row trace_c2_mla-$row; done ;; esac
 MHZ=$(awk -F', ' 'NR==2 {print $2+0}' "$O/gpu.txt"); [ "${MHZ:-0}" -gt 0 ] 2>/dev/null || MHZ=1980
 python3 scripts/ws_trace_summary.py "$O"/trace_*mla-*.txt --mhz "$MHZ" | tee "$O/trace_summary.txt" |
   grep -E "==|first|Q in|block 0 stage|block 0 full|S0|emit|exit|cadence|^ {4}[1-7] "

@@ -13,7 +13,11 @@ cro, c2 or c2o) as the last line.
 import glob
 import json
 import math
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from activity_table import arm_median  # noqa: E402
 
 CAND = "sparse_mla.fast"
 
@@ -24,8 +28,7 @@ def runs(d, build):
         rows = json.load(open(f))["body"]["predicate"]["rows"]
         per = {}
         for r in rows:
-            med = next((p["candidate_stats"]["median_us"] for p in r.get("pairs", [])
-                        if p.get("candidate") == CAND and p.get("candidate_stats")), None)
+            med = arm_median(r, CAND)
             if med is not None:
                 per[r["id"]] = (med, set((r.get("activity_us") or {}).get(CAND, {})))
         out.append(per)
