@@ -26,6 +26,9 @@ __device__ __forceinline__ unsigned long long ws_gtime() {
   asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(c)::"memory");
   return c;
 }
+__device__ int g_ws_trace_k0;  // the window of per-block stamps: block steps k0 .. k0 + 7 (KGATE_WS_TRACE_K0)
+// The slot offset of block step g in the window, or -1 outside it.
+__device__ __forceinline__ int ws_k(int g) { return g - g_ws_trace_k0 >= 0 && g - g_ws_trace_k0 < 8 ? g - g_ws_trace_k0 : -1; }
 __device__ __forceinline__ void ws_stamp(int slot) {
   if (blockIdx.x < kWsTraceCtas) g_ws_trace[blockIdx.x][slot] = ws_clock();
 }
@@ -48,7 +51,8 @@ void ws_trace_dump(const sparse_mla_args& a, int grid, cudaStream_t s) {
   static unsigned long long h[kWsTraceCtas][kWsTraceSlots];
   KGATE_CUDA(cudaMemcpyFromSymbol(h, g_ws_trace, sizeof(h)));
   if (FILE* o = std::fopen(f, "w")) {
-    std::fprintf(o, "# tokens %d heads %d topk %d grid %d kv_fp8 %d\\n", a.tokens, a.heads, a.topk, grid, a.kv_fp8 ? 1 : 0);
+    std::fprintf(o, "# tokens %d heads %d topk %d grid %d kv_fp8 %d k0 %s\\n", a.tokens, a.heads, a.topk, grid, a.kv_fp8 ? 1 : 0,
+                 std::getenv("KGATE_WS_TRACE_K0") ? std::getenv("KGATE_WS_TRACE_K0") : "0");
     for (int c = 0; c < std::min(grid, kWsTraceCtas); ++c) {
       std::fprintf(o, "%d %llu", c, h[c][0]);
       for (int k = 2; k < kWsTraceSlots; ++k) std::fprintf(o, " %lld", h[c][k] ? static_cast<long long>(h[c][k] - h[c][1]) : 0LL);
@@ -59,6 +63,9 @@ void ws_trace_dump(const sparse_mla_args& a, int grid, cudaStream_t s) {
   void* d = nullptr;
   KGATE_CUDA(cudaGetSymbolAddress(&d, g_ws_trace));
   KGATE_CUDA(cudaMemset(d, 0, sizeof(h)));
+  const char* k0 = std::getenv("KGATE_WS_TRACE_K0");  // for the next launch (the first launch's window starts at 0)
+  const int k = k0 ? std::atoi(k0) : 0;
+  KGATE_CUDA(cudaMemcpyToSymbol(g_ws_trace_k0, &k, sizeof(k)));
 }
 """
 
@@ -215,6 +222,25 @@ rep("""  if (CL) cluster_sync();
   if (tid == 0) ws_stamp(31);
 
 #else""")
+# the BF16 producer: 40 + k its stage free, 48 + k its rows landed (cp.async.wait_group), 5 + k its arrive
+rep("""        if (gstep >= NS) mbar_wait(bars + 8 * (NS + st), ((gstep / NS) - 1) & 1);
+        // Thread: 16-byte units""", """        if (gstep >= NS) mbar_wait(bars + 8 * (NS + st), ((gstep / NS) - 1) & 1);
+        if (p == 0 && gstep < 8) ws_stamp(40 + gstep);
+        // Thread: 16-byte units""")
+rep("""        asm volatile("cp.async.wait_group 0;\\n" ::: "memory");
+        if (qd == 0) {""", """        asm volatile("cp.async.wait_group 0;\\n" ::: "memory");
+        if (p == 0 && gstep < 8) ws_stamp(48 + gstep);
+        if (qd == 0) {""")
+rep("""        fence_proxy_async();
+        mbar_arrive(bars + 8 * st);
+        cur = nx;""", """        fence_proxy_async();
+        mbar_arrive(bars + 8 * st);
+        if (p == 0 && gstep < 8) ws_stamp(5 + gstep);
+        cur = nx;""")
+import re
+n = len(re.findall(r"gstep < 8\) ws_stamp\((\d+) \+ gstep\)", s))
+s = re.sub(r"gstep < 8\) ws_stamp\((\d+) \+ gstep\)", r"ws_k(gstep) >= 0) ws_stamp(\1 + ws_k(gstep))", s)
+assert n >= 8, n
 open(p, "w").write(s)
 
 p = "kernels/sparse_mla/launch.cu"
