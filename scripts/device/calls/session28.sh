@@ -6,7 +6,10 @@
 # and a window of block steps KGATE_WS_TRACE_K0 .. + 7, so an item's end shows), main's build in .dev/x, the FlashMLA
 # export in .dev/fm. carry: [".dev/fm", ".dev/x", ".dev/pending.tar.xz"].
 # 1. traces of mla-89 (tr) at block steps 0-7 and 6-13 (its items are 10 blocks), and of mla-87 at 6-13;
-# 2. mla-87, -89, -93 (the routed prefill rows) against FlashMLA, the route on (the rule) and forced off, twice each;
+#    and of mla-89 with the route forced off at 6-13;
+# 2. mla-87, -89, -93 (the routed prefill rows) against FlashMLA, the route on (the rule) and forced off, twice each
+#    (off, the h128 rows take the FP8 2-CTA cluster, whose step measured 2.4 us on mla-43 against the BF16 kernel's
+#    ~2.95 on mla-89: predicted mla-89 ~128 -> ~114 us if the cluster keeps that step over four items a cluster);
 # 3. Nsight Compute of the dequant pass on mla-89;
 # 4. on an H200 only: sparse_mla_receipts_session21.sh on .dev/x ($OUT/m28.tar).
 # $OUT/s28a.tgz is rewritten after each step.
@@ -18,7 +21,9 @@ ab_trace tr 89 trace89_k0
 export KGATE_WS_TRACE_K0=6
 ab_trace tr 89 trace89_k6
 ab_trace tr 87 trace87_k6
-unset KGATE_WS_TRACE_K0
+export KGATE_SPARSE_MLA_DEQUANT=0  # the route off: mla-89 takes the FP8 2-CTA cluster (mla-43's 2.4 us step)
+ab_trace tr 89 trace89_noroute_k6
+unset KGATE_WS_TRACE_K0 KGATE_SPARSE_MLA_DEQUANT
 save
 B=$ROOT/.dev/x; ROWS="mla-87-*,mla-89-*,mla-93-*"
 for i in 1 2; do
