@@ -1,44 +1,54 @@
 #!/usr/bin/env bash
-# Session 28, call 1: where mla-89's time goes (the one row not faster than FlashMLA: the dequantized-once pass, 12.3 us,
-# plus the BF16 warp-specialized kernel, 116 us, against FlashMLA's 128.5 on the H100), and, on an H200, the sparse_mla
-# receipts of main again (session 27's are the H100's).
+# Session 28, one call: mla-89 (the one row not faster than FlashMLA: the dequantized-once pass, 12.3 us, plus the BF16
+# warp-specialized kernel, 116 us, against FlashMLA's 128.5 on the H100) and the receipts.
 # Made here first: bash scripts/device/pending/build.sh (tr: main + ws_trace.py's stamps, now with the BF16 producer's
-# and a window of block steps KGATE_WS_TRACE_K0 .. + 7, so an item's end shows), main's build in .dev/x, the FlashMLA
-# export in .dev/fm. carry: [".dev/fm", ".dev/x", ".dev/pending.tar.xz"].
-# 1. traces of mla-89 (tr) at block steps 0-7 and 6-13 (its items are 10 blocks), and of mla-87 at 6-13;
-#    and of mla-89 with the route forced off at 6-13;
-# 2. mla-87, -89, -93 (the routed prefill rows) against FlashMLA, the route on (the rule) and forced off, twice each
-#    (off, the h128 rows take the FP8 2-CTA cluster, whose step measured 2.4 us on mla-43 against the BF16 kernel's
-#    ~2.95 on mla-89: predicted mla-89 ~128 -> ~114 us if the cluster keeps that step over four items a cluster);
-# 3. Nsight Compute of the dequant pass on mla-89;
-# 4. on an H200 only: sparse_mla_receipts_session21.sh on .dev/x ($OUT/m28.tar).
-# $OUT/s28a.tgz is rewritten after each step.
+# and a window of block steps KGATE_WS_TRACE_K0 .. + 7, so an item's end shows), main's build in .dev/x, main +
+# pending/issue14-noroute-cl.patch in .dev/nr, the FlashMLA export in .dev/fm.
+# carry: [".dev/fm", ".dev/x", ".dev/nr", ".dev/pending.tar.xz"].
+# 1. x and nr, twice each interleaved, on the routed rows (mla-87, -89, -91, -93; mla-35, -44 planned) against
+#    FlashMLA. nr: the FP8 rows the 2-CTA cluster takes skip the route (mla-89, -93); the cluster's step measured
+#    2.4 us on mla-43 against the BF16 kernel's ~2.95 on mla-89. Predicted: mla-89 ~128 -> ~114 us, mla-93 ~153 ->
+#    ~130, the other rows unchanged. session28_pick.py picks nr only where both are 1% faster.
+# 2. traces (tr) of mla-89 at block steps 0-7 and 6-13 (its items are 10 blocks), route on and off.
+# 3. the receipts of the pick (its patch applied to this tree, since the receipts digest the kernel sources) if the
+#    pick is nr or the GPU is an H200 (main's receipts of session 27 are the H100's): GPU tests, the three receipts,
+#    three more runs near the line, racecheck and memcheck (sparse_mla_receipts_session21.sh).
+# 4. while time is left: Nsight Compute of the dequant pass on mla-89.
+# $OUT/s28.tgz is rewritten after each step; the receipts' call writes $OUT/m28.tar.
 tar -C .dev -xJf .dev/pending.tar.xz 2>/dev/null || python3 -c "import tarfile; tarfile.open('.dev/pending.tar.xz').extractall('.dev')"
-CALL=s28a; source scripts/device/plan_ab.sh
+CALL=s28; source scripts/device/plan_ab.sh
 save() { tar -C "$O" -czf "$OUT/$CALL.tgz" --exclude='*.json.*' --exclude='*.ncu-rep' .; }
 cat "$O/gpu.txt"
-ab_trace tr 89 trace89_k0
+ROWS="mla-87-*,mla-89-*,mla-91-*,mla-93-*,mla-35-*,mla-44-*"
+for i in 1 2; do
+  for b in x nr; do B=$ROOT/.dev/$b; ab_run "${b}_$i" KGATE_X=1; done
+done
+python3 scripts/sparse_mla_kernel_table.py "$O" > "$O/kernel_medians.txt" 2>&1
+python3 scripts/device/calls/session28_pick.py "$O" | tee "$O/pick.txt"
+PICK=$(tail -1 "$O/pick.txt"); [ "$PICK" = nr ] || PICK=x
+save
 export KGATE_WS_TRACE_K0=6
 ab_trace tr 89 trace89_k6
-ab_trace tr 87 trace87_k6
-export KGATE_SPARSE_MLA_DEQUANT=0  # the route off: mla-89 takes the FP8 2-CTA cluster (mla-43's 2.4 us step)
-ab_trace tr 89 trace89_noroute_k6
-unset KGATE_WS_TRACE_K0 KGATE_SPARSE_MLA_DEQUANT
+KGATE_SPARSE_MLA_DEQUANT=0 ab_trace tr 89 trace89_noroute_k6
+unset KGATE_WS_TRACE_K0
+ab_trace tr 89 trace89_k0
+MHZ=$(awk -F', ' 'NR==2 {print $2+0}' "$O/gpu.txt"); [ "${MHZ:-0}" -gt 0 ] 2>/dev/null || MHZ=1980
+python3 scripts/ws_trace_summary.py "$O"/trace89_*.txt --mhz "$MHZ" > "$O/trace_summary.txt" 2>&1
+rm -f "$O"/trace*.json
 save
-B=$ROOT/.dev/x; ROWS="mla-87-*,mla-89-*,mla-93-*"
-for i in 1 2; do
-  ab_run "route_$i" KGATE_X=1
-  ab_run "noroute_$i" KGATE_SPARSE_MLA_DEQUANT=0
-done
-python3 scripts/sparse_mla_kernel_table.py "$O" > "$O/kernel_medians.txt" 2>&1; cat "$O/kernel_medians.txt" | cut -c1-200 | head -40
-save
-source scripts/device/sparse_mla_checks.sh
-mla_ncu dq89 'mla-89-*' sparse_mla.floor sparse_mla_dequant_kernel
-save
-if grep -q H200 "$O/gpu.txt"; then
-  BUILD=x TAG=m28 RACE_ROWS="mla-43-* mla-06-* mla-34-*" MEM_MORE=",mla-33-*,mla-34-*,mla-43-*,mla-91-*" \
+if [ "$PICK" = nr ] || grep -q H200 "$O/gpu.txt"; then
+  [ "$PICK" = nr ] && { git apply scripts/device/pending/issue14-noroute-cl.patch || patch -p1 -s < scripts/device/pending/issue14-noroute-cl.patch; }
+  sha256sum kernels/sparse_mla/*.cuh kernels/sparse_mla/*.cu > "$O/tree_kernels.sha256"
+  echo "receipts of $PICK" | tee -a "$O/pick.txt"
+  BUILD=$PICK TAG=m28 RACE_ROWS="mla-43-* mla-06-* mla-34-*" MEM_MORE=",mla-33-*,mla-34-*,mla-43-*,mla-89-*,mla-91-*" \
     NEAR="mla-18-*,mla-33-*,mla-42-*,mla-43-*,mla-46-*,mla-89-*" bash scripts/device/calls/sparse_mla_receipts_session21.sh
 else
-  echo "not an H200: no receipts"
+  echo "x on an H100: no receipts" | tee -a "$O/pick.txt"
 fi
 save
+if [ "$SECONDS" -lt 480 ]; then
+  B=$ROOT/.dev/x; source scripts/device/sparse_mla_checks.sh
+  mla_ncu dq89 'mla-89-*' sparse_mla.floor sparse_mla_dequant_kernel
+fi
+save
+echo "call done in $SECONDS s"
