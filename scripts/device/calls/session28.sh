@@ -3,8 +3,8 @@
 # warp-specialized kernel, 116 us, against FlashMLA's 128.5 on the H100) and the receipts.
 # Made here first: bash scripts/device/pending/build.sh (tr: main + ws_trace.py's stamps, now with the BF16 producer's
 # and a window of block steps KGATE_WS_TRACE_K0 .. + 7, so an item's end shows), main's build in .dev/x, main +
-# pending/issue14-noroute-cl.patch in .dev/nr, the FlashMLA export in .dev/fm.
-# carry: [".dev/fm", ".dev/x", ".dev/nr", ".dev/pending.tar.xz"].
+# pending/issue14-noroute-cl.patch in .dev/nr, the FlashMLA export in .dev/fm; x, nr and tr packed as .dev/s28.tar.xz
+# (tar -C .dev -cf - x nr tr/kgate | xz -6 -T2 > .dev/s28.tar.xz). carry: [".dev/fm", ".dev/s28.tar.xz"].
 # 1. x and nr, twice each interleaved, on the routed rows (mla-87, -89, -91, -93; mla-35, -44 planned) against
 #    FlashMLA. nr: the FP8 rows the 2-CTA cluster takes skip the route (mla-89, -93); the cluster's step measured
 #    2.4 us on mla-43 against the BF16 kernel's ~2.95 on mla-89. Predicted: mla-89 ~128 -> ~114 us, mla-93 ~153 ->
@@ -15,7 +15,7 @@
 #    three more runs near the line, racecheck and memcheck (sparse_mla_receipts_session21.sh).
 # 4. while time is left: Nsight Compute of the dequant pass on mla-89.
 # $OUT/s28.tgz is rewritten after each step; the receipts' call writes $OUT/m28.tar.
-tar -C .dev -xJf .dev/pending.tar.xz 2>/dev/null || python3 -c "import tarfile; tarfile.open('.dev/pending.tar.xz').extractall('.dev')"
+tar -C .dev -xJf .dev/s28.tar.xz 2>/dev/null || python3 -c "import tarfile; tarfile.open('.dev/s28.tar.xz').extractall('.dev')"
 CALL=s28; source scripts/device/plan_ab.sh
 save() { tar -C "$O" -czf "$OUT/$CALL.tgz" --exclude='*.json.*' --exclude='*.ncu-rep' .; }
 cat "$O/gpu.txt"
