@@ -12,11 +12,11 @@
 #    ~130, the other rows unchanged. nd: the dequant pass (12.2 us for 16.5 k rows, 2.2 TB/s of 3.0 on the H100)
 #    one 16-byte output unit a task (warp stores of 512 contiguous bytes, not two half-filled ones), four a thread
 #    with their loads first; predicted ~9.5 us, so mla-87 and -91 ~2.5 us shorter. session28_pick.py picks.
-# 2. traces (tr) of mla-89 at block steps 0-7 and 6-13 (its items are 10 blocks), route on and off.
-# 3. the receipts of the pick (its patch applied to this tree, since the receipts digest the kernel sources) if the
+# 2. the receipts of the pick (its patch applied to this tree, since the receipts digest the kernel sources) if the
 #    pick is nr or the GPU is an H200 (main's receipts of session 27 are the H100's): GPU tests, the three receipts,
 #    three more runs near the line, racecheck and memcheck (sparse_mla_receipts_session21.sh).
-# 4. while time is left: Nsight Compute of the dequant pass on mla-89.
+# 3. while time is left: traces (tr) of mla-89 at block steps 6-13 (its items are 10 blocks) with the route on and
+#    off and at 0-7, then Nsight Compute of the dequant pass on mla-89.
 # $OUT/s28.tgz is rewritten after each step; the receipts' call writes $OUT/m28.tar.
 tar -C .dev -xJf .dev/s28.tar.xz 2>/dev/null || python3 -c "import tarfile; tarfile.open('.dev/s28.tar.xz').extractall('.dev')"
 CALL=s28; source scripts/device/plan_ab.sh
@@ -30,15 +30,6 @@ python3 scripts/sparse_mla_kernel_table.py "$O" > "$O/kernel_medians.txt" 2>&1
 python3 scripts/device/calls/session28_pick.py "$O" | tee "$O/pick.txt"
 PICK=$(tail -1 "$O/pick.txt"); case $PICK in nr|nd) ;; *) PICK=x ;; esac
 save
-export KGATE_WS_TRACE_K0=6
-ab_trace tr 89 trace89_k6
-KGATE_SPARSE_MLA_DEQUANT=0 ab_trace tr 89 trace89_noroute_k6
-unset KGATE_WS_TRACE_K0
-ab_trace tr 89 trace89_k0
-MHZ=$(awk -F', ' 'NR==2 {print $2+0}' "$O/gpu.txt"); [ "${MHZ:-0}" -gt 0 ] 2>/dev/null || MHZ=1980
-python3 scripts/ws_trace_summary.py "$O"/trace89_*.txt --mhz "$MHZ" > "$O/trace_summary.txt" 2>&1
-rm -f "$O"/trace*.json
-save
 apply() { git apply "scripts/device/pending/$1" || patch -p1 -s < "scripts/device/pending/$1" || echo "could not apply $1"; }
 if [ "$PICK" != x ] || grep -q H200 "$O/gpu.txt"; then
   [ "$PICK" != x ] && apply issue14-noroute-cl.patch
@@ -51,7 +42,18 @@ else
   echo "x on an H100: no receipts" | tee -a "$O/pick.txt"
 fi
 save
-if [ "$SECONDS" -lt 480 ]; then
+if [ "$SECONDS" -lt 500 ]; then
+export KGATE_WS_TRACE_K0=6
+ab_trace tr 89 trace89_k6
+KGATE_SPARSE_MLA_DEQUANT=0 ab_trace tr 89 trace89_noroute_k6
+unset KGATE_WS_TRACE_K0
+ab_trace tr 89 trace89_k0
+MHZ=$(awk -F', ' 'NR==2 {print $2+0}' "$O/gpu.txt"); [ "${MHZ:-0}" -gt 0 ] 2>/dev/null || MHZ=1980
+python3 scripts/ws_trace_summary.py "$O"/trace89_*.txt --mhz "$MHZ" > "$O/trace_summary.txt" 2>&1
+rm -f "$O"/trace*.json
+fi
+save
+if [ "$SECONDS" -lt 500 ]; then
   B=$ROOT/.dev/x; source scripts/device/sparse_mla_checks.sh
   mla_ncu dq89 'mla-89-*' sparse_mla.floor sparse_mla_dequant_kernel
 fi
