@@ -1,0 +1,32 @@
+#!/usr/bin/env python3
+"""Session 28, second call: whether pending/issue14-sinks-early.patch (sk: the warp-specialized kernel loads each item's
+sinks at the item's start; they were loaded at its emit, on the item's critical path) takes the receipts, from
+session28b.sh's runs of x and sk (DIR/B_1.json, B_2.json; the 28 FlashMLA rows).
+Per row: the mean over the two runs of sparse_mla.fast's union median, sk over x. sk is taken where mla-89 is 0.5%
+faster, no row is 1% slower, the 28 rows' geomean is below 1, and every row passed (correctness). Prints the reasoning,
+then x or sk as the last line.
+Usage: session28b_pick.py DIR"""
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from session28_pick import compare, means  # noqa: E402
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    (x, fx), (sk, fsk) = (means(sys.argv[1], b) for b in ("x", "sk"))
+    for f in fx + fsk:
+        print("not passed: " + f)
+    r = compare(x, sk, "x", "sk")
+    gm = math.exp(sum(map(math.log, r.values())) / len(r)) if r else float("nan")
+    m89 = [v for k, v in r.items() if k.startswith("mla-89-")]
+    ok = not fsk and bool(m89) and m89[0] < 0.995 and all(v <= 1.01 for v in r.values()) and gm < 1.0
+    print(f"sk/x geomean {gm:.4f} over {len(r)} rows; mla-89 {m89[0] if m89 else float('nan'):.4f}: {'taken' if ok else 'not taken'}")
+    print("sk" if ok else "x")
+
+
+if __name__ == "__main__":
+    main()
