@@ -4,25 +4,31 @@
 # which the emit is ~2.3 us and the next item's Q the rest. The emit loads the item's sinks (mla-89 has sinks) and waits
 # for them before its stores. sk (pending/issue14-sinks-early.patch) loads them at the item's start.
 # Predicted: mla-89 2-3 us shorter (four items a CTA, one L2 trip each), mla-87 ~1 us; rows without sinks unchanged.
-# Made here first: main's build in .dev/x, main + the patch in .dev/sk, packed as .dev/s28b.tar.xz (tar -C .dev -cf - x
-# sk | xz -6 -T2 > .dev/s28b.tar.xz), the FlashMLA export in .dev/fm. carry: [".dev/fm", ".dev/s28b.tar.xz"].
-# 1. x and sk twice each, interleaved, on the 28 FlashMLA rows; session28b_pick.py picks.
-# 2. the receipts of the pick (its patch applied to this tree: the receipts digest the kernel sources) if the pick is sk
-#    or the GPU is an H200 (sparse_mla_receipts_session21.sh: GPU tests, three receipts, near-line reruns, sanitizers).
+# sq (pending/issue14-sinks-q-after-p.patch, sk included): the item's last block steps ~3.8 us against ~1.95; right
+# after its S, warpgroup 0 issues the next item's Q (32 cp.async a thread), queued ahead of the softmax's shared-memory
+# stores. sq issues them after P's stores. Predicted: if that queue is the cause, ~1.5 us less an item boundary
+# (mla-89 ~5 us, the prefill rows most); if the Q's trip is, sq is slower than sk.
+# Made here first: main's build in .dev/x, main + each patch in .dev/sk and .dev/sq, packed as .dev/s28b.tar.xz (tar -C
+# .dev -cf - x sk sq | xz -6 -T2 > .dev/s28b.tar.xz), the FlashMLA export in .dev/fm.
+# carry: [".dev/fm", ".dev/s28b.tar.xz"].
+# 1. x, sk and sq twice each, interleaved, on the 28 FlashMLA rows; session28b_pick.py picks.
+# 2. the receipts of the pick (its patch applied to this tree: the receipts digest the kernel sources) if the pick is
+#    sk or sq, or the GPU is an H200 (sparse_mla_receipts_session21.sh: GPU tests, three receipts, near-line reruns, sanitizers).
 # $OUT/s28b.tgz is rewritten after each step; the receipts' call writes $OUT/m28.tar.
 tar -C .dev -xJf .dev/s28b.tar.xz 2>/dev/null || python3 -c "import tarfile; tarfile.open('.dev/s28b.tar.xz').extractall('.dev')"
 CALL=s28b; source scripts/device/plan_ab.sh
 save() { tar -C "$O" -czf "$OUT/$CALL.tgz" --exclude='*.json.*' --exclude='*.ncu-rep' .; }
 cat "$O/gpu.txt"
 for i in 1 2; do
-  for b in x sk; do B=$ROOT/.dev/$b; ab_run "${b}_$i" KGATE_X=1; done
+  for b in x sk sq; do B=$ROOT/.dev/$b; ab_run "${b}_$i" KGATE_X=1; done
 done
 python3 scripts/sparse_mla_kernel_table.py "$O" > "$O/kernel_medians.txt" 2>&1
 python3 scripts/device/calls/session28b_pick.py "$O" | tee "$O/pick.txt"
-PICK=$(tail -1 "$O/pick.txt"); [ "$PICK" = sk ] || PICK=x
+PICK=$(tail -1 "$O/pick.txt"); case $PICK in sk|sq) ;; *) PICK=x ;; esac
 save
-if [ "$PICK" = sk ] || grep -q H200 "$O/gpu.txt"; then
+if [ "$PICK" != x ] || grep -q H200 "$O/gpu.txt"; then
   [ "$PICK" = sk ] && { git apply scripts/device/pending/issue14-sinks-early.patch || echo "could not apply the patch"; }
+  [ "$PICK" = sq ] && { git apply scripts/device/pending/issue14-sinks-q-after-p.patch || echo "could not apply the patch"; }
   sha256sum kernels/sparse_mla/*.cuh kernels/sparse_mla/*.cu > "$O/tree_kernels.sha256"
   echo "receipts of $PICK" | tee -a "$O/pick.txt"
   BUILD=$PICK TAG=m28 RACE_ROWS="mla-43-* mla-06-* mla-34-*" MEM_MORE=",mla-33-*,mla-34-*,mla-43-*,mla-89-*,mla-91-*" \
