@@ -195,24 +195,28 @@ rep("""        fence_regs(o);
         if (ct == 0 && gstep < 8) ws_stamp(17 + gstep);
       }
       // Row sums over the quad;""")
-rep("""      named_sync(kFinal, 256);
-      emit(it, o, l0, m0, l1, m1);
-""","""      named_sync(kFinal, 256);
+# the emits, with or without the item's sinks as an argument (issue14-sinks-early)
+E0 = "emit(it, o, l0, m0, l1, m1, sinks);" if "m1, sinks);" in s else "emit(it, o, l0, m0, l1, m1);"
+E1 = ("emit(it, o, fin[r0], fin[64 + r0], fin[r1], fin[64 + r1], sinks);" if "fin[64 + r1], sinks);" in s
+      else "emit(it, o, fin[r0], fin[64 + r0], fin[r1], fin[64 + r1]);")
+rep(f"""      named_sync(kFinal, 256);
+      {E0}
+""",f"""      named_sync(kFinal, 256);
       if (ct == 0) ws_stamp(25);
-      emit(it, o, l0, m0, l1, m1);
+      {E0}
       if (ct == 0) ws_stamp(26);
 """)
 rep("""        mbar_wait(bars + 8 * st, (gstep / NS) & 1);
         if (blk + 1 == it.b1) next_item = snext[st];""","""        mbar_wait(bars + 8 * st, (gstep / NS) & 1);
         if (ct == 0 && gstep == 0) ws_stamp(27);
         if (blk + 1 == it.b1) next_item = snext[st];""")
-rep("""      named_sync(kFinal, 256);
+rep(f"""      named_sync(kFinal, 256);
       if (next_item >= 0) named_sync(kPFree, 256);  // the item's last P is released after kFinal
-      emit(it, o, fin[r0], fin[64 + r0], fin[r1], fin[64 + r1]);
-""","""      if (ct == 0) ws_stamp(28);
+      {E1}
+""",f"""      if (ct == 0) ws_stamp(28);
       named_sync(kFinal, 256);
       if (next_item >= 0) named_sync(kPFree, 256);  // the item's last P is released after kFinal
-      emit(it, o, fin[r0], fin[64 + r0], fin[r1], fin[64 + r1]);
+      {E1}
       if (ct == 0) ws_stamp(29);
 """)
 rep("""  if (CL) cluster_sync();
