@@ -13,7 +13,8 @@
 # carry: [".dev/fm", ".dev/s28b.tar.xz"].
 # 1. x, sk and sq twice each, interleaved, on the 28 FlashMLA rows; session28b_pick.py picks.
 # 2. the receipts of the pick (its patch applied to this tree: the receipts digest the kernel sources) if the pick is
-#    sk or sq, or the GPU is an H200 (sparse_mla_receipts_session21.sh: GPU tests, three receipts, near-line reruns, sanitizers).
+#    sk or sq, or the GPU is an H200, without their sanitizers; then memcheck and racecheck on a few rows while the
+#    device time lasts (sparse_mla_receipts_session21.sh: GPU tests, three receipts, near-line reruns, sanitizers).
 # $OUT/s28b.tgz is rewritten after each step; the receipts' call writes $OUT/m28.tar.
 tar -C .dev -xJf .dev/s28b.tar.xz 2>/dev/null || python3 -c "import tarfile; tarfile.open('.dev/s28b.tar.xz').extractall('.dev')"
 CALL=s28b; source scripts/device/plan_ab.sh
@@ -31,8 +32,14 @@ if [ "$PICK" != x ] || grep -q H200 "$O/gpu.txt"; then
   [ "$PICK" = sq ] && { git apply scripts/device/pending/issue14-sinks-q-after-p.patch || echo "could not apply the patch"; }
   sha256sum kernels/sparse_mla/*.cuh kernels/sparse_mla/*.cu > "$O/tree_kernels.sha256"
   echo "receipts of $PICK" | tee -a "$O/pick.txt"
-  BUILD=$PICK TAG=m28 RACE_ROWS="mla-43-* mla-06-* mla-34-*" MEM_MORE=",mla-33-*,mla-34-*,mla-43-*,mla-89-*,mla-91-*" \
-    NEAR="mla-18-*,mla-33-*,mla-42-*,mla-43-*,mla-46-*,mla-87-*,mla-89-*" bash scripts/device/calls/sparse_mla_receipts_session21.sh
+  SANITIZE=0 BUILD=$PICK TAG=m28 NEAR="mla-18-*,mla-33-*,mla-42-*,mla-43-*,mla-46-*,mla-87-*,mla-89-*" \
+    bash scripts/device/calls/sparse_mla_receipts_session21.sh
+  save
+  # the sanitizers while the device time lasts (this session's starts cost most of it): memcheck first
+  B=$ROOT/.dev/$PICK; source scripts/device/sparse_mla_checks.sh
+  [ "$SECONDS" -lt 260 ] && mla_memcheck "mla-34-*,mla-43-*,mla-87-*,mla-89-*"
+  [ "$SECONDS" -lt 300 ] && timeout 100 bash scripts/device/racecheck_rows.sh "$B" "$O/racecheck" cases/sparse_mla_94.json \
+    sparse_mla.fast sparse_mla.floor 45 'mla-34-*' 'mla-43-*'
 else
   echo "x on an H100: no receipts" | tee -a "$O/pick.txt"
 fi
