@@ -18,6 +18,8 @@
 # 3. while time is left: traces (tr) of mla-89 at block steps 6-13 (its items are 10 blocks) with the route on and
 #    off and at 0-7, then Nsight Compute of the dequant pass on mla-89.
 # $OUT/s28.tgz is rewritten after each step; the receipts' call writes $OUT/m28.tar.
+# Ran once (session 28, H100): nr and nd refuted, so no receipts; their patches are gone from pending/ (in history at
+# 4d03854). The traces' summary there used the idle clock of gpu.txt; logs/sparse_mla_session28/ has it at 1980 MHz.
 tar -C .dev -xJf .dev/s28.tar.xz 2>/dev/null || python3 -c "import tarfile; tarfile.open('.dev/s28.tar.xz').extractall('.dev')"
 CALL=s28; source scripts/device/plan_ab.sh
 save() { tar -C "$O" -czf "$OUT/$CALL.tgz" --exclude='*.json.*' --exclude='*.ncu-rep' .; }

@@ -16,6 +16,8 @@
 #    sk or sq, or the GPU is an H200, without their sanitizers; then memcheck and racecheck on a few rows while the
 #    device time lasts (sparse_mla_receipts_session21.sh: GPU tests, three receipts, near-line reruns, sanitizers).
 # $OUT/s28b.tgz is rewritten after each step; the receipts' call writes $OUT/m28.tar.
+# Ran once (session 28, H100): neither sk nor sq taken, so no receipts; their patches are gone from pending/ (in
+# history at 4d03854); sk's refined form waits there as issue14-sinks-early-ws.patch (build sk2).
 tar -C .dev -xJf .dev/s28b.tar.xz 2>/dev/null || python3 -c "import tarfile; tarfile.open('.dev/s28b.tar.xz').extractall('.dev')"
 CALL=s28b; source scripts/device/plan_ab.sh
 save() { tar -C "$O" -czf "$OUT/$CALL.tgz" --exclude='*.json.*' --exclude='*.ncu-rep' .; }
