@@ -4,7 +4,8 @@
 # ab_run NAME ENV...: sparse_mla.fast under ENV on ROWS of cases/sparse_mla_94.json against BASE, policy
 # correct; $O/NAME.json, .log, .txt (scripts/sparse_mla_table.py) and its verdict and geomean lines.
 # ab_gpu_tests: the sparse_mla and FlashMLA-export GPU tests. ab_probe NAME BUILD ROWS: a 30 s run that a build whose
-# new path fails or hangs does not pass. ab_pair: a two-build A/B. ab_hard NAME: the hardening rows (correct).
+# new path fails or hangs does not pass. ab_pair: a two-build A/B. ab_builds BUILD...: two interleaved runs of each
+# .dev/BUILD, then the per-kernel medians. ab_hard NAME: the hardening rows (correct).
 # ab_trace BUILD ROW NAME: a run of mla-ROW on .dev/BUILD (a ws_trace.py build) with its clock64 stamps in $O/NAME.txt.
 # ab_finish: the per-kernel medians
 # (scripts/sparse_mla_kernel_table.py) and $OUT/$CALL.tgz.
@@ -32,6 +33,13 @@ ab_pair() {  # NAME1 BUILD1 NAME2 BUILD2: two runs each, interleaved (1 2 1 2), 
     B=$ROOT/$2; ab_run "$1_$i" KGATE_X=1
     B=$ROOT/$4; ab_run "$3_$i" KGATE_X=1
   done
+}
+ab_builds() {  # BUILD...: two rounds, each a run of every .dev/BUILD as BUILD_<round> (ab_run), then kernel_medians.txt
+  local i b
+  for i in 1 2; do
+    for b in "$@"; do B=$ROOT/.dev/$b; ab_run "${b}_$i" KGATE_X=1; done
+  done
+  python3 scripts/sparse_mla_kernel_table.py "$O" > "$O/kernel_medians.txt" 2>&1
 }
 ab_probe() {  # NAME BUILD ROWS: 30 s of sparse_mla.fast of .dev/BUILD on ROWS against the floor (policy correct); its rc
   timeout 30 "$ROOT/.dev/$2/kgate" run --quiet --cases cases/sparse_mla_94.json --rows "$3" --candidate sparse_mla.fast \

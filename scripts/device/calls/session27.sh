@@ -13,16 +13,14 @@
 # $OUT/s27.tgz is rewritten after each step, so a call cut off at its limit still returns what it did.
 # Ran once (session 27, on an H100): it picked cr; the FlashMLA receipt failed there (FM_LIB was not exported, since
 # fixed in plan_ab.sh) and a second call took it. The patches and stacks it names are gone from pending/ since 84d3408.
+# (Its A/B loop rewritten onto plan_ab.sh's ab_builds after it ran, with the same commands.)
 [ -f .dev/s26.tar.xz ] && { tar -C .dev -xJf .dev/s26.tar.xz 2>/dev/null || python3 -c "import tarfile; tarfile.open('.dev/s26.tar.xz').extractall('.dev')"; }
 CALL=s27; source scripts/device/plan_ab.sh
 save() { tar -C "$O" -czf "$OUT/$CALL.tgz" --exclude='*.json.*' --exclude='*.ncu-rep' .; }
 BUILDS="rc oc"
 ab_probe cr cr 'mla-42-*,mla-43-*' && BUILDS="$BUILDS cr"
 ab_probe c2 c2 'mla-42-*,mla-43-*' && BUILDS="$BUILDS c2"
-for i in 1 2; do
-  for b in $BUILDS; do B=$ROOT/.dev/$b; ab_run "${b}_$i" KGATE_X=1; done
-done
-python3 scripts/sparse_mla_kernel_table.py "$O" > "$O/kernel_medians.txt" 2>&1
+ab_builds $BUILDS
 python3 scripts/device/calls/session27_pick.py "$O" $BUILDS | tee "$O/pick.txt"
 PICK=$(tail -1 "$O/pick.txt"); [ -x "$ROOT/.dev/$PICK/kgate_gpu_tests" ] || PICK=rc
 save

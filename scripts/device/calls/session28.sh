@@ -20,15 +20,13 @@
 # $OUT/s28.tgz is rewritten after each step; the receipts' call writes $OUT/m28.tar.
 # Ran once (session 28, H100): nr and nd refuted, so no receipts; their patches are gone from pending/ (in history at
 # 4d03854). The traces' summary there used the idle clock of gpu.txt; logs/sparse_mla_session28/ has it at 1980 MHz.
+# (Its A/B loop rewritten onto plan_ab.sh's ab_builds after it ran, with the same commands.)
 tar -C .dev -xJf .dev/s28.tar.xz 2>/dev/null || python3 -c "import tarfile; tarfile.open('.dev/s28.tar.xz').extractall('.dev')"
 CALL=s28; source scripts/device/plan_ab.sh
 save() { tar -C "$O" -czf "$OUT/$CALL.tgz" --exclude='*.json.*' --exclude='*.ncu-rep' .; }
 cat "$O/gpu.txt"
 ROWS="mla-87-*,mla-89-*,mla-91-*,mla-93-*,mla-20-*,mla-35-*,mla-44-*"
-for i in 1 2; do
-  for b in x nr nd; do B=$ROOT/.dev/$b; ab_run "${b}_$i" KGATE_X=1; done
-done
-python3 scripts/sparse_mla_kernel_table.py "$O" > "$O/kernel_medians.txt" 2>&1
+ab_builds x nr nd
 python3 scripts/device/calls/session28_pick.py "$O" | tee "$O/pick.txt"
 PICK=$(tail -1 "$O/pick.txt"); case $PICK in nr|nd) ;; *) PICK=x ;; esac
 save

@@ -18,14 +18,12 @@
 # $OUT/s28b.tgz is rewritten after each step; the receipts' call writes $OUT/m28.tar.
 # Ran once (session 28, H100): neither sk nor sq taken, so no receipts; their patches are gone from pending/ (in
 # history at 4d03854); sk's refined form waits there as issue14-sinks-early-ws.patch (build sk2).
+# (Its A/B loop rewritten onto plan_ab.sh's ab_builds after it ran, with the same commands.)
 tar -C .dev -xJf .dev/s28b.tar.xz 2>/dev/null || python3 -c "import tarfile; tarfile.open('.dev/s28b.tar.xz').extractall('.dev')"
 CALL=s28b; source scripts/device/plan_ab.sh
 save() { tar -C "$O" -czf "$OUT/$CALL.tgz" --exclude='*.json.*' --exclude='*.ncu-rep' .; }
 cat "$O/gpu.txt"
-for i in 1 2; do
-  for b in x sk sq; do B=$ROOT/.dev/$b; ab_run "${b}_$i" KGATE_X=1; done
-done
-python3 scripts/sparse_mla_kernel_table.py "$O" > "$O/kernel_medians.txt" 2>&1
+ab_builds x sk sq
 python3 scripts/device/calls/session28b_pick.py "$O" | tee "$O/pick.txt"
 PICK=$(tail -1 "$O/pick.txt"); case $PICK in sk|sq) ;; *) PICK=x ;; esac
 save
