@@ -5,8 +5,9 @@ pending/issue14-sinks-q-after-p.patch (sq: sk, and the next item's Q loads after
 after its S) takes the receipts, from session28b.sh's runs of x, sk and sq (DIR/B_1.json, B_2.json; the 28 FlashMLA
 rows). Per row: the mean over the two runs of sparse_mla.fast's union median, over x's. A build qualifies where mla-89
 is 0.5% faster, no row is 1% slower, the 28 rows' geomean is below 1, and every row passed (correctness); of the
-qualified, the lower geomean. Prints the reasoning, then x, sk or sq as the last line.
-Usage: session28b_pick.py DIR"""
+qualified, the lower geomean. Prints the reasoning, then x or the picked build as the last line.
+The candidates are BUILD... (default: sk sq); session 29's call passes sk2 (pending/issue14-sinks-early-ws.patch).
+Usage: session28b_pick.py DIR [BUILD...]"""
 import math
 import os
 import sys
@@ -16,13 +17,13 @@ from session28_pick import compare, means  # noqa: E402
 
 
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) < 2:
         sys.exit(__doc__)
     x, fx = means(sys.argv[1], "x")
     for f in fx:
         print("not passed: " + f)
     best, best_gm = "x", 1.0
-    for b in ("sk", "sq"):
+    for b in sys.argv[2:] or ("sk", "sq"):
         y, fy = means(sys.argv[1], b)
         for f in fy:
             print("not passed: " + f)
