@@ -4,25 +4,40 @@
 # in the warp-specialized kernel only; the lockstep kernel's PTX is main's but for line info. sk measured every ws row
 # 0.1-1.2 us shorter (mla-89 128.38 -> 127.13 union) and the lockstep kernel 0.2 us longer; sk2 should keep the first
 # and lose the second. Predicted: mla-89 ~1% faster, mla-43 ~1%, lockstep rows (mla-06, -30, -31) level (within 1%).
-# Made here first: main's build in .dev/x, main + the patch in .dev/sk2, packed as .dev/s29.tar.xz
-# (tar -C .dev -cf - x sk2 | xz -6 -T2 > .dev/s29.tar.xz), the FlashMLA export in .dev/fm.
+# it (sk2 + pending/issue14-item-ring.patch): the consumers read each next item (t, hg, split, b0, b1) from a ring the
+# producer writes when it starts the item, instead of computing it again (ws_item: the order and length loads, two
+# dependent trips, at every item boundary of both consumer warpgroups and inside warpgroup 0's Q load for the next
+# item). Session 28's trace of mla-89: the item's last block steps 3.80 us (1.95 inside), the next item's first
+# 7.00. Predicted: ~0.5-1 us an item boundary, mla-89 (~3 a CTA) ~2 % shorter, every ws row somewhat; lockstep level.
+# itp (it + pending/issue14-q-prefetch.patch): producer thread 0 prefetches the next item's Q (64 KB) to L2 a step
+# into the current item (cp.async.bulk.prefetch.L2), so warpgroup 0's load of it is an L2 trip. Predicted: up to the
+# ~1.1 us a boundary warpgroup 0 waits past its emit, if that wait is Q's DRAM trip; nothing if it was the lookups.
+# Made here first: main's build in .dev/x, main + the patches in .dev/sk2, .dev/it, .dev/itp, packed as
+# .dev/s29.tar.xz (tar -C .dev -cf - x sk2 it itp | xz -6 -T2 > .dev/s29.tar.xz), the FlashMLA export in .dev/fm.
 # carry: [".dev/fm", ".dev/s29.tar.xz"].
-# 1. x and sk2 twice each, interleaved, on the 28 FlashMLA rows; session28b_pick.py picks (its rule: mla-89 0.5%
-#    faster, no row 1% slower, geomean below 1, every row passed).
+# 1. x, sk2, it and itp twice each, interleaved, on the 28 FlashMLA rows; session28b_pick.py picks (its rule, each
+#    against x: mla-89 0.5% faster, no row 1% slower, geomean below 1, every row passed; the lowest geomean).
 # 2. the receipts of the pick (its patch applied to this tree: the receipts digest the kernel sources) if the pick is
-#    sk2 or the GPU is an H200 (sparse_mla_receipts_session21.sh: GPU tests, three receipts, near-line reruns), then
+#    not x or the GPU is an H200 (sparse_mla_receipts_session21.sh: GPU tests, three receipts, near-line reruns), then
 #    memcheck and racecheck on a few rows while the device time lasts.
 # $OUT/s29.tgz is rewritten after each step; the receipts' call writes $OUT/m29.tar.
 tar -C .dev -xJf .dev/s29.tar.xz 2>/dev/null || python3 -c "import tarfile; tarfile.open('.dev/s29.tar.xz').extractall('.dev')"
 CALL=s29; source scripts/device/plan_ab.sh
 save() { tar -C "$O" -czf "$OUT/$CALL.tgz" --exclude='*.json.*' --exclude='*.ncu-rep' .; }
 cat "$O/gpu.txt"
-ab_builds x sk2
-python3 scripts/device/calls/session28b_pick.py "$O" sk2 | tee "$O/pick.txt"
-PICK=$(tail -1 "$O/pick.txt"); [ "$PICK" = sk2 ] || PICK=x
+ab_builds x sk2 it itp
+python3 scripts/device/calls/session28b_pick.py "$O" sk2 it itp | tee "$O/pick.txt"
+PICK=$(tail -1 "$O/pick.txt"); case $PICK in sk2|it|itp) ;; *) PICK=x ;; esac
 save
 if [ "$PICK" != x ] || grep -q H200 "$O/gpu.txt"; then
-  [ "$PICK" = sk2 ] && { git apply scripts/device/pending/issue14-sinks-early-ws.patch || echo "could not apply the patch"; }
+  P=scripts/device/pending
+  case $PICK in
+    sk2) PATCHES="$P/issue14-sinks-early-ws.patch" ;;
+    it) PATCHES="$P/issue14-sinks-early-ws.patch $P/issue14-item-ring.patch" ;;
+    itp) PATCHES="$P/issue14-sinks-early-ws.patch $P/issue14-item-ring.patch $P/issue14-q-prefetch.patch" ;;
+    *) PATCHES= ;;
+  esac
+  for f in $PATCHES; do git apply "$f" || echo "could not apply $f"; done
   sha256sum kernels/sparse_mla/*.cuh kernels/sparse_mla/*.cu > "$O/tree_kernels.sha256"
   echo "receipts of $PICK" | tee -a "$O/pick.txt"
   SANITIZE=0 BUILD=$PICK TAG=m29 NEAR="mla-18-*,mla-33-*,mla-42-*,mla-43-*,mla-46-*,mla-87-*,mla-89-*" \
