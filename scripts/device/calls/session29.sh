@@ -21,13 +21,18 @@
 #    not x or the GPU is an H200 (sparse_mla_receipts_session21.sh: GPU tests, three receipts, near-line reruns), then
 #    memcheck and racecheck on a few rows while the device time lasts.
 # $OUT/s29.tgz is rewritten after each step; the receipts' call writes $OUT/m29.tar.
-tar -C .dev -xJf .dev/s29.tar.xz 2>/dev/null || python3 -c "import tarfile; tarfile.open('.dev/s29.tar.xz').extractall('.dev')"
-CALL=s29; source scripts/device/plan_ab.sh
+# Ran once so (H100, 72 s): it 2.9 % faster on mla-89 but mla-19 1.1 % slower (sk2's part); itp slower than it; none
+# taken. The second call (session29b): BUILDS="it ir" PACK=.dev/s29b.tar.xz CALL=s29b TAG=m29b
+# PICK_ARGS="--slower 1.015 --m89 0.99" (ir: main + pending/issue14-item-ring-main.patch, the ring without sk2).
+PACK=${PACK:-.dev/s29.tar.xz}
+tar -C .dev -xJf "$PACK" 2>/dev/null || python3 -c "import sys, tarfile; tarfile.open(sys.argv[1]).extractall('.dev')" "$PACK"
+CALL=${CALL:-s29}; source scripts/device/plan_ab.sh
 save() { tar -C "$O" -czf "$OUT/$CALL.tgz" --exclude='*.json.*' --exclude='*.ncu-rep' .; }
 cat "$O/gpu.txt"
-ab_builds x sk2 it itp
-python3 scripts/device/calls/session28b_pick.py "$O" sk2 it itp | tee "$O/pick.txt"
-PICK=$(tail -1 "$O/pick.txt"); case $PICK in sk2|it|itp) ;; *) PICK=x ;; esac
+BUILDS=${BUILDS:-sk2 it itp}
+ab_builds x $BUILDS
+python3 scripts/device/calls/session28b_pick.py "$O" $BUILDS ${PICK_ARGS:-} | tee "$O/pick.txt"
+PICK=$(tail -1 "$O/pick.txt"); case " $BUILDS " in *" $PICK "*) ;; *) PICK=x ;; esac
 save
 if [ "$PICK" != x ] || grep -q H200 "$O/gpu.txt"; then
   P=scripts/device/pending
@@ -35,12 +40,13 @@ if [ "$PICK" != x ] || grep -q H200 "$O/gpu.txt"; then
     sk2) PATCHES="$P/issue14-sinks-early-ws.patch" ;;
     it) PATCHES="$P/issue14-sinks-early-ws.patch $P/issue14-item-ring.patch" ;;
     itp) PATCHES="$P/issue14-sinks-early-ws.patch $P/issue14-item-ring.patch $P/issue14-q-prefetch.patch" ;;
+    ir) PATCHES="$P/issue14-item-ring-main.patch" ;;
     *) PATCHES= ;;
   esac
   for f in $PATCHES; do git apply "$f" || echo "could not apply $f"; done
   sha256sum kernels/sparse_mla/*.cuh kernels/sparse_mla/*.cu > "$O/tree_kernels.sha256"
   echo "receipts of $PICK" | tee -a "$O/pick.txt"
-  SANITIZE=0 BUILD=$PICK TAG=m29 NEAR="mla-18-*,mla-33-*,mla-42-*,mla-43-*,mla-46-*,mla-87-*,mla-89-*" \
+  SANITIZE=0 BUILD=$PICK TAG=${TAG:-m29} NEAR="mla-18-*,mla-33-*,mla-42-*,mla-43-*,mla-46-*,mla-87-*,mla-89-*" \
     bash scripts/device/calls/sparse_mla_receipts_session21.sh
   save
   B=$ROOT/.dev/$PICK; source scripts/device/sparse_mla_checks.sh
