@@ -22,8 +22,11 @@
 #    memcheck and racecheck on a few rows while the device time lasts.
 # $OUT/s29.tgz is rewritten after each step; the receipts' call writes $OUT/m29.tar.
 # Ran once so (H100, 72 s): it 2.9 % faster on mla-89 but mla-19 1.1 % slower (sk2's part); itp slower than it; none
-# taken. The second call (session29b): BUILDS="it ir" PACK=.dev/s29b.tar.xz CALL=s29b TAG=m29b
-# PICK_ARGS="--slower 1.015 --m89 0.99" (ir: main + pending/issue14-item-ring-main.patch, the ring without sk2).
+# taken. The second call (session29b): BUILDS="it ir ire" PACK=.dev/s29b.tar.xz CALL=s29b TAG=m29b
+# PICK_ARGS="--slower 1.015 --m89 0.99" (ir: main + pending/issue14-item-ring-main.patch, the ring without sk2; ire:
+# ir + pending/issue14-early-s.patch, the BF16 kernel's warpgroup 0 issues the next item's first S before its emit,
+# with registers 216 / 160 / 128 there). Predicted: ir on mla-89 ~2 % (it less sk2's share), mla-19 level with x;
+# ire ~0.5 us an item boundary less than ir on the BF16-route rows (mla-87, -89, -91, -93), the FP8 rows level.
 PACK=${PACK:-.dev/s29.tar.xz}
 tar -C .dev -xJf "$PACK" 2>/dev/null || python3 -c "import sys, tarfile; tarfile.open(sys.argv[1]).extractall('.dev')" "$PACK"
 CALL=${CALL:-s29}; source scripts/device/plan_ab.sh
@@ -41,6 +44,7 @@ if [ "$PICK" != x ] || grep -q H200 "$O/gpu.txt"; then
     it) PATCHES="$P/issue14-sinks-early-ws.patch $P/issue14-item-ring.patch" ;;
     itp) PATCHES="$P/issue14-sinks-early-ws.patch $P/issue14-item-ring.patch $P/issue14-q-prefetch.patch" ;;
     ir) PATCHES="$P/issue14-item-ring-main.patch" ;;
+    ire) PATCHES="$P/issue14-item-ring-main.patch $P/issue14-early-s.patch" ;;
     *) PATCHES= ;;
   esac
   for f in $PATCHES; do git apply "$f" || echo "could not apply $f"; done
