@@ -120,9 +120,17 @@ __device__ __forceinline__ void store_rows_bf16(__nv_bfloat16* const (&dst)[2], 
 }
 // The epilogue of rows h0, h1 of token t (a warpgroup's 256 columns; every thread calls it): one split
 // writes out (x 1 / L and the sink's factor) and lse, several write the split's partials and (M, L).
+// The sinks of rows h0 and h1 (0 where there is none; emit_rows reads them only with a.sink), loaded by the caller
+// where their latency is hidden: the warp-specialized kernel at an item's start, not at its emit (NOTES, session 28).
+__device__ __forceinline__ float2 load_sinks(const sparse_mla_args& a, int h0, int h1) {
+  return make_float2(a.sink && h0 < a.heads ? a.sink[h0] : 0.f, a.sink && h1 < a.heads ? a.sink[h1] : 0.f);
+}
+// kPre: the sinks come in SK (load_sinks, early); else emit_rows loads them itself (the lockstep kernel: its code as it
+// was, since taking them early there measured 0.2 us slower on mla-06, -30, -31; NOTES, session 28).
+template <bool kPre>
 __device__ __forceinline__ void emit_rows(const sparse_mla_args& a, const float (&o)[128], int t, int h0, int h1, int splits,
                                           int split, int wg, int tq, const float (&L)[2], const float (&M)[2],
-                                          __nv_bfloat16* ws_o, float* ws_ml) {
+                                          float2 SK, __nv_bfloat16* ws_o, float* ws_ml) {
   const int h[2] = {h0, h1};
   const bool live[2] = {h0 < a.heads, h1 < a.heads};
   // The per-row scalars are written first, so only the two row pointers stay live through the stores.
@@ -135,7 +143,7 @@ __device__ __forceinline__ void emit_rows(const sparse_mla_args& a, const float 
       float lse = -INFINITY;
       if (L[i] > 0.f) {
         lse = (M[i] + log2f(L[i])) * 0.6931471805599453f;
-        f[i] = (a.sink && live[i] ? 1.f / (1.f + expf(a.sink[h[i]] - lse)) : 1.f) / L[i];
+        f[i] = (a.sink && live[i] ? 1.f / (1.f + expf((kPre ? (i == 0 ? SK.x : SK.y) : a.sink[h[i]]) - lse)) : 1.f) / L[i];
       }
       if (live[i] && wg == 0 && tq == 0) a.lse[static_cast<long long>(t) * a.heads + h[i]] = lse;
       dst[i] = static_cast<__nv_bfloat16*>(a.out) + (static_cast<long long>(t) * a.heads + (live[i] ? h[i] : 0)) * 512 + 256 * wg;
@@ -379,7 +387,7 @@ __global__ void __launch_bounds__(256, 1)
   }
   __syncthreads();
   const float L0 = red[r0] + red[64 + r0], L1 = red[r1] + red[64 + r1];
-  emit_rows(a, o, t, hg * 64 + r0, hg * 64 + r1, splits, split, wg, tq, {L0, L1}, {m0, m1}, ws_o, ws_ml);
+  emit_rows<false>(a, o, t, hg * 64 + r0, hg * 64 + r1, splits, split, wg, tq, {L0, L1}, {m0, m1}, make_float2(0.f, 0.f), ws_o, ws_ml);
 #else
   __trap();  // built without sm_90a: the launcher routes 64-head rows here only on sm_90a builds
 #endif

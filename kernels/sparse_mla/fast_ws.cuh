@@ -57,7 +57,9 @@ struct WsGeo {
   static constexpr int bar_off = col_off + kStages * 64 * 4;  // full[kStages], empty[kStages], q, grab (8 B each)
   static constexpr int meta_off = bar_off + (2 * kStages + 2) * 8;  // kStages x the next item after the stage's block
   static constexpr int grab_off = meta_off + kStages * 4;     // 2 slots: items taken from the queue
-  static constexpr int kSmem = grab_off + 2 * 4 + 1024;       // + the alignment slack of the base
+  static constexpr int kRing = 8;                             // the producer's started items (WsRing)
+  static constexpr int ring_off = (grab_off + 2 * 4 + 15) / 16 * 16;  // kRing x int4
+  static constexpr int kSmem = ring_off + kRing * 16 + 1024;  // + the alignment slack of the base
   static_assert(p_off % 1024 == 0, "the P tile must be 1024-byte aligned");
 };
 // A CTA's work item: one (token, head group, split), items taken round-robin by the persistent grid.
@@ -80,6 +82,24 @@ __device__ __forceinline__ WsItem ws_item(const sparse_mla_args& a, const int* o
   it.b0 = it.split * bps;
   it.b1 = max(it.b0 + 1, min(min(nblocks, it.b0 + bps), static_cast<int>((it.active + kWgCols - 1) / kWgCols)));
   it.c_end = min(W, it.b1 * kWgCols);
+  return it;
+}
+// What the consumers need of an item (t, hg, split, b0, b1), packed by the producer into its ring of started items:
+// the consumers' k-th item is the producer's k-th start, so they read slot k % kRing instead of computing the item
+// again (ws_item's order and length loads, two dependent trips, sat on every item boundary of both consumer
+// warpgroups, and in warpgroup 0's Q load for the next item). A slot is written (by producer thread 0, before its
+// arrive on the stage whose next item it is: the full barrier orders it) at most NS + 2 steps ahead of the stage
+// the slower consumer releases last, so at most kRing / 2 items ahead of a slot still read with one-block items.
+__device__ __forceinline__ int4 ws_pack(const WsItem& it) {
+  return make_int4(it.t, it.hg | ((it.split + 1) << 8), it.b0 | (it.b1 << 16), 0);
+}
+__device__ __forceinline__ WsItem ws_unpack(int4 v) {
+  WsItem it{};
+  it.t = v.x;
+  it.hg = v.y & 255;
+  it.split = (v.y >> 8) - 1;
+  it.b0 = v.z & 0xffff;
+  it.b1 = static_cast<int>(static_cast<unsigned>(v.z) >> 16);
   return it;
 }
 // The length-balanced plan (ws_plan.hpp): item idx of the plan's buffer.
@@ -308,6 +328,7 @@ __global__ void __launch_bounds__(384, 1)
   const uint32_t qbar = bars + 8 * 2 * NS, grabbar = qbar + 8;  // warpgroup 0's Q, the producer's queue slot
   int* snext = reinterpret_cast<int*>(smem + G::meta_off);
   int* sgrab = reinterpret_cast<int*>(smem + G::grab_off);
+  int4* sring = reinterpret_cast<int4*>(smem + G::ring_off);
 
   static_assert(!CL || FP8, "the 2-CTA cluster is the FP8 producer's");
   // A unit takes items: a CTA, or under CL a cluster (whose items are (token, split), the group its rank; never
@@ -357,10 +378,13 @@ __global__ void __launch_bounds__(384, 1)
       int item, t, blk, b1, active;
       __device__ bool valid() const { return item >= 0; }
     };
+    int started = 0;  // the items started: the ring's next slot
     auto start = [&](int item) {
       Cursor c{item, 0, 0, 0, 0};
       if (item >= 0) {
         const WsItem it = item_of(item);
+        if (p == 0) sring[started % G::kRing] = ws_pack(it);
+        ++started;
         c.t = it.t;
         c.blk = it.b0;
         c.b1 = it.b1;
@@ -584,18 +608,19 @@ __global__ void __launch_bounds__(384, 1)
       if (lane == 0) mbar_arrive_cluster(peer_addr(bar, peer));
     }
   };
-  auto emit = [&](const WsItem& it, const float (&o)[128], float L0, float M0, float L1, float M1) {
+  auto emit = [&](const WsItem& it, const float (&o)[128], float L0, float M0, float L1, float M1, float2 sinks) {
     // A plan's item of split -1 is its rows' only one: out and lse.
-    emit_rows(a, o, it.t, it.hg * 64 + r0, it.hg * 64 + r1, it.split < 0 ? 1 : splits, it.split, wg, tq, {L0, L1}, {M0, M1}, ws_o,
-              ws_ml);
+    emit_rows<true>(a, o, it.t, it.hg * 64 + r0, it.hg * 64 + r1, it.split < 0 ? 1 : splits, it.split, wg, tq, {L0, L1}, {M0, M1}, sinks,
+              ws_o, ws_ml);
   };
   if (wg == 0) {
     reg_alloc<200>();
     if (first_item >= 0) load_q(item_of(first_item));
     if (CL) cluster_wait();  // the barriers of both CTAs are initialized (Q's copies use none)
     int gstep = 0, parity = 0, qsyncs = 0;
-    for (int item = first_item; item >= 0; parity ^= 1) {
-      const WsItem it = item_of(item);
+    for (int item = first_item, k = 0; item >= 0; parity ^= 1, ++k) {
+      const WsItem it = k == 0 ? item_of(item) : ws_unpack(sring[k % G::kRing]);
+      const float2 sinks = load_sinks(a, it.hg * 64 + r0, it.hg * 64 + r1);  // here: at the emit their trip was on the item's path
       int next_item = -1;  // known at the item's last block (the producer wrote it into the stage)
       float o[128];
 #pragma unroll
@@ -624,7 +649,7 @@ __global__ void __launch_bounds__(384, 1)
           next_item = snext[st];
           if (next_item >= 0) {
             wg_mbar_sync(qbar, qsyncs++);  // every thread's S of this item is done with Q
-            load_q(item_of(next_item));
+            load_q(ws_unpack(sring[(k + 1) % G::kRing]));
           }
         }
 
@@ -715,7 +740,7 @@ __global__ void __launch_bounds__(384, 1)
         fin[64 + r1] = m1;
       }
       named_sync(kFinal, 256);
-      emit(it, o, l0, m0, l1, m1);
+      emit(it, o, l0, m0, l1, m1, sinks);
       item = next_item;
     }
   } else {
@@ -723,8 +748,9 @@ __global__ void __launch_bounds__(384, 1)
     else reg_dealloc<160>();
     if (CL) cluster_wait();  // the barriers of both CTAs are initialized
     int gstep = 0, parity = 0;
-    for (int item = first_item; item >= 0; parity ^= 1) {
-      const WsItem it = item_of(item);
+    for (int item = first_item, k = 0; item >= 0; parity ^= 1, ++k) {
+      const WsItem it = k == 0 ? item_of(item) : ws_unpack(sring[k % G::kRing]);
+      const float2 sinks = load_sinks(a, it.hg * 64 + r0, it.hg * 64 + r1);
       int next_item = -1;
       float o[128];
 #pragma unroll
@@ -759,7 +785,7 @@ __global__ void __launch_bounds__(384, 1)
       }
       named_sync(kFinal, 256);
       if (next_item >= 0) named_sync(kPFree, 256);  // the item's last P is released after kFinal
-      emit(it, o, fin[r0], fin[64 + r0], fin[r1], fin[64 + r1]);
+      emit(it, o, fin[r0], fin[64 + r0], fin[r1], fin[64 + r1], sinks);
       item = next_item;
     }
   }
