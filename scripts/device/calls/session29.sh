@@ -27,6 +27,12 @@
 # ir + pending/issue14-early-s.patch, the BF16 kernel's warpgroup 0 issues the next item's first S before its emit,
 # with registers 216 / 160 / 128 there). Predicted: ir on mla-89 ~2 % (it less sk2's share), mla-19 level with x;
 # ire ~0.5 us an item boundary less than ir on the BF16-route rows (mla-87, -89, -91, -93), the FP8 rows level.
+# Ran so (H100, 155 s): it picked and its receipts landed (6305c62). The third call (session29c), against that main
+# as x: BUILDS="itb itbe" PACK=.dev/s29c.tar.xz CALL=s29c TAG=m29c PICK_ARGS="--slower 1.015 --m89 1.005"; itb: main +
+# pending/issue14-ring-bf16.patch (the ring in the BF16 kernel only: the FP8 kernels' PTX is sk2's but for line info,
+# since the ring cost the FP8 rows 0.6-1.6 %); itbe: itb + pending/issue14-early-s-queue.patch (ire's early S, in
+# the queue mode only: mla-35, which it slowed 5 %, is a planned row). Predicted: itb the FP8 ws rows back to sk2's
+# (mla-33 ~12.1-12.2 us, mla-42 ~13.6), the BF16 rows level; itbe mla-89, -91, -93 ~1 % faster than itb.
 PACK=${PACK:-.dev/s29.tar.xz}
 tar -C .dev -xJf "$PACK" 2>/dev/null || python3 -c "import sys, tarfile; tarfile.open(sys.argv[1]).extractall('.dev')" "$PACK"
 CALL=${CALL:-s29}; source scripts/device/plan_ab.sh
@@ -45,6 +51,8 @@ if [ "$PICK" != x ] || grep -q H200 "$O/gpu.txt"; then
     itp) PATCHES="$P/issue14-sinks-early-ws.patch $P/issue14-item-ring.patch $P/issue14-q-prefetch.patch" ;;
     ir) PATCHES="$P/issue14-item-ring-main.patch" ;;
     ire) PATCHES="$P/issue14-item-ring-main.patch $P/issue14-early-s.patch" ;;
+    itb) PATCHES="$P/issue14-ring-bf16.patch" ;;
+    itbe) PATCHES="$P/issue14-ring-bf16.patch $P/issue14-early-s-queue.patch" ;;
     *) PATCHES= ;;
   esac
   for f in $PATCHES; do git apply "$f" || echo "could not apply $f"; done
