@@ -329,6 +329,9 @@ __global__ void __launch_bounds__(384, 1)
   int* snext = reinterpret_cast<int*>(smem + G::meta_off);
   int* sgrab = reinterpret_cast<int*>(smem + G::grab_off);
   int4* sring = reinterpret_cast<int4*>(smem + G::ring_off);
+  // The ring of started items in the BF16 kernel only: its rows (the dequantized-once route's) have ~4 items a CTA
+  // and gained 1-3 %; the FP8 rows, with one or two, measured 0.6-1.6 % slower with it (NOTES, session 29).
+  constexpr bool kRingItems = !FP8;
 
   static_assert(!CL || FP8, "the 2-CTA cluster is the FP8 producer's");
   // A unit takes items: a CTA, or under CL a cluster (whose items are (token, split), the group its rank; never
@@ -383,7 +386,7 @@ __global__ void __launch_bounds__(384, 1)
       Cursor c{item, 0, 0, 0, 0};
       if (item >= 0) {
         const WsItem it = item_of(item);
-        if (p == 0) sring[started % G::kRing] = ws_pack(it);
+        if (kRingItems && p == 0) sring[started % G::kRing] = ws_pack(it);
         ++started;
         c.t = it.t;
         c.blk = it.b0;
@@ -619,7 +622,7 @@ __global__ void __launch_bounds__(384, 1)
     if (CL) cluster_wait();  // the barriers of both CTAs are initialized (Q's copies use none)
     int gstep = 0, parity = 0, qsyncs = 0;
     for (int item = first_item, k = 0; item >= 0; parity ^= 1, ++k) {
-      const WsItem it = k == 0 ? item_of(item) : ws_unpack(sring[k % G::kRing]);
+      const WsItem it = k == 0 || !kRingItems ? item_of(item) : ws_unpack(sring[k % G::kRing]);
       const float2 sinks = load_sinks(a, it.hg * 64 + r0, it.hg * 64 + r1);  // here: at the emit their trip was on the item's path
       int next_item = -1;  // known at the item's last block (the producer wrote it into the stage)
       float o[128];
@@ -649,7 +652,7 @@ __global__ void __launch_bounds__(384, 1)
           next_item = snext[st];
           if (next_item >= 0) {
             wg_mbar_sync(qbar, qsyncs++);  // every thread's S of this item is done with Q
-            load_q(ws_unpack(sring[(k + 1) % G::kRing]));
+            load_q(kRingItems ? ws_unpack(sring[(k + 1) % G::kRing]) : item_of(next_item));
           }
         }
 
@@ -749,7 +752,7 @@ __global__ void __launch_bounds__(384, 1)
     if (CL) cluster_wait();  // the barriers of both CTAs are initialized
     int gstep = 0, parity = 0;
     for (int item = first_item, k = 0; item >= 0; parity ^= 1, ++k) {
-      const WsItem it = k == 0 ? item_of(item) : ws_unpack(sring[k % G::kRing]);
+      const WsItem it = k == 0 || !kRingItems ? item_of(item) : ws_unpack(sring[k % G::kRing]);
       const float2 sinks = load_sinks(a, it.hg * 64 + r0, it.hg * 64 + r1);
       int next_item = -1;
       float o[128];
