@@ -33,6 +33,11 @@
 # since the ring cost the FP8 rows 0.6-1.6 %); itbe: itb + pending/issue14-early-s-queue.patch (ire's early S, in
 # the queue mode only: mla-35, which it slowed 5 %, is a planned row). Predicted: itb the FP8 ws rows back to sk2's
 # (mla-33 ~12.1-12.2 us, mla-42 ~13.6), the BF16 rows level; itbe mla-89, -91, -93 ~1 % faster than itb.
+# Ran so (H100, 144 s): itb picked, its receipts landed (1741fa0). The fourth call (session29d), against that main:
+# BUILDS=pdl PACK=.dev/s29d.tar.xz CALL=s29d TAG=m29d PICK_ARGS="--slower 1.015 --m89 1.005"; pdl: main +
+# pending/issue14-pdl-combine.patch (the combine launched with programmatic stream serialization, waiting in
+# griddepcontrol.wait; the kernels before it trigger at their start: FlashMLA's combine does the same). Predicted:
+# every split row (a combine kernel in kernel_medians.txt) 0.5-1.5 us shorter, the rest level.
 PACK=${PACK:-.dev/s29.tar.xz}
 tar -C .dev -xJf "$PACK" 2>/dev/null || python3 -c "import sys, tarfile; tarfile.open(sys.argv[1]).extractall('.dev')" "$PACK"
 CALL=${CALL:-s29}; source scripts/device/plan_ab.sh
@@ -53,6 +58,7 @@ if [ "$PICK" != x ] || grep -q H200 "$O/gpu.txt"; then
     ire) PATCHES="$P/issue14-item-ring-main.patch $P/issue14-early-s.patch" ;;
     itb) PATCHES="$P/issue14-ring-bf16.patch" ;;
     itbe) PATCHES="$P/issue14-ring-bf16.patch $P/issue14-early-s-queue.patch" ;;
+    pdl) PATCHES="$P/issue14-pdl-combine.patch" ;;
     *) PATCHES= ;;
   esac
   for f in $PATCHES; do git apply "$f" || echo "could not apply $f"; done
