@@ -59,6 +59,24 @@ ab_trace() {  # BUILD ROW NAME
     > "$O/$3.log" 2>&1
   echo "trace $1 mla-$2 rc=$?: $(grep -E 'pass policy' "$O/$3.log" | cut -c1-120)"
 }
+# ab_receipts PICK TAG MEM_BEFORE RACE_BEFORE PATCH...: the receipts of .dev/PICK with its PATCHes applied to this tree
+# (the receipts digest the kernel sources; their sha256 in $O/tree_kernels.sha256), as sparse_mla_receipts_session21.sh
+# without its sanitizers (its output $OUT/TAG.tar), then `save` (the caller's), then memcheck and racecheck on a few
+# rows if the call's SECONDS are below MEM_BEFORE and RACE_BEFORE. The tail of session28b.sh and session29.sh.
+ab_receipts() {
+  local pick=$1 tag=$2 mem_before=$3 race_before=$4 f
+  shift 4
+  for f in "$@"; do git apply "$f" || echo "could not apply $f"; done
+  sha256sum kernels/sparse_mla/*.cuh kernels/sparse_mla/*.cu > "$O/tree_kernels.sha256"
+  echo "receipts of $pick" | tee -a "$O/pick.txt"
+  SANITIZE=0 BUILD=$pick TAG=$tag NEAR="mla-18-*,mla-33-*,mla-42-*,mla-43-*,mla-46-*,mla-87-*,mla-89-*" \
+    bash scripts/device/calls/sparse_mla_receipts_session21.sh
+  save
+  B=$ROOT/.dev/$pick; source scripts/device/sparse_mla_checks.sh
+  [ "$SECONDS" -lt "$mem_before" ] && mla_memcheck "mla-34-*,mla-43-*,mla-87-*,mla-89-*"
+  [ "$SECONDS" -lt "$race_before" ] && timeout 100 bash scripts/device/racecheck_rows.sh "$B" "$O/racecheck" \
+    cases/sparse_mla_94.json sparse_mla.fast sparse_mla.floor 45 'mla-34-*' 'mla-43-*'
+}
 ab_finish() {
   python3 scripts/sparse_mla_kernel_table.py "$O"
   rm -f "$O"/*.json.*; tar -C "$O" -czf "$OUT/$CALL.tgz" .

@@ -18,7 +18,8 @@
 # $OUT/s28b.tgz is rewritten after each step; the receipts' call writes $OUT/m28.tar.
 # Ran once (session 28, H100): neither sk nor sq taken, so no receipts; their patches are gone from pending/ (in
 # history at 4d03854); sk's refined form waits there as issue14-sinks-early-ws.patch (build sk2).
-# (Its A/B loop rewritten onto plan_ab.sh's ab_builds after it ran, with the same commands.)
+# (Its A/B loop and its receipts' tail rewritten onto plan_ab.sh's ab_builds and ab_receipts after it ran, with the
+# same commands.)
 tar -C .dev -xJf .dev/s28b.tar.xz 2>/dev/null || python3 -c "import tarfile; tarfile.open('.dev/s28b.tar.xz').extractall('.dev')"
 CALL=s28b; source scripts/device/plan_ab.sh
 save() { tar -C "$O" -czf "$OUT/$CALL.tgz" --exclude='*.json.*' --exclude='*.ncu-rep' .; }
@@ -28,18 +29,13 @@ python3 scripts/device/calls/session28b_pick.py "$O" | tee "$O/pick.txt"
 PICK=$(tail -1 "$O/pick.txt"); case $PICK in sk|sq) ;; *) PICK=x ;; esac
 save
 if [ "$PICK" != x ] || grep -q H200 "$O/gpu.txt"; then
-  [ "$PICK" = sk ] && { git apply scripts/device/pending/issue14-sinks-early.patch || echo "could not apply the patch"; }
-  [ "$PICK" = sq ] && { git apply scripts/device/pending/issue14-sinks-q-after-p.patch || echo "could not apply the patch"; }
-  sha256sum kernels/sparse_mla/*.cuh kernels/sparse_mla/*.cu > "$O/tree_kernels.sha256"
-  echo "receipts of $PICK" | tee -a "$O/pick.txt"
-  SANITIZE=0 BUILD=$PICK TAG=m28 NEAR="mla-18-*,mla-33-*,mla-42-*,mla-43-*,mla-46-*,mla-87-*,mla-89-*" \
-    bash scripts/device/calls/sparse_mla_receipts_session21.sh
-  save
+  case $PICK in
+    sk) PATCHES=scripts/device/pending/issue14-sinks-early.patch ;;
+    sq) PATCHES=scripts/device/pending/issue14-sinks-q-after-p.patch ;;
+    *) PATCHES= ;;
+  esac
   # the sanitizers while the device time lasts (this session's starts cost most of it): memcheck first
-  B=$ROOT/.dev/$PICK; source scripts/device/sparse_mla_checks.sh
-  [ "$SECONDS" -lt 260 ] && mla_memcheck "mla-34-*,mla-43-*,mla-87-*,mla-89-*"
-  [ "$SECONDS" -lt 300 ] && timeout 100 bash scripts/device/racecheck_rows.sh "$B" "$O/racecheck" cases/sparse_mla_94.json \
-    sparse_mla.fast sparse_mla.floor 45 'mla-34-*' 'mla-43-*'
+  ab_receipts "$PICK" m28 260 300 $PATCHES
 else
   echo "x on an H100: no receipts" | tee -a "$O/pick.txt"
 fi

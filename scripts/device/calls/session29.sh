@@ -61,16 +61,7 @@ if [ "$PICK" != x ] || grep -q H200 "$O/gpu.txt"; then
     pdl) PATCHES="$P/issue14-pdl-combine.patch" ;;
     *) PATCHES= ;;
   esac
-  for f in $PATCHES; do git apply "$f" || echo "could not apply $f"; done
-  sha256sum kernels/sparse_mla/*.cuh kernels/sparse_mla/*.cu > "$O/tree_kernels.sha256"
-  echo "receipts of $PICK" | tee -a "$O/pick.txt"
-  SANITIZE=0 BUILD=$PICK TAG=${TAG:-m29} NEAR="mla-18-*,mla-33-*,mla-42-*,mla-43-*,mla-46-*,mla-87-*,mla-89-*" \
-    bash scripts/device/calls/sparse_mla_receipts_session21.sh
-  save
-  B=$ROOT/.dev/$PICK; source scripts/device/sparse_mla_checks.sh
-  [ "$SECONDS" -lt 300 ] && mla_memcheck "mla-34-*,mla-43-*,mla-87-*,mla-89-*"
-  [ "$SECONDS" -lt 340 ] && timeout 100 bash scripts/device/racecheck_rows.sh "$B" "$O/racecheck" cases/sparse_mla_94.json \
-    sparse_mla.fast sparse_mla.floor 45 'mla-34-*' 'mla-43-*'
+  ab_receipts "$PICK" "${TAG:-m29}" 300 340 $PATCHES
 else
   echo "x on an H100: no receipts" | tee -a "$O/pick.txt"
 fi
