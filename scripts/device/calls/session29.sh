@@ -38,6 +38,11 @@
 # pending/issue14-pdl-combine.patch (the combine launched with programmatic stream serialization, waiting in
 # griddepcontrol.wait; the kernels before it trigger at their start: FlashMLA's combine does the same). Predicted:
 # every split row (a combine kernel in kernel_medians.txt) 0.5-1.5 us shorter, the rest level.
+# Ran so (H100, 35 s): pdl slower, not taken. The fifth call (session29f), against 1741fa0's kernels: BUILDS="c16 c8"
+# PACK=.dev/s29f.tar.xz CALL=s29f TAG=m29f PICK_ARGS="--slower 1.015 --m89 1.005"; c16 / c8: main +
+# pending/issue14-combine-c16.patch / -c8.patch (the combine keeps 16 / 8 splits' loads in flight, not 4; two / three
+# CTAs an SM). mla-06 (2 splits) takes 2.18 us, mla-07 (10) 3.55: ~0.7 us each further chunk of 4. Predicted: c16
+# mla-07 ~-1.3 us, the planned split rows (mla-11, -19, -32, -44, -46) 0.7-2 us shorter; c8 about half that.
 PACK=${PACK:-.dev/s29.tar.xz}
 tar -C .dev -xJf "$PACK" 2>/dev/null || python3 -c "import sys, tarfile; tarfile.open(sys.argv[1]).extractall('.dev')" "$PACK"
 CALL=${CALL:-s29}; source scripts/device/plan_ab.sh
@@ -59,6 +64,8 @@ if [ "$PICK" != x ] || grep -q H200 "$O/gpu.txt"; then
     itb) PATCHES="$P/issue14-ring-bf16.patch" ;;
     itbe) PATCHES="$P/issue14-ring-bf16.patch $P/issue14-early-s-queue.patch" ;;
     pdl) PATCHES="$P/issue14-pdl-combine.patch" ;;
+    c16) PATCHES="$P/issue14-combine-c16.patch" ;;
+    c8) PATCHES="$P/issue14-combine-c8.patch" ;;
     *) PATCHES= ;;
   esac
   ab_receipts "$PICK" "${TAG:-m29}" 300 340 $PATCHES
