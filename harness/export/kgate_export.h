@@ -68,7 +68,8 @@ typedef const kgate_export_table_t* (*kgate_export_table_fn)(void);
 #if defined(__GNUC__)
 __attribute__((visibility("default")))
 #endif
-const kgate_export_table_t* kgate_export_table(void);
+const kgate_export_table_t*
+kgate_export_table(void);
 
 #ifdef __cplusplus
 }

@@ -81,8 +81,8 @@ int check(const ssu_args* a, char* why, size_t why_len) {
     return refuse(why, why_len, "flashinfer_stock: nheads %lld not divisible by ngroups %lld (FlashInfer's check)",
                   a->nheads, a->ngroups);
   if (a->nheads > 65535)
-    return refuse(why, why_len, "flashinfer_stock: nheads %lld exceeds gridDim.y (FlashInfer's grid is (batch, nheads))",
-                  a->nheads);
+    return refuse(why, why_len,
+                  "flashinfer_stock: nheads %lld exceeds gridDim.y (FlashInfer's grid is (batch, nheads))", a->nheads);
   if (!a->state || !a->slots || !a->x || !a->B || !a->C || !a->out || !a->dt || !a->A || !a->D || !a->dt_bias)
     return refuse(why, why_len, "flashinfer_stock: a required pointer of ssu_args is NULL");
   if (a->has_z != (a->z != nullptr))
@@ -125,7 +125,8 @@ int pool_slots(const ssu_args& a, uint32_t* slots, char* err, size_t err_len) {
   const size_t slot_bytes = static_cast<size_t>(a.nheads) * DIM * DSTATE * state_bytes(a);
   const size_t n = (base + size - p) / slot_bytes;
   if (n < static_cast<size_t>(a.batch)) {
-    std::snprintf(err, err_len, "flashinfer_stock: the state allocation holds %zu slots, fewer than batch %d", n, a.batch);
+    std::snprintf(err, err_len, "flashinfer_stock: the state allocation holds %zu slots, fewer than batch %d", n,
+                  a.batch);
     return 1;
   }
   *slots = static_cast<uint32_t>(n > UINT32_MAX ? UINT32_MAX : n);
@@ -169,7 +170,9 @@ fim::SelectiveStateUpdateParams params_of(const ssu_args& a, uint32_t state_cach
   return p;
 }
 
-int supports(const void* args, char* why, size_t why_len) { return check(static_cast<const ssu_args*>(args), why, why_len); }
+int supports(const void* args, char* why, size_t why_len) {
+  return check(static_cast<const ssu_args*>(args), why, why_len);
+}
 
 // No C++ exception crosses the C ABI: FlashInfer's checks throw flashinfer::Error.
 int launch(const void* args, void* stream, char* err, size_t err_len) {
@@ -179,7 +182,8 @@ int launch(const void* args, void* stream, char* err, size_t err_len) {
   if (pool_slots(*a, &cache_size, err, err_len)) return 1;
   try {
     fim::SelectiveStateUpdateParams p = params_of(*a, cache_size);
-    kInvokers[a->state_bf16][a->io_bf16][a->weight_bf16](p, fim::SSUAlgorithm::kAuto, static_cast<cudaStream_t>(stream));
+    kInvokers[a->state_bf16][a->io_bf16][a->weight_bf16](p, fim::SSUAlgorithm::kAuto,
+                                                         static_cast<cudaStream_t>(stream));
   } catch (const std::exception& e) {
     std::snprintf(err, err_len, "flashinfer_stock: %s", e.what());
     return 1;

@@ -332,7 +332,8 @@ int launch_impl(const sparse_mla_args& a, cudaStream_t stream, char* err, size_t
   // FlashMLA's API computes sched_meta on the first call and lets the caller pass it to later
   // calls while the lengths stay the same (flash_mla_interface.py: "You may reuse the same
   // sched_meta across different invocations"); kgate's lens_epoch says when they do.
-  const Workspace::Derived from{a.lens_epoch, a.lens, a.lens_offset, p.main.cols, have_extra ? p.extra.cols : 0, stream};
+  const Workspace::Derived from{a.lens_epoch, a.lens, a.lens_offset, p.main.cols, have_extra ? p.extra.cols : 0,
+                                stream};
   const bool reuse = a.lens_epoch != 0 && w->derived == from;
   w->derived = Workspace::Derived{};  // until this launch has enqueued them again
 
