@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -161,12 +162,23 @@ int run_export(const Opts& o0) {
   if (got != o.arms)
     throw std::runtime_error("export: " + out.string() + " carries arms " + join(got, ",") + ", asked for " + arms_csv);
   const Implementation& first = reg.impl(names.front());
-  json manifest = {{"schema", "kgate.export/1"},
-                   {"family", o.family},
-                   {"arms", o.arms},
-                   {"library", {{"path", out.string()}, {"sha256", first.library->sha256}, {"size", first.library->size}}},
-                   {"source", {{"dir", src.string()}, {"commit", git_state(src.string())}}},
-                   {"built_by", {{"kgate_commit", built_git_commit()}, {"cmake", configure}, {"target", target}}}};
+  // No machine path in a manifest: the library by its file name, the folders in the configure
+  // command by placeholders.
+  std::vector<std::string> configure_portable;
+  for (std::string a : configure) {
+    for (const auto& [dir, name] : {std::pair{bdir.string(), "$BUILD"}, std::pair{src.string(), "$SRC"}})
+      for (size_t at = a.find(dir); at != std::string::npos; at = a.find(dir, at + std::strlen(name)))
+        a.replace(at, dir.size(), name);
+    configure_portable.push_back(std::move(a));
+  }
+  json manifest = {
+      {"schema", "kgate.export/1"},
+      {"family", o.family},
+      {"arms", o.arms},
+      {"library",
+       {{"file", out.filename().string()}, {"sha256", first.library->sha256}, {"size", first.library->size}}},
+      {"source", {{"commit", git_state(src.string())}}},
+      {"built_by", {{"kgate_commit", built_git_commit()}, {"cmake", configure_portable}, {"target", target}}}};
   const std::string manifest_path = out.string() + ".json";
   std::ofstream(manifest_path) << manifest.dump(2) << "\n";
   if (o.json) {

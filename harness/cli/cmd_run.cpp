@@ -10,6 +10,7 @@
 #include "harness/core/json_io.hpp"
 #include "harness/core/suggest.hpp"
 #include "harness/core/text.hpp"
+#include "harness/export/loader.hpp"
 #include "harness/run/preflight.hpp"
 #include "harness/run/ranks.hpp"
 #ifdef KGATE_HAVE_CUDA
@@ -19,21 +20,6 @@
 namespace kgate::cli {
 namespace {
 
-struct RunOpts {
-  std::string cases, rows, candidate, baselines, out, out_dir = "out", policy = "correct", sign;
-  std::string backend = "auto", timer = "cupti", suite;
-  bool resume = false, force = false, warm = false, quiet = false, isolate = false, json = false, no_peaks = false;
-  int groups = 3, blocks = 6, m = 2;
-  int simulate_ranks = 0;  // 0: off
-  int gpus = 0;            // rank threads, 0: off
-  std::string rendezvous;  // rank processes (launcher environment), "": off
-  double rank_timeout_s = 300;
-  ranks::RankEnv env;      // read when --rendezvous is given
-  uint64_t seed = 20261129;
-  double warmup_us = 1000;
-  int warmup_calls = 3;
-};
-
 // The run's configuration, preflighted against the backend it will use: every flag and file is
 // checked here, before any work and before the backend is opened. An empty `out` is the
 // default name under --out-dir.
@@ -41,10 +27,22 @@ RunConfig make_config(const RunOpts& o, const std::string& cases, const std::str
                       const std::string& policy, std::string out, const std::string& backend_name) {
   if (!out.empty()) check_output_path(out, "--out");  // before anything echoes or opens it
   check_cases_file(cases, cases_dir(), "--cases");
+  const CaseTable table = load_case_table(cases);
+  // Export arms are loaded here, where the table's family is known, and go by their portable
+  // names (export:<file>:<arm>) from here on: in the plan, the policy and the receipt.
+  auto portable = [&](const std::string& name, const char* flag) {
+    if (!is_export_name(name)) return name;
+    try {
+      return load_export_arm(Registry::instance(), name, table.family).name;
+    } catch (const InputError& e) {
+      throw InputError(std::string(flag) + ": " + e.what());
+    }
+  };
   RunConfig c;
-  c.baselines = split_commas(bases);
+  for (const auto& b : split_commas(bases)) c.baselines.push_back(portable(b, "--baseline"));
+  const std::string candidate = portable(cand, "--candidate");
   if (out.empty()) {
-    out = o.out_dir + "/" + default_receipt_name(load_case_table(cases).name, cand, c.baselines, built_git_commit());
+    out = o.out_dir + "/" + default_receipt_name(table.name, candidate, c.baselines, built_git_commit());
     check_output_path(out, "--out");
   }
   if (!o.rendezvous.empty() && o.env.rank > 0) {  // every rank seals the merged rows; rank 0 at --out
@@ -57,11 +55,14 @@ RunConfig make_config(const RunOpts& o, const std::string& cases, const std::str
   std::error_code ec;
   if (!std::filesystem::exists(c.cases_path, ec)) c.cases_path = cases;
   c.rows_filter = o.rows;
-  c.candidate = cand;
+  c.candidate = candidate;
   c.out_path = out;
   c.resume = o.resume;
   if (!o.sign.empty()) c.sign_key = o.sign;
-  c.policy = Policy::parse(policy);
+  c.policy = o.recorded_policy ? *o.recorded_policy : Policy::parse(policy);
+  std::map<std::string, GateSet> by_baseline;
+  for (auto& [name, g] : c.policy.by_baseline) by_baseline[portable_export_name(name)] = std::move(g);
+  c.policy.by_baseline = std::move(by_baseline);
   for (const auto& [name, g] : c.policy.by_baseline)
     if (std::find(c.baselines.begin(), c.baselines.end(), name) == c.baselines.end())
       throw InputError("--policy: by_baseline names " + quoted(name) + ", which is not a --baseline of this run (" +
@@ -182,6 +183,65 @@ std::unique_ptr<Backend> open_ranks(const RunOpts& o, RunConfig& c) {
 
 }  // namespace
 
+int execute_run(const std::shared_ptr<RunOpts>& o, json* result) {
+  // The backend is named (not opened) first, so that the arms are checked against it with
+  // every other flag and file; only then is the device opened and announced. With --isolate
+  // the device is opened only in child processes (a forked CUDA context is unusable).
+  const std::string backend_name = backend_name_for(o->backend, o->isolate);
+  const bool ranked = o->gpus || !o->rendezvous.empty();
+  if (ranked) {
+    if (o->gpus && !o->rendezvous.empty()) throw InputError("--gpus and --rendezvous: one runner at a time");
+    if (o->simulate_ranks) throw InputError("--simulate-ranks: plays ranks on one GPU; not with --gpus or --rendezvous");
+    if (o->isolate) throw InputError("--isolate: not with --gpus or --rendezvous (a rank's units run in its thread or process)");
+    if (o->resume && !o->rendezvous.empty())
+      throw InputError("--resume: not with --rendezvous (each rank's journal may end at another unit)");
+    if (o->cases.empty()) throw InputError("--gpus/--rendezvous: need --cases (a suite is not run by ranks)");
+    if (o->gpus < 0 || o->gpus > 1024) throw InputError("--gpus: N must be in [1, 1024], got " + std::to_string(o->gpus));
+    if (!(o->rank_timeout_s > 0 && o->rank_timeout_s <= 86400))
+      throw InputError("--rank-timeout: must be in (0, 86400] seconds");
+    if (backend_name != "cuda") throw InputError("--gpus/--rendezvous: need the cuda backend (this machine: " + backend_name + ")");
+    if (!o->rendezvous.empty()) {
+      o->env = ranks::rank_env_from_process();
+      check_output_path(o->rendezvous, "--rendezvous");
+    }
+  }
+  std::vector<RunConfig> configs;
+  std::string suite_path;
+  if (!o->cases.empty()) {
+    if (o->candidate.empty() || o->baselines.empty())
+      throw InputError("run --cases needs --candidate and --baseline (kgate list shows the arms)");
+    configs.push_back(make_config(*o, o->cases, o->candidate, o->baselines, o->policy, o->out, backend_name));
+  } else {
+    if (!o->candidate.empty() || !o->baselines.empty() || !o->out.empty())
+      throw InputError("--candidate/--baseline/--out need --cases (without --cases the default suite runs)");
+    suite_path = o->suite.empty() ? source_root() + "/cases/suites.json" : o->suite;
+    configs = suite_configs(*o, suite_path, backend_name);
+  }
+  g_measure_peaks = !o->no_peaks;
+  BackendFactory factory = [o, backend_name] {
+    return select_backend(backend_name, o->timer, o->warm, false, o->simulate_ranks);
+  };
+  std::unique_ptr<Backend> shared;
+  if (ranked) shared = open_ranks(*o, configs.front());
+  else if (!o->isolate) shared = select_backend(o->backend, o->timer, o->warm, true, o->simulate_ranks);
+  else if (o->backend == "auto" && backend_name == "cpu")
+    std::fprintf(stderr, "kgate: no NVIDIA driver node: using the CPU backend (host timer)\n");
+  int rc = kExitOk;
+  json runs = json::array();
+  for (const RunConfig& c : configs) runs.push_back(run_one(*o, factory, shared.get(), c, rc));
+  if (result) *result = runs;
+  if (o->json) {
+    if (suite_path.empty()) print_json(runs[0]);
+    else print_json({{"suite", suite_path}, {"passed", rc == kExitOk}, {"runs", runs}});
+  }
+  return rc;
+}
+
+RunConfig configure_run(RunOpts& o) {
+  const std::string backend_name = backend_name_for(o.backend, o.isolate);
+  return make_config(o, o.cases, o.candidate, o.baselines, o.policy, o.out, backend_name);
+}
+
 void add_run(CLI::App& app, Action& action) {
   auto o = std::make_shared<RunOpts>();
   auto* sc = app.add_subcommand("run", "Run a case table: correctness of every arm, then counterbalanced paired timing; "
@@ -260,60 +320,7 @@ void add_run(CLI::App& app, Action& action) {
       "{\"gates\": [\"limit\"], \"limit\": 0.05, \"limit_by_tag\": {\"tag=value\": 0.5}}}}; a failure then reads limit@B.\n"
       "Receipts: --out, or <out-dir>/<table>.<candidate>.vs.<baselines joined by +>.<first 7 of the git commit,\n"
       "or nogit>.json; a suite entry names its own. An existing receipt is never overwritten without --force.");
-  sc->callback([o, &action] {
-    action = [o]() -> int {
-      // The backend is named (not opened) first, so that the arms are checked against it with
-      // every other flag and file; only then is the device opened and announced. With --isolate
-      // the device is opened only in child processes (a forked CUDA context is unusable).
-      const std::string backend_name = backend_name_for(o->backend, o->isolate);
-      const bool ranked = o->gpus || !o->rendezvous.empty();
-      if (ranked) {
-        if (o->gpus && !o->rendezvous.empty()) throw InputError("--gpus and --rendezvous: one runner at a time");
-        if (o->simulate_ranks) throw InputError("--simulate-ranks: plays ranks on one GPU; not with --gpus or --rendezvous");
-        if (o->isolate) throw InputError("--isolate: not with --gpus or --rendezvous (a rank's units run in its thread or process)");
-        if (o->resume && !o->rendezvous.empty())
-          throw InputError("--resume: not with --rendezvous (each rank's journal may end at another unit)");
-        if (o->cases.empty()) throw InputError("--gpus/--rendezvous: need --cases (a suite is not run by ranks)");
-        if (o->gpus < 0 || o->gpus > 1024) throw InputError("--gpus: N must be in [1, 1024], got " + std::to_string(o->gpus));
-        if (!(o->rank_timeout_s > 0 && o->rank_timeout_s <= 86400))
-          throw InputError("--rank-timeout: must be in (0, 86400] seconds");
-        if (backend_name != "cuda") throw InputError("--gpus/--rendezvous: need the cuda backend (this machine: " + backend_name + ")");
-        if (!o->rendezvous.empty()) {
-          o->env = ranks::rank_env_from_process();
-          check_output_path(o->rendezvous, "--rendezvous");
-        }
-      }
-      std::vector<RunConfig> configs;
-      std::string suite_path;
-      if (!o->cases.empty()) {
-        if (o->candidate.empty() || o->baselines.empty())
-          throw InputError("run --cases needs --candidate and --baseline (kgate list shows the arms)");
-        configs.push_back(make_config(*o, o->cases, o->candidate, o->baselines, o->policy, o->out, backend_name));
-      } else {
-        if (!o->candidate.empty() || !o->baselines.empty() || !o->out.empty())
-          throw InputError("--candidate/--baseline/--out need --cases (without --cases the default suite runs)");
-        suite_path = o->suite.empty() ? source_root() + "/cases/suites.json" : o->suite;
-        configs = suite_configs(*o, suite_path, backend_name);
-      }
-      g_measure_peaks = !o->no_peaks;
-      BackendFactory factory = [o, backend_name] {
-        return select_backend(backend_name, o->timer, o->warm, false, o->simulate_ranks);
-      };
-      std::unique_ptr<Backend> shared;
-      if (ranked) shared = open_ranks(*o, configs.front());
-      else if (!o->isolate) shared = select_backend(o->backend, o->timer, o->warm, true, o->simulate_ranks);
-      else if (o->backend == "auto" && backend_name == "cpu")
-        std::fprintf(stderr, "kgate: no NVIDIA driver node: using the CPU backend (host timer)\n");
-      int rc = kExitOk;
-      json runs = json::array();
-      for (const RunConfig& c : configs) runs.push_back(run_one(*o, factory, shared.get(), c, rc));
-      if (o->json) {
-        if (suite_path.empty()) print_json(runs[0]);
-        else print_json({{"suite", suite_path}, {"passed", rc == kExitOk}, {"runs", runs}});
-      }
-      return rc;
-    };
-  });
+  sc->callback([o, &action] { action = [o]() -> int { return execute_run(o); }; });
 }
 
 }  // namespace kgate::cli

@@ -3,10 +3,13 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "harness/core/policy.hpp"
 #include "harness/run/campaign.hpp"
+#include "harness/run/ranks.hpp"
 
 namespace kgate::cli {
 
@@ -22,6 +25,30 @@ void add_report(CLI::App& app, Action& action);
 void add_keygen(CLI::App& app, Action& action);
 void add_export(CLI::App& app, Action& action);
 void add_carryover(CLI::App& app, Action& action);
+void add_rerun(CLI::App& app, Action& action);
+
+// What `kgate run` was asked (cmd_run.cpp); `kgate rerun` fills one from a receipt.
+struct RunOpts {
+  std::string cases, rows, candidate, baselines, out, out_dir = "out", policy = "correct", sign;
+  std::string backend = "auto", timer = "cupti", suite;
+  bool resume = false, force = false, warm = false, quiet = false, isolate = false, json = false, no_peaks = false;
+  int groups = 3, blocks = 6, m = 2;
+  int simulate_ranks = 0;  // 0: off
+  int gpus = 0;            // rank threads, 0: off
+  std::string rendezvous;  // rank processes (launcher environment), "": off
+  double rank_timeout_s = 300;
+  ranks::RankEnv env;  // read when --rendezvous is given
+  uint64_t seed = 20261129;
+  double warmup_us = 1000;
+  int warmup_calls = 3;
+  std::optional<Policy> recorded_policy;  // rerun: the receipt's policy, in place of `policy`
+};
+// The backend `o` runs on, and every flag and file of its campaign checked (nothing run, the
+// device not opened): throws InputError. Only for a run with --cases.
+RunConfig configure_run(RunOpts& o);
+// `kgate run` with `o`: one campaign (--cases) or the default suite; its exit code. `result`,
+// when given, receives the run's JSON summary (one per campaign).
+int execute_run(const std::shared_ptr<RunOpts>& o, json* result = nullptr);
 
 // --backend's values.
 inline const std::vector<std::string> kBackends = {"auto", "cpu", "cuda"};

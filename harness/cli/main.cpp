@@ -97,6 +97,7 @@ int main(int argc, char** argv) {
   cli::add_carryover(app, action);
   cli::add_keygen(app, action);
   cli::add_export(app, action);
+  cli::add_rerun(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {  // --help, --help-all, --version

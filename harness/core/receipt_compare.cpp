@@ -8,6 +8,7 @@
 #include "harness/core/report_doc.hpp"
 #include "harness/core/report_text.hpp"
 #include "harness/core/text.hpp"
+#include "harness/export/loader.hpp"
 
 namespace kgate {
 namespace {
@@ -83,15 +84,17 @@ CompareResult compare_receipts(const ReportView& old_v, const ReportView& new_v,
   std::vector<std::pair<std::string, std::string>> old_order;
   for (const auto& rv : old_v.rows)
     for (const auto& p : rv.record.pairs) {
-      old_pairs[{rv.record.id, p.baseline}] = {&rv.record, &p};
-      old_order.emplace_back(rv.record.id, p.baseline);
+      // An export baseline matches by its portable name: a receipt written before export arms
+      // went by file name recorded the path it was loaded from.
+      old_pairs[{rv.record.id, portable_export_name(p.baseline)}] = {&rv.record, &p};
+      old_order.emplace_back(rv.record.id, portable_export_name(p.baseline));
     }
   std::set<std::pair<std::string, std::string>> matched;
   std::map<std::string, std::vector<double>> changes;
   std::map<std::string, std::map<std::string, std::vector<double>>> tag_changes;
   for (const auto& rv : new_v.rows)
     for (const auto& p : rv.record.pairs) {
-      const auto key = std::make_pair(rv.record.id, p.baseline);
+      const auto key = std::make_pair(rv.record.id, portable_export_name(p.baseline));
       auto it = old_pairs.find(key);
       if (it == old_pairs.end()) {
         c.only_new.push_back(key);

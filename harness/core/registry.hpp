@@ -13,12 +13,15 @@ struct kgate_export_arm;  // harness/export/kgate_export.h
 
 namespace kgate {
 
-// The file an export arm was loaded from, hashed when it was loaded (a receipt subject).
+// The file an export arm was loaded from, hashed when it was loaded (a receipt subject). A
+// receipt names it by its portable identity (file name, sha256, manifest), never by `path`.
 struct ExportLibrary {
-  std::string path;  // as given in export:PATH:NAME
+  std::string path;  // as given in export:PATH:NAME: where this process loaded it from
   std::string sha256;
   uint64_t size = 0;
-  std::string arm;  // NAME
+  std::string arm;       // NAME
+  std::string file;      // the file name of `path` (the arm's portable name: export:<file>:<NAME>)
+  std::string manifest;  // the build manifest's name ("peer" or "family"), "" when none beside the library
 };
 
 struct Implementation {

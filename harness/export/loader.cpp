@@ -10,6 +10,8 @@
 
 #include "harness/core/crypto.hpp"
 #include "harness/core/errors.hpp"
+#include "harness/core/fileio.hpp"
+#include "harness/core/json_io.hpp"
 #include "harness/core/suggest.hpp"
 #include "harness/core/text.hpp"
 #include "harness/export/kgate_export.h"
@@ -24,6 +26,7 @@ constexpr size_t kMessageBytes = 512;
 struct Loaded {
   std::vector<std::string> arms;  // registered names, table order
   std::string family;
+  std::string sha256;
 };
 
 // Libraries loaded by this process, by path as given; never unloaded (the registry points into them).
@@ -96,6 +99,30 @@ const kgate_export_table_t* open_table(const std::string& path) {
   return t;
 }
 
+// The name of the build manifest beside the library, when one describes these very bytes: a kgate
+// export's LIB.json ("family") or a peer build's build.json ("peer"), its recorded sha256 equal to
+// the library's. "" otherwise: a manifest about other bytes names nothing.
+std::string manifest_name(const std::string& path, const std::string& sha) {
+  namespace fs = std::filesystem;
+  const fs::path lib(path);
+  for (const fs::path& m : {fs::path(path + ".json"), lib.parent_path() / "build.json"}) {
+    std::error_code ec;
+    if (!fs::is_regular_file(m, ec) || fs::file_size(m, ec) > (1u << 20)) continue;
+    try {
+      const json j = parse_json_bounded(read_file(m.string()), m.string());
+      const std::string recorded = j.contains("library") && j["library"].is_object()
+                                       ? j["library"].value("sha256", std::string())
+                                       : j.value("sha256", j.value("library_sha256", std::string()));
+      if (recorded != sha) continue;
+      if (j.contains("peer") && j["peer"].is_string()) return j["peer"].get<std::string>();
+      if (j.contains("family") && j["family"].is_string()) return "kgate_export_" + j["family"].get<std::string>();
+    } catch (const std::exception&) {
+      continue;  // not a manifest
+    }
+  }
+  return "";
+}
+
 std::string message(const char* buf, const char* fallback) {
   const size_t n = strnlen(buf, kMessageBytes);
   return n ? printable(std::string_view(buf, n)) : fallback;
@@ -104,6 +131,14 @@ std::string message(const char* buf, const char* fallback) {
 }  // namespace
 
 bool is_export_name(const std::string& arm) { return arm.rfind(kExportPrefix, 0) == 0; }
+
+std::string portable_export_name(const std::string& arm) {
+  if (!is_export_name(arm)) return arm;
+  const std::string rest = arm.substr(std::string(kExportPrefix).size());
+  const size_t colon = rest.rfind(':');
+  if (colon == std::string::npos) return arm;
+  return kExportPrefix + std::filesystem::path(rest.substr(0, colon)).filename().string() + rest.substr(colon);
+}
 
 std::vector<std::string> load_export_library(Registry& r, const std::string& path, const std::string& expected_family) {
   std::lock_guard<std::mutex> lock(loader_mutex());
@@ -114,6 +149,16 @@ std::vector<std::string> load_export_library(Registry& r, const std::string& pat
   // Hashed before it is opened: the digest names the bytes this process maps.
   check_file(path);
   const std::string sha = sha256_file_hex(path);
+  const std::string file = std::filesystem::path(path).filename().string();
+  for (const auto& [other, o] : loaded())
+    if (std::filesystem::path(other).filename() == file) {
+      if (o.sha256 == sha) {  // the same bytes by another path
+        check_family(r, path, o.family, expected_family);
+        return o.arms;
+      }
+      fail(path, "another library of the same file name is loaded (" + quoted(other) +
+                     "): receipts name an export by its file name, so rename one");
+    }
   const kgate_export_table_t* t = open_table(path);
   const std::string family = table_string(path, t->family, "family");
   const Family& fam = check_family(r, path, family, expected_family);
@@ -121,7 +166,8 @@ std::vector<std::string> load_export_library(Registry& r, const std::string& pat
   if (t->arm_count > kMaxArms) fail(path, std::to_string(t->arm_count) + " arms (at most " + std::to_string(kMaxArms) + ")");
   std::error_code ec;
   const auto size = static_cast<uint64_t>(std::filesystem::file_size(path, ec));
-  Loaded l{{}, family};
+  const std::string manifest = manifest_name(path, sha);
+  Loaded l{{}, family, sha};
   std::set<std::string> seen;
   std::vector<Implementation> arms;
   for (size_t i = 0; i < t->arm_count; ++i) {
@@ -132,7 +178,7 @@ std::vector<std::string> load_export_library(Registry& r, const std::string& pat
     if (!seen.insert(name).second) fail(path, "arm " + quoted(name) + " declared twice");
     if (!a.launch) fail(path, "arm " + quoted(name) + ": launch is NULL");
     Implementation im;
-    im.name = kExportPrefix + path + ":" + name;
+    im.name = kExportPrefix + file + ":" + name;
     im.family = family;
     im.backend = "cuda";
     im.role = "export";
@@ -142,9 +188,9 @@ std::vector<std::string> load_export_library(Registry& r, const std::string& pat
     im.sources = fam.export_sources;
     im.description = (a.description ? printable(std::string_view(a.description, strnlen(a.description, kMaxNameBytes)))
                                     : std::string("export arm")) +
-                     " (" + path + ", sha256 " + sha.substr(0, 12) + ")";
+                     " (" + file + ", sha256 " + sha.substr(0, 12) + ")";
     im.exported = &a;
-    im.library = ExportLibrary{path, sha, size, name};
+    im.library = ExportLibrary{path, sha, size, name, file, manifest};
     arms.push_back(std::move(im));
   }
   for (auto& im : arms) {
@@ -160,8 +206,18 @@ const Implementation& load_export_arm(Registry& r, const std::string& arm, const
   if (!is_export_name(arm) || colon == std::string::npos || colon == 0 || colon + 1 == rest.size())
     throw InputError("export arm " + quoted(arm) + ": expected export:PATH:NAME");
   const std::string path = rest.substr(0, colon), name = rest.substr(colon + 1);
+  const std::string portable = portable_export_name(arm);
+  if (const Implementation* im = r.find_impl(portable); im && im->library) {
+    // Named again, by its portable name or by a path: the same bytes, or an error.
+    std::error_code ec;
+    if (path != im->library->file && path != im->library->path &&
+        (!std::filesystem::is_regular_file(path, ec) || sha256_file_hex(path) != im->library->sha256))
+      fail(path, "another library named " + quoted(im->library->file) + " is loaded from " + quoted(im->library->path));
+    check_family(r, im->library->path, im->family, expected_family);
+    return *im;
+  }
   load_export_library(r, path, expected_family);
-  if (const Implementation* im = r.find_impl(arm)) return *im;
+  if (const Implementation* im = r.find_impl(portable)) return *im;
   std::vector<std::string> names;
   for (const auto& n : loaded().at(path).arms) names.push_back(n.substr(n.rfind(':') + 1));
   fail(path, "no arm " + quoted(name) + " in it (arms: " + join(names, ", ") + ")" + did_you_mean(name, names));

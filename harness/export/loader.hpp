@@ -24,7 +24,13 @@ inline constexpr const char* kExportPrefix = "export:";
 
 bool is_export_name(const std::string& arm);
 
-// Loads the library export:PATH:NAME names (once) and registers its arms; returns the arm.
+// The portable name of an export arm: export:PATH:NAME becomes export:<file name of PATH>:NAME.
+// Receipts, policies and reports name export arms so; no machine path is recorded.
+std::string portable_export_name(const std::string& arm);
+
+// Loads the library export:PATH:NAME names (once) and registers its arms under their portable
+// names; returns the arm. An arm already registered under its portable name is returned as is;
+// two different libraries of one file name in one process are an error.
 // `expected_family`, when not empty, is the family the library must implement (the case
 // table's). Throws InputError, one line naming the file and what is wrong.
 const Implementation& load_export_arm(Registry& r, const std::string& arm, const std::string& expected_family = "");

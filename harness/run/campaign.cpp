@@ -50,8 +50,12 @@ json arm_json(const PlanArm& a) {
             {"kernel_names", a.impl->kernel_names}, {"sources", src}};
   if (const auto& lib = a.impl->library) {
     // Hashed when it was loaded, by this process: the bytes this run mapped, not a build's.
-    j["sources"].push_back({{"path", lib->path}, {"sha256", lib->sha256}, {"size", lib->size}, {"kind", kExportLibraryKind}});
-    j["export"] = {{"library", lib->path}, {"arm", lib->arm}, {"abi_version", KGATE_EXPORT_ABI_VERSION}};
+    // Named by its portable identity (file name, sha256, manifest): never the path it was loaded from.
+    j["sources"].push_back({{"path", lib->file}, {"sha256", lib->sha256}, {"size", lib->size}, {"kind", kExportLibraryKind}});
+    j["export"] = {{"library", lib->file},
+                   {"arm", lib->arm},
+                   {"abi_version", KGATE_EXPORT_ABI_VERSION},
+                   {"manifest", lib->manifest.empty() ? json(nullptr) : json(lib->manifest)}};
   }
   return j;
 }

@@ -70,4 +70,34 @@ done
 for w in FASTER SLOWER SAME UNRESOLVED "quadrature" "baseline median / candidate median" "Exit codes" "no rows match"; do
   expect_grep "compare --help: $w" "$w" ch.txt
 done
+# rerun: the recorded campaign again (its table, rows, arms, policy and protocol), a fresh receipt
+# beside the old one, and the compare old -> new; --out-dir keeps the file name, --replace writes over it.
+"$KGATE" rerun ssu.json >rerun.md 2>rerun.err; check "rerun" 0 $?
+[ -f ssu.rerun.json ]; check "rerun: ssu.rerun.json beside ssu.json" 0 $?
+expect_grep "rerun: prints the compare" "change = new ratio / old ratio" rerun.md
+expect_grep "rerun: says what it re-runs" "\[1/1\] ssu.json -> ssu.rerun.json" rerun.err
+python3 - ssu.json ssu.rerun.json <<'PY'
+import json, sys
+a, b = (json.load(open(p))["body"]["predicate"] for p in sys.argv[1:])
+for k in ("cases", "policy"):
+    assert a[k] == b[k], k
+for k in ("groups", "blocks", "m", "seed", "warmup_min_calls", "warmup_min_us", "isolate", "cold_l2"):
+    assert a["protocol"][k] == b["protocol"][k], k
+assert [(x["name"], x["role"]) for x in a["arms"]] == [(x["name"], x["role"]) for x in b["arms"]]
+PY
+check "rerun: the same campaign (table, policy, protocol, arms)" 0 $?
+"$KGATE" rerun ssu.json >/dev/null 2>exists.txt; check "rerun: an existing receipt is not overwritten" 2 $?
+mkdir -p again
+"$KGATE" rerun ssu.json old.json --out-dir again --quiet >/dev/null; check "rerun --out-dir: two receipts" 0 $?
+[ -f again/ssu.json ] && [ -f again/old.json ]; check "rerun --out-dir: under their own names" 0 $?
+"$KGATE" rerun again/ssu.json --replace --quiet --json >replace.json; check "rerun --replace" 0 $?
+python3 -c "import json; j=json.load(open('replace.json')); assert j[0]['rerun']=='again/ssu.json' and j[0]['compare']['pairs']" 2>/dev/null
+check "rerun --json: the new receipt and its compare" 0 $?
+[ "$(ls again/ssu.*.samples.json | wc -l)" -eq 1 ]; check "rerun --replace: the old sidecar goes" 0 $?
+"$KGATE" audit again/ssu.json >/dev/null; check "rerun --replace: the new receipt audits" 0 $?
+cp ssu.json bad.json && sed -i 's/"groups":2/"groups":3/' bad.json
+"$KGATE" rerun bad.json ssu.json --out-dir bad >/dev/null 2>bad.txt; check "rerun: a receipt that fails its audit stops all" 1 $?
+[ ! -d bad ] || [ -z "$(ls bad)" ]; check "rerun: nothing run before every receipt is checked" 0 $?
+"$KGATE" rerun --help >rrh.txt; check "rerun --help" 0 $?
+for w in "--peers" "--out-dir" "--replace" "compare" "Exit codes"; do expect_grep "rerun --help: $w" "$w" rrh.txt; done
 finish

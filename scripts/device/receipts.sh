@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Re-makes every committed receipt of this GPU model in one call: `kgate rerun` of each receipt's
+# recorded campaign, then each receipt's md and html reports and the folder's INDEX.md (kgate
+# index), all from the receipts alone. Old -> new compares go to the log, not to receipts/.
+#
+# usage: scripts/device/receipts.sh [--build DIR] [--peers DIR] [--from DIR] [--log FILE]
+#   --build DIR  a build of kgate (default build/; configured and built here when it has no kgate)
+#   --peers DIR  the export libraries the receipts name (scripts/peers/*.sh, kgate export); default build-peers
+#   --from DIR   the receipts to re-run (default: receipts/<arch>/<gpu>/ for this GPU, e.g. receipts/sm_90/h100;
+#                when that folder holds none, another GPU's folder, so a new model gets its first set)
+#   --log FILE   where the compares go (default: stdout)
+# The new receipts go to receipts/<arch>/<gpu>/ (replacing the old ones when --from is that folder).
+# Exit: 0 every receipt re-made and passing its policy, 1 otherwise.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build=build peers=build-peers from="" log=/dev/stdout
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build) build=$2; shift 2 ;;
+    --peers) peers=$2; shift 2 ;;
+    --from) from=$2; shift 2 ;;
+    --log) log=$2; shift 2 ;;
+    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "receipts.sh: unknown argument $1 (--help)" >&2; exit 2 ;;
+  esac
+done
+K=$build/kgate
+if [ ! -x "$K" ]; then
+  cmake --preset default >/dev/null && cmake --build --preset default --target kgate
+fi
+# The GPU model names the folder: "NVIDIA H100 80GB HBM3" -> sm_90/h100.
+read -r arch gpu < <("$K" env --json | python3 -c '
+import json, re, sys
+g = json.load(sys.stdin)["gpus"][0]
+m = re.search(r"\b([A-Z]+[0-9]+[A-Z]?)\b", g["name"].replace("NVIDIA", ""))
+print("sm_" + g["compute_capability"].replace(".", ""), m.group(1).lower())')
+to=receipts/$arch/$gpu
+if [ -z "$from" ]; then
+  from=$to
+  if ! ls "$from"/*.json >/dev/null 2>&1; then
+    from=$(ls -d receipts/"$arch"/*/ 2>/dev/null | grep -v "/$gpu/" | head -1)
+    from=${from%/}
+  fi
+fi
+mapfile -t old < <(ls "$from"/*.json 2>/dev/null | grep -v '\.samples\.json$' || true)
+[ "${#old[@]}" -gt 0 ] || { echo "receipts.sh: no receipts in $from" >&2; exit 2; }
+echo "receipts.sh: $gpu ($arch): re-making ${#old[@]} receipts of $from into $to"
+mkdir -p "$to"
+place=(--out-dir "$to" --force)
+[ "$(cd "$from" && pwd)" = "$(cd "$to" && pwd)" ] && place=(--replace)
+start=$(date +%s)
+rc=0
+"$K" rerun "${old[@]}" --peers "$peers" "${place[@]}" > "$log" || rc=$?
+echo "receipts.sh: rerun exit $rc after $(($(date +%s) - start)) s"
+for r in "$to"/*.json; do
+  case "$r" in *.samples.json) continue ;; esac
+  "$K" report "$r" --format md --out "${r%.json}.report.md"
+  "$K" report "$r" --format html --out "${r%.json}.report.html"
+done
+"$K" index "$to" --out "$to/INDEX.md"
+echo "receipts.sh: done in $(($(date +%s) - start)) s; $to/INDEX.md"
+exit $rc
