@@ -27,14 +27,14 @@ struct Problem {
   // (FP8) or 64 (BF16), about 1.2 and 0.5 per SM. Below that a row is mostly latency, and the
   // warp-specialized kernel's longer start (its producer loads the indices, then the rows) measured
   // 2-3 us slower on FP8 rows of 20-100 steps and ~1 us on BF16 rows of 10-40; from there up it
-  // measured level or faster (kernels/sparse_mla/NOTES.md, "The warp-specialized 64-head kernel").
-  // Re-measured with both kernels forced on the 58 h64/h128 rows (NOTES, "The combine kernel"): BF16 at 50
-  // steps (mla-01) lockstep 14.2 us vs 15.1, at 80 (mla-12, mla-27) warp-specialized 13.7 vs 14.9.
+  // measured level or faster (kernels/sparse_mla/NOTES.md).
+  // Re-measured with both kernels forced on the 58 h64/h128 rows: BF16 at 50 steps (5 tokens,
+  // topk 512) lockstep 14.2 us vs 15.1, at 80 warp-specialized 13.7 vs 14.9.
   // FP8 from 80 steps too when they are 40 or more (token, 64-head group) pairs (about 0.3 per SM; 40 pairs are
   // at least 80 steps, so the pair count decides), measured on pairs of two blocks:
   // there the warp-specialized kernel runs one unsplit item per pair, where the lockstep one splits and pays a
-  // combine kernel; both forced on the 28 FlashMLA rows (NOTES, "The RoPE pieces by cp.async ...", call 10): mla-18 (40 pairs x 2 blocks) 13.5 us
-  // against 14.5, mla-33 (40 x 2) 12.7 against 14.2, while rows of 5-20 pairs lost 0.4-5 us (mla-09, -22, -31).
+  // combine kernel; both forced on the 28 FlashMLA rows: rows of 40 pairs x 2 blocks 13.5 us against 14.5 (h64)
+  // and 12.7 against 14.2 (h128), while rows of 5-20 pairs lost 0.4-5 us.
   long long pairs() const { return static_cast<long long>(tokens) * ((heads + 63) / 64); }
   bool warp_specialized() const {
     if (heads <= 32) return false;

@@ -323,7 +323,7 @@ __device__ __forceinline__ float warp_sum(float v) {
 // row's only item wrote out and lse itself); null: every row has stride splits. The count's load is
 // issued with the (m, l) pairs' and the first two splits' o (a split row has two or more), the rest
 // after it: reading four splits before the count was in cost the plan's rows up to 5 us in unused
-// slots' bytes (kernels/sparse_mla/NOTES.md, "A length-balanced plan for the split decode rows").
+// slots' bytes (kernels/sparse_mla/NOTES.md).
 __global__ void __launch_bounds__(64 * kCombineHeads, 4) sparse_mla_fast_combine_kernel(sparse_mla_args a, int stride,
                                                                                      const __nv_bfloat16* ws_o,
                                                                                      const float* ws_ml,

@@ -76,12 +76,12 @@ __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) {
 // (g, tq) of a quad the pairs o[4n + 2 half], o[4n + 2 half + 1] of its row at columns 8n + 2tq, +1 (n < 32). Stored
 // as they lie, one store instruction of a warp covers 8 rows x 16 bytes (BF16 pairs: half sectors), 64 stores per
 // row pair. Exchanged across the quad first (xor shuffles), each instruction covers 8 rows x 64 contiguous bytes, 16
-// bytes per thread: 16 stores. Measured (with fp32 partials then, 32 stores) (NOTES, "The epilogue's stores ..."): mla-42 (one split, BF16 out) 19.0 -> 15.3 us, the FP8 prefill
+// bytes per thread: 16 stores. Measured (with fp32 partials, 32 stores): an unsplit h128 row of 2 blocks 19.0 -> 15.3 us, the FP8 prefill
 // rows 4-9 us shorter (an item's epilogue is on the persistent CTA's path), lockstep split rows
 // 0.2-1.6 us.
 // A 16-byte global store as one instruction: written as a uint4 through a cast pointer, NVVM split
 // these into four 4-byte stores (PTX st.global.u32; ncu: 8 of 32 bytes used per sector), which made
-// the then fp32 partials' epilogue 4-12 us slower than the 8-byte pairs (NOTES, "The epilogue's stores ...").
+// an fp32-partials epilogue 4-12 us slower than the 8-byte pairs.
 __device__ __forceinline__ void stg128(void* p, uint32_t x, uint32_t y, uint32_t z, uint32_t w) {
   __stcg(static_cast<uint4*>(p), make_uint4(x, y, z, w));  // st.global.cg.v4.u32 (L2: the combine reads the partials next)
 }
@@ -121,12 +121,12 @@ __device__ __forceinline__ void store_rows_bf16(__nv_bfloat16* const (&dst)[2], 
 // The epilogue of rows h0, h1 of token t (a warpgroup's 256 columns; every thread calls it): one split
 // writes out (x 1 / L and the sink's factor) and lse, several write the split's partials and (M, L).
 // The sinks of rows h0 and h1 (0 where there is none; emit_rows reads them only with a.sink), loaded by the caller
-// where their latency is hidden: the warp-specialized kernel at an item's start, not at its emit (NOTES, session 28).
+// where their latency is hidden: the warp-specialized kernel at an item's start, not at its emit, whose stores would wait for them.
 __device__ __forceinline__ float2 load_sinks(const sparse_mla_args& a, int h0, int h1) {
   return make_float2(a.sink && h0 < a.heads ? a.sink[h0] : 0.f, a.sink && h1 < a.heads ? a.sink[h1] : 0.f);
 }
 // kPre: the sinks come in SK (load_sinks, early); else emit_rows loads them itself (the lockstep kernel: its code as it
-// was, since taking them early there measured 0.2 us slower on mla-06, -30, -31; NOTES, session 28).
+// was, since taking them early there measured 0.2 us slower on its small split rows).
 template <bool kPre>
 __device__ __forceinline__ void emit_rows(const sparse_mla_args& a, const float (&o)[128], int t, int h0, int h1, int splits,
                                           int split, int wg, int tq, const float (&L)[2], const float (&M)[2],

@@ -26,8 +26,8 @@
 // Named barriers, each synced by both consumer warpgroups, order P between the two (kPReady, kPFree)
 // and hand warpgroup 1 the item's final L and M (kFinal). A warpgroup's own syncs (warpgroup 0's Q,
 // the producer's queue slot) are mbarriers, not 128-thread named barriers: with one of those beside
-// the shared ones, racecheck reports the synced hand-offs (scripts/device/diag/named_barrier_racecheck.cu,
-// modes 5 and 6; kernels/sparse_mla/NOTES.md). Registers move to the consumers by
+// the shared ones, racecheck reports the synced hand-offs (kernels/sparse_mla/NOTES.md, "racecheck and
+// named barriers"). Registers move to the consumers by
 // setmaxnreg (200 / 160 / 144, the cluster's 200 / 176 / 128: the sum must stay within the 3 x 168 allocated at launch, or the
 // increase waits forever). One split writes out and lse; several write the partials
 // sparse_mla_fast_combine_kernel merges.
@@ -330,7 +330,7 @@ __global__ void __launch_bounds__(384, 1)
   int* sgrab = reinterpret_cast<int*>(smem + G::grab_off);
   int4* sring = reinterpret_cast<int4*>(smem + G::ring_off);
   // The ring of started items in the BF16 kernel only: its rows (the dequantized-once route's) have ~4 items a CTA
-  // and gained 1-3 %; the FP8 rows, with one or two, measured 0.6-1.6 % slower with it (NOTES, session 29).
+  // and gained 1-3 %; the FP8 rows, with one or two, measured 0.6-1.6 % slower with it (NOTES.md).
   constexpr bool kRingItems = !FP8;
 
   static_assert(!CL || FP8, "the 2-CTA cluster is the FP8 producer's");
@@ -398,7 +398,7 @@ __global__ void __launch_bounds__(384, 1)
     // The raw index of row jr + 32 r of the cursor's block (-1: not loaded, the column past the item's
     // blocks), and the row it encodes (-1: none, masked; past the active columns). Issuing the index loads
     // before the token's length is in (predicate c < W instead of c < c_end, the same loads) measured 2-4 %
-    // slower on every warp-specialized row (NOTES, "The epilogue's stores ..."), so they wait for it.
+    // slower on every warp-specialized row, so they wait for it.
     auto raw_of = [&](const Cursor& c, int r) -> int32_t {
       const int col = c.blk * BC + jr + 32 * r;
       if (!c.valid() || col >= min(128 + a.topk, c.b1 * BC)) return -1;
@@ -473,7 +473,7 @@ __global__ void __launch_bounds__(384, 1)
       // FP8, software-pipelined: a row's e4m3 pieces qd + 4 i (i < 7: dims 16 (qd + 4 i) .., scale i) live in
       // registers v[r] from their load until their dequant. Each piece's reload with the next block's same piece
       // is written right after its store, but ptxas gathers the reloads late in the step (SASS; volatile loads,
-      // which keep their place, lost on the rows that gather from DRAM: NOTES, "The RoPE pieces by cp.async ..."). The next block's row
+      // which keep their place, lost on the rows that gather from DRAM). The next block's row
       // addresses are needed at the top of a step, so its indices are loaded raw two blocks ahead and encoded a
       // block later. The RoPE pieces (BF16 already) go by cp.async straight into the stage once it is free,
       // counted on the full barrier (cp.async.mbarrier.arrive.noinc): they hold no registers, and the producer
@@ -552,7 +552,7 @@ __global__ void __launch_bounds__(384, 1)
           // chunk is 64 rows of 128 B): once the warp's stores are in and visible to the async proxy (the fence
           // above), lane 0 copies them to the peer's stage, seven bulk copies counted on the peer's full barrier. A
           // warp-level sync only: no barrier across the producer's warps (racecheck cannot judge a 128-thread named
-          // barrier beside the mbarriers; NOTES, "racecheck clean ...").
+          // barrier beside the mbarriers; NOTES.md, "racecheck and named barriers").
           __syncwarp();
           if (lane == 0) {
             const uint32_t src = smem_u32(dst) + (32 * rank + 8 * warp) * 128, to = peer_addr(src, peer),
@@ -601,8 +601,8 @@ __global__ void __launch_bounds__(384, 1)
   // A stage read by this thread's warpgroup is released by every thread on its own CTA's empty barrier (CTA scope),
   // and under CL also by lane 0 of each warp, after a __syncwarp, on the peer's (cluster scope): the peer's producer
   // stores into this CTA's stage too. One cluster-scope arrive a warp for both CTAs is as correct (the warp's wgmma
-  // reads are complete before lane 0 arrives), but racecheck does not follow it (hazards on mla-43, scol write vs
-  // read); this form has none there and measured level with it (NOTES, "Session 23's four builds measured").
+  // reads are complete before lane 0 arrives), but racecheck does not follow it (hazards on the cluster rows, scol
+  // write vs read); this form has none there and measured level with it (NOTES.md, "racecheck and named barriers").
   auto release = [&](int st) {
     const uint32_t bar = bars + 8 * (NS + st);
     mbar_arrive(bar);
@@ -704,8 +704,8 @@ __global__ void __launch_bounds__(384, 1)
         }
         fence_proxy_async();
         // Synced on both sides, as every named barrier here: compute-sanitizer's racecheck does not
-        // order accesses across bar.arrive -> bar.sync (scripts/device/diag/named_barrier_racecheck.cu:
-        // that form reports hazards on a race-free hand-off, the synced form none; NOTES).
+        // order accesses across bar.arrive -> bar.sync (a probe kernel: that form reports hazards on a
+        // race-free hand-off, the synced form none; NOTES.md, "racecheck and named barriers").
         named_sync(kPReady, 256);
         if (!__all_sync(0xffffffffu, al0 == 1.f && al1 == 1.f)) {
 #pragma unroll

@@ -61,7 +61,7 @@ Splits baseline_splits(const sparse_mla_args& a) {
 //   a persistent grid (at most one CTA per SM); the split count minimizes a cost in microseconds:
 //   6 + waves of items x (blocks per split x step + 1) + the combine and traffic below when split,
 //   the step 3.0 us (FP8) or 2.6 us (BF16), first estimates from the kernel's first measurements
-//   (NOTES, the warp-specialized kernel); items past a token's active columns are cut (fast_ws.cuh),
+//   (NOTES.md); items past a token's active columns are cut (fast_ws.cuh),
 //   which this cost, a function of the widths only, does not see; FP8 rows whose tables are
 //   gathered many times over first dequantize them once and run the BF16 kernel (dequant_route below);
 // - other rows of more than 32 heads on sm_90a: the lockstep wgmma path (fast_wg.cuh), 64 heads x
@@ -73,11 +73,11 @@ Splits baseline_splits(const sparse_mla_args& a) {
 // - otherwise the mma.sync path (fast.cuh): 1, 2 or 4 tiles of 16 heads (the fewest that hold
 //   the heads), 32-column blocks, cost in units of one block step: waves x blocks per split, plus,
 //   when split, the combine and the partials' traffic (fp32, written and read: splits x tokens x
-//   heads x 4 KB). 64-head CTAs (HT = 4): fitted to the 94-row receipt of 4b721ea: a step 4.25 us,
+//   heads x 4 KB). 64-head CTAs (HT = 4): fitted to this path's 94-row receipt: a step 4.25 us,
 //   the combine 0.4 + 0.12 x splits steps, the traffic at ~10 TB/s (it stays in L2). Smaller CTAs
-//   keep 4b721ea's constants (step 4.5 us, combine 1 step, traffic at 3 TB/s).
+//   keep the first fit's constants (step 4.5 us, combine 1 step, traffic at 3 TB/s).
 // The partials are BF16 now (2 KB a row and split, written and read); the traffic terms keep the 4 KB of the fp32
-// partials they were fitted with (NOTES, "BF16 partials"), so the split counts are the ones measured before.
+// partials they were fitted with, so the split counts are the ones measured with fp32 partials.
 // At most 1152 index columns per split (the shared-memory index table).
 struct FastPlan {
   bool wg, ws;
@@ -281,12 +281,12 @@ void fast_wg_launch_as(const sparse_mla_args& a, const FastPlan& p, __nv_bfloat1
 }
 // The persistent grid of the warp-specialized path: one CTA per SM at most, items from the queue.
 // The 2-CTA cluster (fast_ws.cuh, CL): the FP8 rows of two 64-head groups (65-128 heads) that the plan and the
-// dequantized-once route leave to the FP8 producer (mla-42, -43: 40 tokens of 2 and 10 blocks). The cluster's CTAs
+// dequantized-once route leave to the FP8 producer (e.g. 40 tokens of 2 or 10 blocks). The cluster's CTAs
 // are one token's two groups and share the dequant of every block (each producer half the rows, as FlashMLA's h128
 // kernel does), so the unit of work is the cluster: items (token, split), every units-th (tokens by active length,
 // longest first, from two items per unit), at most as many clusters as can be resident at once
 // (cudaOccupancyMaxActiveClusters, at most SMs / 2); no queue. The planned rows keep one CTA a unit (measured mixed
-// under the cluster; NOTES, "BF16 partials; the 2-CTA cluster measured three ways").
+// under the cluster; kernels/sparse_mla/NOTES.md).
 // Tuning only (the receipts' rule names it): KGATE_SPARSE_MLA_CLUSTER=0|1 forces it off or on for those rows.
 const char* ws_cluster_forced() {
   const char* e = std::getenv("KGATE_SPARSE_MLA_CLUSTER");

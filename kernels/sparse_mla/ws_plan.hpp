@@ -16,8 +16,8 @@
 //
 // The U partitions in use (a prefix of the walk) are spread evenly over the grid, partition p on CTA
 // p x parts / U: a grid whose working CTAs were its first U measured slower and in two modes from
-// sample to sample, a grid whose CTAs all work did not (kernels/sparse_mla/NOTES.md, "A length-balanced
-// plan for the split decode rows").
+// sample to sample, a grid whose CTAs all work did not (measured on the split decode rows;
+// kernels/sparse_mla/NOTES.md).
 //
 // One int buffer (16-byte aligned):
 //   [0] the partitions in use;

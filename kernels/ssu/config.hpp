@@ -136,8 +136,8 @@ inline LaunchConfig baseline_config(const Problem& p) {
 }
 
 // The side-warp kernel (BF16 state): up to kSideTiles tiles, W state warps of NL chunks per lane
-// plus one side warp per CTA. Measured on the H200 against the row-owner kernel (kernels/ssu/NOTES.md,
-// "The side warp", session 18 calls 2-5): 4 warps of NL = 4 from 97 tiles (Nemotron b1 3.46 ->
+// plus one side warp per CTA. Measured on the H200 against the row-owner kernel (kernels/ssu/NOTES.md):
+// 4 warps of NL = 4 from 97 tiles (Nemotron b1 3.46 ->
 // 3.33 us, b2 4.45 -> 4.22, b4 6.72 -> 6.40, Mamba2 b8 7.87 -> 7.25, granite b16 8.67 -> 8.47);
 // 2 warps of NL = 2 up to 96 tiles (granite b1 2.94 -> 2.58, TP2 b1 3.04 -> 2.72, Mamba2 b1 3.17
 // -> 2.91), where 4 x 4 leaves SMs idle; 1024 tiles (Nemotron b8) measured no gain.

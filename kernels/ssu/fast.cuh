@@ -213,8 +213,8 @@ __global__ void __launch_bounds__(32 * W, (sizeof(ST) == 4 ? (NL == 8 ? 20 : 24)
       },
       dA, Bv, Cv, x, acc);
   if (cc == 0) {
-    // The output row from bh: its index expression moves the register allocation (kernels/ssu/NOTES.md,
-    // "The family refactor").
+    // The output row from bh: its index expression moves the register allocation, and this form keeps
+    // each instance's measured register count (kernels/ssu/NOTES.md, "Rules the design follows").
     const long long out_row = bh;
     store_out<IT, NL, RPL>(static_cast<IT*>(a.out) + out_row * kP + row0 + rsub, acc, Dh, x, a.has_z, [&](int i, float o) {
       float zz;
@@ -237,8 +237,8 @@ namespace {
 // once (dt, dt_bias, A, D, B and C of the group, x and z of the rows), computes dt', dA and
 // B dt' and leaves them in shared memory; one named barrier, synced by all W + 1 warps, hands
 // them over. In the row-owner kernel above every warp ran the side-input chain in series with
-// the state's trip, ~0.5 us at batch 1 that no load order removed (kernels/ssu/NOTES.md,
-// "The side warp"). The name keeps ssu_fast_kernel as a prefix: the arm declares that name.
+// the state's trip, ~0.5 us at batch 1 that no load order removed (kernels/ssu/NOTES.md).
+// The name keeps ssu_fast_kernel as a prefix: the arm declares that name.
 template <class ST, class IT, int W, int NL>
 __global__ void __launch_bounds__(32 * (W + 1)) ssu_fast_kernel_side_warp(Args a) {
   using G = Geo<ST, NL, W>;
@@ -281,7 +281,7 @@ __global__ void __launch_bounds__(32 * (W + 1)) ssu_fast_kernel_side_warp(Args a
       sD = D;
     }
     // Synced (not arrived) on this side too: compute-sanitizer's racecheck orders a bar.arrive ->
-    // bar.sync hand-off only when both sides sync (kernels/sparse_mla/NOTES.md, the probe).
+    // bar.sync hand-off only when both sides sync (kernels/sparse_mla/NOTES.md, "racecheck and named barriers").
     asm volatile("bar.sync 1, %0;\n" ::"n"(32 * (W + 1)) : "memory");
     return;
   }

@@ -1,6 +1,6 @@
 // ssu GPU launchers: validation at the boundary, the architecture check, the device queries
 // the heuristics need, and the dispatch of each chosen config to its kernel instantiation.
-// Kernels: baseline.cuh, fast.cuh, floor.cuh; configs: config.hpp; history: NOTES.md.
+// Kernels: baseline.cuh, fast.cuh, floor.cuh; configs: config.hpp; design and measurements: NOTES.md.
 #include <cuda_bf16.h>
 
 #include <algorithm>

@@ -62,7 +62,7 @@ for row in rows("calib_longer.json"):
     v = row["verdicts"]["raw"]["by_baseline"]
     assert v["calib.spin_longer"]["strict"] is True and v["calib.spin_twin"]["strict"] is False, row["id"]
 # ssu.fast vs ssu.baseline: faster by median on every row, resolved on all but Mamba2 fp32 b4
-# (8.46 vs 8.66 us, lower bound 1.0000 at 561ea7b: the 32 ns timer step; INDEX.md).
+# (8.46 vs 8.66 us, lower bound 1.0000 in one receipt: the 32 ns timer step).
 unresolved = []
 for row in rows("ssu_fast_vs_baseline.json"):
     assert row["pairs"][0]["ratio"] > 1, (row["id"], row["pairs"][0]["ratio"])
@@ -72,7 +72,7 @@ assert unresolved in ([], ["ssu-mamba2-2.7b-fp32-b4"]), unresolved
 # ssu.fast vs FlashInfer's stock kernel (cases/policies/ssu_vs_flashinfer.json): resolved faster
 # on every row FlashInfer accepts (it refuses the unaligned fused row), within the out-of-place
 # copy's limits on every row; the in-place floor's 1.25x is missed only on BF16-state rows of
-# batch <= 8 (five at 3a01669: kernels/ssu/NOTES.md, "The batch <= 8 gap").
+# batch <= 8 (kernels/ssu/NOTES.md, "Where it stands").
 for row in rows("ssu_fast_vs_flashinfer_stock.json"):
     if row["id"] == "ssu-mamba2-2.7b-bf16-b16-fused-unaligned":
         assert row["disposition"] == "not_supported", row["disposition"]

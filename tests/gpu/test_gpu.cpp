@@ -217,7 +217,7 @@ TEST(Gpu, SsuFastGraphCaptureReplaysSameOutput) {
 // weights, FP32 io, pad slots, softplus off, both geometries at 96 tiles and beyond; and the row
 // names that kernel. (Softplus off only on 2 x 8 heads: the generator's dt' is then mostly negative
 // and A < 0, so dA = exp(A dt') > 1 grows the state; on 6 x 128 heads that failed an out row with
-// the state at 8.4e6 (session 18's first GPU-test run), an input the tolerance cannot judge.)
+// the state at 8.4e6, an input the tolerance cannot judge.)
 TEST(Gpu, SsuFastSideWarpKernelMatchesTheOracle) {
   REQUIRE_GPU();
   Registry& reg = Registry::instance();

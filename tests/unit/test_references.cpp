@@ -71,7 +71,7 @@ TEST(SsuReference, PoolValuesAreTheChunkedStream) {
         ASSERT_EQ(hp.state[i], bf16 ? round_bf16(v) : v) << "value " << i;
       }
     }
-    // Golden bits from the generator before pool_value existed (commit 8a00188's Rng and loop),
+    // Golden bits from the generator before pool_value existed (its Rng and loop, as they were),
     // so a change to the shared stream functions cannot pass by changing both sides.
     const std::pair<size_t, uint32_t> golden[] = {
         {0, 0xbf837586u}, {1, 0xbf96b490u}, {(1u << 20) - 1, 0xbe888184u}, {1u << 20, 0x3f1f2930u}, {3158073, 0x3f983bb0u}};
@@ -121,12 +121,12 @@ TEST(SparseMlaConfig, WarpSpecializedFromTheBlockStepThresholds) {
   EXPECT_TRUE(fp8_h128_t40.warp_specialized());
   EXPECT_FALSE(fp8_h64_t10_k512.warp_specialized());
   EXPECT_TRUE(fp8_h128_t10_k512.warp_specialized());
-  EXPECT_FALSE(bf16_h64_t5_k512.warp_specialized());  // 50 steps: lockstep (mla-01)
+  EXPECT_FALSE(bf16_h64_t5_k512.warp_specialized());  // 50 steps: lockstep (measured faster there)
   EXPECT_TRUE(bf16_h64_t40.warp_specialized());        // 80 steps
   EXPECT_FALSE(bf16_h128_t10.warp_specialized());  // 40 steps
   EXPECT_FALSE(fp8_h32_big.warp_specialized());     // 32 heads: the mma.sync path
-  // FP8 from 80 steps when they are 40 pairs or more: mla-18 and mla-33 (40 pairs x 2 blocks) warp-specialized,
-  // mla-09 (20 x 2) and mla-22 (10 x 10, 100 steps) lockstep.
+  // FP8 from 80 steps when they are 40 pairs or more: 40 pairs x 2 blocks (h64 and h128) warp-specialized,
+  // 20 pairs x 2 and 10 x 10 (100 steps) lockstep.
   const Problem fp8_h64_t40{40, 64, 0, true}, fp8_h128_t20{20, 128, 0, true}, fp8_h64_t20{20, 64, 0, true},
       fp8_h64_t39{39, 64, 64, true};
   EXPECT_EQ(fp8_h128_t20.pairs(), 40);

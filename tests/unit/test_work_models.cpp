@@ -37,8 +37,8 @@ const CaseRow& row_of(const CaseTable& t, const std::string& id) {
 
 }  // namespace
 
-// The byte count scripts/device/smoke.sh (and a since-removed table script) used to hard-code (the state
-// tiles of the owned slots, read + written): the model's state term, on every row of the table.
+// The byte count of the state tiles of the owned slots, read + written, computed independently here:
+// the model's state term must equal it on every row of the table.
 TEST(WorkModels, SsuStateBytesMatchTheScriptsOnEveryRow) {
   const CaseTable t = load_case_table(std::string(KGATE_SOURCE_DIR) + "/cases/ssu.json");
   ASSERT_GE(t.rows.size(), 40u);
