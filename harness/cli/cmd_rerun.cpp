@@ -169,12 +169,18 @@ int run_rerun(const RerunOpts& ro) {
     Job& j = jobs[i];
     if (!ro.quiet)
       std::fprintf(stderr, "kgate rerun: [%zu/%zu] %s -> %s\n", i + 1, jobs.size(), j.path.c_str(), j.opts->out.c_str());
-    const int run_rc = execute_run(j.opts);
+    j.opts->json = ro.json;  // the run's summary joins rerun's JSON instead of printing
+    json run;
+    const int run_rc = execute_run(j.opts, ro.json ? &run : nullptr);
     rc = std::max(rc, run_rc);
     const ReportView fresh = report_view(load_audited(j.opts->out).receipt, j.opts->out);
     const CompareResult c = compare_receipts(j.old_view, fresh, ro.threshold);
     if (ro.json) {
-      results.push_back({{"receipt", j.path}, {"rerun", j.opts->out}, {"run_exit", run_rc}, {"compare", json::parse(compare_json(c))}});
+      results.push_back({{"receipt", j.path},
+                         {"rerun", j.opts->out},
+                         {"run_exit", run_rc},
+                         {"run", run.empty() ? json(nullptr) : run[0]},
+                         {"compare", json::parse(compare_json(c))}});
     } else {
       std::printf("%s\n", compare_markdown(c).c_str());
     }

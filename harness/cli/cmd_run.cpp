@@ -229,7 +229,10 @@ int execute_run(const std::shared_ptr<RunOpts>& o, json* result) {
   int rc = kExitOk;
   json runs = json::array();
   for (const RunConfig& c : configs) runs.push_back(run_one(*o, factory, shared.get(), c, rc));
-  if (result) *result = runs;
+  if (result) {  // the caller prints it
+    *result = runs;
+    return rc;
+  }
   if (o->json) {
     if (suite_path.empty()) print_json(runs[0]);
     else print_json({{"suite", suite_path}, {"passed", rc == kExitOk}, {"runs", runs}});

@@ -46,8 +46,8 @@ struct RunOpts {
 // The backend `o` runs on, and every flag and file of its campaign checked (nothing run, the
 // device not opened): throws InputError. Only for a run with --cases.
 RunConfig configure_run(RunOpts& o);
-// `kgate run` with `o`: one campaign (--cases) or the default suite; its exit code. `result`,
-// when given, receives the run's JSON summary (one per campaign).
+// `kgate run` with `o`: one campaign (--cases) or the default suite; its exit code. With
+// `result`, the runs' JSON summaries (one per campaign) go there instead of to stdout under --json.
 int execute_run(const std::shared_ptr<RunOpts>& o, json* result = nullptr);
 
 // --backend's values.

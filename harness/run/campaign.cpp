@@ -201,10 +201,12 @@ Plan make_plan(const RunConfig& cfg, const std::string& backend_name) {
       if (a.name == name) throw InputError(std::string(flag) + " " + name + ": arm named twice");
     plan.arms.push_back({name, role, &im});
   };
-  add_arm(cfg.candidate, "candidate", "--candidate");
-  for (const auto& b : cfg.baselines) add_arm(b, "baseline", "--baseline");
-  plan.candidate = cfg.candidate;
-  plan.baselines = cfg.baselines;
+  // An export arm goes by its portable name (export:<file>:<arm>) in the plan and the receipt,
+  // however the configuration spelled its path.
+  plan.candidate = portable_export_name(cfg.candidate);
+  for (const auto& b : cfg.baselines) plan.baselines.push_back(portable_export_name(b));
+  add_arm(plan.candidate, "candidate", "--candidate");
+  for (const auto& b : plan.baselines) add_arm(b, "baseline", "--baseline");
   plan.schedule = cfg.schedule;
   plan.warmup_min_us = cfg.warmup_min_us;
   plan.warmup_min_calls = cfg.warmup_min_calls;

@@ -35,8 +35,8 @@ run_with "export:$GOOD:fails"; check "a cuda export on the CPU backend" 2 $?
 expect_grep "refused as a cuda arm" "a cuda implementation, but this run uses the cpu backend" err.txt
 
 "$KGATE" list --export "$GOOD" >list.txt; check "list --export" 0 $?
-expect_grep "list: the arm" "export:$GOOD:fails .*\[kernels: test_ssu_fails_kernel\]" list.txt
-expect_grep "list: both kernels of the second arm" "export:$GOOD:picky .*\[kernels: test_ssu_picky_kernel,test_ssu_picky_epilogue\]" list.txt
+expect_grep "list: the arm, by its portable name" "export:export_good_ssu.so:fails .*\[kernels: test_ssu_fails_kernel\]" list.txt
+expect_grep "list: both kernels of the second arm" "export:export_good_ssu.so:picky .*\[kernels: test_ssu_picky_kernel,test_ssu_picky_epilogue\]" list.txt
 "$KGATE" list --json --export "$GOOD" >list.json; check "list --export --json" 0 $?
 sha=$(sha256sum "$GOOD" | cut -d' ' -f1)
 expect_grep "list --json: the library's sha256" "\"sha256\": \"$sha\"" list.json

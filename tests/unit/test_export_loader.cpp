@@ -83,10 +83,31 @@ TEST(ExportLoader, AnUnknownArmListsTheLibrarysArmsWithASuggestion) {
                    "': no arm 'fail' in it (arms: fails, picky); did you mean 'fails'?");
 }
 
+TEST(ExportLoader, ArmsGoByThePortableNameAndOneFileNameNamesOneLibrary) {
+  EXPECT_EQ(portable_export_name("export:/abs/dir/lib.so:arm"), "export:lib.so:arm");
+  EXPECT_EQ(portable_export_name("export:rel/lib.so:arm"), "export:lib.so:arm");
+  EXPECT_EQ(portable_export_name("export:lib.so:arm"), "export:lib.so:arm");
+  EXPECT_EQ(portable_export_name("ssu.fast"), "ssu.fast");
+  Registry& reg = Registry::instance();
+  const std::string good = lib("export_good_ssu");
+  const Implementation& a = load_export_arm(reg, "export:" + good + ":fails", "ssu");
+  EXPECT_EQ(a.name, "export:export_good_ssu.so:fails");
+  EXPECT_EQ(&load_export_arm(reg, "export:export_good_ssu.so:fails", "ssu"), &a);  // by its portable name
+  const fs::path dir = fresh_temp_dir("kgate_export_same_");
+  fs::copy_file(good, dir / "export_good_ssu.so");  // the same bytes by another path: the same arm
+  EXPECT_EQ(&load_export_arm(reg, "export:" + (dir / "export_good_ssu.so").string() + ":fails", "ssu"), &a);
+  fs::remove(dir / "export_good_ssu.so");  // other bytes under the same file name: refused
+  fs::copy_file(lib("export_wrong_family"), dir / "export_good_ssu.so");
+  const std::string e = load_error("export:" + (dir / "export_good_ssu.so").string() + ":fails", "ssu");
+  EXPECT_NE(e.find("another library named 'export_good_ssu.so' is loaded"), std::string::npos) << e;
+  fs::remove_all(dir);
+}
+
 TEST(ExportLoader, AGoodLibrarysArmsAreRegisteredAndCallThroughTheTable) {
   const std::string path = lib("export_good_ssu");
   const auto names = load_export_library(Registry::instance(), path, "ssu");
-  ASSERT_EQ(names, (std::vector<std::string>{"export:" + path + ":fails", "export:" + path + ":picky"}));
+  // Registered by their portable names: the library's file name, never the path it was loaded from.
+  ASSERT_EQ(names, (std::vector<std::string>{"export:export_good_ssu.so:fails", "export:export_good_ssu.so:picky"}));
   const Implementation& fails = Registry::instance().impl(names[0]);
   const Implementation& picky = Registry::instance().impl(names[1]);
   EXPECT_EQ(fails.family, "ssu");
@@ -153,9 +174,12 @@ TEST(ExportLoader, ARunRecordsTheLibraryAndTheTreeCheckNoticesItChange) {
   ASSERT_TRUE(audit_receipt(cfg.out_path, std::nullopt).ok());
   const json body = json::parse(read_file(cfg.out_path))["body"];
   const std::string sha = sha256_file_hex(so);
+  // The receipt names the library by its file name (portable), the arm as export:<file>:<arm>.
+  const std::string file = "copy_of_good.so", arm_name = "export:copy_of_good.so:fails";
+  EXPECT_EQ(read_file(cfg.out_path).find(so), std::string::npos) << "the library's path in the receipt";
   bool subject = false;
   for (const auto& s : body["subject"])
-    if (s["name"] == so) {
+    if (s["name"] == file) {
       subject = true;
       EXPECT_EQ(s["digest"]["sha256"], sha);
       EXPECT_EQ(s["annotations"]["kgate.kind"], "export_library");
@@ -163,31 +187,31 @@ TEST(ExportLoader, ARunRecordsTheLibraryAndTheTreeCheckNoticesItChange) {
     }
   EXPECT_TRUE(subject) << body["subject"].dump();
   const json& arm = body["predicate"]["arms"][0];
-  EXPECT_EQ(arm["name"], cfg.candidate);
+  EXPECT_EQ(arm["name"], arm_name);
   EXPECT_EQ(arm["kernel_names"], json::array({"test_ssu_fails_kernel"}));
-  EXPECT_EQ(arm["export"], json({{"library", so}, {"arm", "fails"}, {"abi_version", 1}}));
+  EXPECT_EQ(arm["export"], json({{"library", file}, {"arm", "fails"}, {"abi_version", 1}, {"manifest", nullptr}}));
   EXPECT_EQ(arm["sources"].back(),
-            json({{"path", so}, {"sha256", sha}, {"size", fs::file_size(so)}, {"kind", "export_library"}}));
+            json({{"path", file}, {"sha256", sha}, {"size", fs::file_size(so)}, {"kind", "export_library"}}));
   for (const auto& r : body["predicate"]["rows"]) {  // every row names the export arm that ran
-    EXPECT_EQ(r["pairs"][0]["candidate"], cfg.candidate) << r.dump();
-    EXPECT_EQ(r["correctness"][0]["arm"], cfg.candidate) << r.dump();
+    EXPECT_EQ(r["pairs"][0]["candidate"], arm_name) << r.dump();
+    EXPECT_EQ(r["correctness"][0]["arm"], arm_name) << r.dump();
   }
 
   auto library_stale = [&] {
     std::string lines;
     for (const auto& s : stale_against_tree(body, dir.string()))
-      if (s.line.find(so) != std::string::npos) lines += s.line;
+      if (s.line.find(file) != std::string::npos) lines += s.line;
     return lines;
   };
-  EXPECT_EQ(library_stale(), "");  // absolute, but a library is checked where it is
+  EXPECT_EQ(library_stale(), "");  // found by its file name in the folder checked
   write_file_atomic(so, read_file(so) + "changed");
-  EXPECT_NE(library_stale().find("STALE " + so + ": receipt " + sha.substr(0, 12) + ", tree "), std::string::npos);
+  EXPECT_NE(library_stale().find("STALE " + file + ": receipt " + sha.substr(0, 12) + ", tree "), std::string::npos);
   for (const auto& s : stale_against_tree(body, dir.string()))  // changed bytes: stale, not unchecked
-    if (s.line.find(so) != std::string::npos) EXPECT_EQ(s.kind, StaleItem::Kind::source) << s.line;
+    if (s.line.find(file) != std::string::npos) EXPECT_EQ(s.kind, StaleItem::Kind::source) << s.line;
   fs::remove(so);  // absent (a fresh clone): reported, as unchecked, not as stale
-  EXPECT_NE(library_stale().find("UNCHECKED export library " + so + ": receipt " + sha.substr(0, 12) + ", not present at"),
+  EXPECT_NE(library_stale().find("UNCHECKED export library " + file + ": receipt " + sha.substr(0, 12) + ", not present at"),
             std::string::npos);
   for (const auto& s : stale_against_tree(body, dir.string()))
-    if (s.line.find(so) != std::string::npos) EXPECT_EQ(s.kind, StaleItem::Kind::unchecked) << s.line;
+    if (s.line.find(file) != std::string::npos) EXPECT_EQ(s.kind, StaleItem::Kind::unchecked) << s.line;
   fs::remove_all(dir);
 }
