@@ -51,7 +51,9 @@ ncclDataType_t nccl_type(const ag_gemm_args& a) { return a.fp16 ? ncclFloat16 : 
 const __nv_bfloat16* rows_of(const void* base, long long row, long long cols) {
   return static_cast<const __nv_bfloat16*>(base) + row * cols;  // 2-byte elements (BF16 or FP16)
 }
-__nv_bfloat16* rows_of(void* base, long long row, long long cols) { return static_cast<__nv_bfloat16*>(base) + row * cols; }
+__nv_bfloat16* rows_of(void* base, long long row, long long cols) {
+  return static_cast<__nv_bfloat16*>(base) + row * cols;
+}
 
 // C[rows, n] = A[rows, k] x B[k, n], all row-major BF16, fp32 accumulation: cuBLAS's column-major
 // C^T = B^T A^T with no transposes.
@@ -101,7 +103,8 @@ void move_peers(const ag_gemm_args& a, Resources& r, cudaStream_t s) {
 void launch_baseline(const ag_gemm_args& a, Resources& r, cudaStream_t s) {
   validate(a, "ag_gemm.baseline");
   if (a.comm) {
-    KGATE_NCCL(ncclAllGather(a.a_local, a.a_gathered, shard_elems(a), nccl_type(a), static_cast<ncclComm_t>(a.comm), s));
+    KGATE_NCCL(
+        ncclAllGather(a.a_local, a.a_gathered, shard_elems(a), nccl_type(a), static_cast<ncclComm_t>(a.comm), s));
   } else {
     for (int j = 0; j < a.world_size; ++j) copy_shard(a, j, s);
   }

@@ -56,9 +56,8 @@ class CpuContext final : public RowContext {
     std::vector<bool> unw(C.size());
     for (size_t i = 0; i < C.size(); ++i) unw[i] = is_poison_f32(C[i]);
     int64_t N = hp_.p.n;
-    return compare_outputs(o, ref_, unw, tol_, [N](size_t i) {
-      return "C[" + std::to_string(i / N) + "," + std::to_string(i % N) + "]";
-    });
+    return compare_outputs(o, ref_, unw, tol_,
+                           [N](size_t i) { return "C[" + std::to_string(i / N) + "," + std::to_string(i % N) + "]"; });
   }
   Sample time_once(const Implementation& impl) override {
     Sample s;

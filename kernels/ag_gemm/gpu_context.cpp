@@ -34,8 +34,10 @@ void enable_peer_access(const void* ptr, int self) {
   KGATE_CUDA(cudaPointerGetAttributes(&at, ptr));
   if (at.device == self) return;
   const cudaError_t e = cudaDeviceEnablePeerAccess(at.device, 0);
-  if (e == cudaErrorPeerAccessAlreadyEnabled) cudaGetLastError();
-  else KGATE_CUDA(e);
+  if (e == cudaErrorPeerAccessAlreadyEnabled)
+    cudaGetLastError();
+  else
+    KGATE_CUDA(e);
 }
 
 class Context final : public kgate::gpu::GpuRowContext {
@@ -70,11 +72,21 @@ class Context final : public kgate::gpu::GpuRowContext {
       for (const void* ptr : shards_) enable_peer_access(ptr, be.ordinal());
     }
     res_ = std::make_unique<Resources>(static_cast<int>(p_.world_size));
-    args_ = ag_gemm_args{static_cast<int>(p_.world_size), role.rank, p_.m, p_.n, p_.k, p_.fp16 ? 1 : 0, a_local_.get(), gathered_.get(),
-                         b_.get(), c_.get(), role.simulated ? nullptr : be.nccl_comm(),
+    args_ = ag_gemm_args{static_cast<int>(p_.world_size),
+                         role.rank,
+                         p_.m,
+                         p_.n,
+                         p_.k,
+                         p_.fp16 ? 1 : 0,
+                         a_local_.get(),
+                         gathered_.get(),
+                         b_.get(),
+                         c_.get(),
+                         role.simulated ? nullptr : be.nccl_comm(),
                          shards_.empty() ? nullptr : shards_.data()};
     if (p_.world_size > 1 && !args_.comm && !args_.peer_shards)
-      throw InputError("world_size " + std::to_string(p_.world_size) + ": this rank has neither a communicator nor peers");
+      throw InputError("world_size " + std::to_string(p_.world_size) +
+                       ": this rank has neither a communicator nor peers");
   }
 
   // Rank threads read each other's shards: no rank frees its own before every rank's copies of
@@ -146,7 +158,8 @@ class Context final : public kgate::gpu::GpuRowContext {
         unw[i] = cb[i] == kPoisonBf16;
         out[i] = p_.fp16 ? static_cast<float>(std::bit_cast<_Float16>(cb[i])) : bf16_bits_to_f32(cb[i]);
       }
-      Correctness c = compare_outputs(out, cpu_ref_, unw, tol_, [&](size_t i) { return name(static_cast<int64_t>(i)); });
+      Correctness c =
+          compare_outputs(out, cpu_ref_, unw, tol_, [&](size_t i) { return name(static_cast<int64_t>(i)); });
       c.note = "oracle: the CPU reference (references/ag_gemm/ag_gemm_ref.cpp)";
       return c;
     }

@@ -17,7 +17,8 @@ __device__ __forceinline__ unsigned long long globaltimer() {
 __global__ void calib_spin(long long cycles, unsigned long long* out) {
   unsigned long long g0 = globaltimer();
   long long t0 = clock64(), t1;
-  do t1 = clock64(); while (t1 - t0 < cycles);
+  do t1 = clock64();
+  while (t1 - t0 < cycles);
   unsigned long long g1 = globaltimer();
   out[0] = static_cast<unsigned long long>(t1 - t0);
   out[1] = g0;

@@ -29,9 +29,16 @@ class Context final : public gpu::GpuRowContext {
       src_.upload(h.data(), h.size());
       host_src_ = std::move(h);
     }
-    args_ = calib_args{p_.abi_kind(), spin_cycles(static_cast<double>(p_.us), g_clock_mhz), delay_cycles(p_, g_clock_mhz),
-                       out_.as<unsigned long long>(), dst_.get(), src_.get(), static_cast<unsigned long long>(src_.bytes()),
-                       s2_.get(), fork_.get(), join_.get()};
+    args_ = calib_args{p_.abi_kind(),
+                       spin_cycles(static_cast<double>(p_.us), g_clock_mhz),
+                       delay_cycles(p_, g_clock_mhz),
+                       out_.as<unsigned long long>(),
+                       dst_.get(),
+                       src_.get(),
+                       static_cast<unsigned long long>(src_.bytes()),
+                       s2_.get(),
+                       fork_.get(),
+                       join_.get()};
   }
 
   Correctness check(const Implementation& impl) override {
@@ -57,7 +64,8 @@ class Context final : public gpu::GpuRowContext {
         ++c.elements;
         if (static_cast<long long>(h[3 * k]) < want || h[3 * k + 2] < h[3 * k + 1]) ++c.mismatches;
       }
-      c.note = "each spin ran at least its requested cycles; SM clock at start-up " + std::to_string(g_clock_mhz) + " MHz";
+      c.note =
+          "each spin ran at least its requested cycles; SM clock at start-up " + std::to_string(g_clock_mhz) + " MHz";
     }
     c.passed = c.mismatches == 0 && c.elements > 0;
     return c;

@@ -18,10 +18,10 @@
 namespace kgate::sparse_mla::gpu {
 namespace {
 
-constexpr int kBlk = 64;            // KV columns per block
-constexpr int kHeadsPerCta = 16;    // mma M
-constexpr int kBaseThreads = 128;   // 4 warps
-constexpr int kQStride = 512 + 8;   // BF16 elements per shared row (padding against bank conflicts)
+constexpr int kBlk = 64;           // KV columns per block
+constexpr int kHeadsPerCta = 16;   // mma M
+constexpr int kBaseThreads = 128;  // 4 warps
+constexpr int kQStride = 512 + 8;  // BF16 elements per shared row (padding against bank conflicts)
 constexpr int kKStride = 512 + 8;
 constexpr int kPStride = kBlk + 8;
 constexpr int kBaseSmem = (kHeadsPerCta * kQStride + kBlk * kKStride + kHeadsPerCta * kPStride) * 2 +
@@ -52,8 +52,8 @@ __device__ __forceinline__ int32_t column_row(const sparse_mla_args& a, int t, i
 }
 
 // Partials: ws_o [T, head groups, splits, 16, 512] fp32 (unnormalized), ws_ml [.., 16, 2] (m, l).
-__global__ void __launch_bounds__(kBaseThreads) sparse_mla_baseline_kernel(sparse_mla_args a, int splits, int blocks_per_split,
-                                                                        float* ws_o, float* ws_ml) {
+__global__ void __launch_bounds__(kBaseThreads)
+    sparse_mla_baseline_kernel(sparse_mla_args a, int splits, int blocks_per_split, float* ws_o, float* ws_ml) {
   extern __shared__ __align__(16) unsigned char smem[];
   __nv_bfloat16* sq = reinterpret_cast<__nv_bfloat16*>(smem);
   __nv_bfloat16* sk = sq + kHeadsPerCta * kQStride;
@@ -72,7 +72,8 @@ __global__ void __launch_bounds__(kBaseThreads) sparse_mla_baseline_kernel(spars
   // Q tile: 16 heads x 512 (rows beyond the head count zero).
   for (int i = threadIdx.x; i < kHeadsPerCta * 64; i += kBaseThreads) {
     const int r = i / 64, piece = i % 64, h = hg * kHeadsPerCta + r;
-    const __nv_bfloat16* src = static_cast<const __nv_bfloat16*>(a.q) + (static_cast<long long>(t) * a.heads + (h < a.heads ? h : 0)) * 512 + piece * 8;
+    const __nv_bfloat16* src = static_cast<const __nv_bfloat16*>(a.q) +
+                               (static_cast<long long>(t) * a.heads + (h < a.heads ? h : 0)) * 512 + piece * 8;
     cp_async16_zfill(sq + r * kQStride + piece * 8, src, h < a.heads);
   }
   if (threadIdx.x < kHeadsPerCta) {
@@ -93,7 +94,8 @@ __global__ void __launch_bounds__(kBaseThreads) sparse_mla_baseline_kernel(spars
         const int32_t r = c < W ? column_row(a, t, c, active, comp) : -1;
         const __nv_bfloat16* tab = static_cast<const __nv_bfloat16*>(comp ? a.compressed_kv : a.swa_kv);
         if (piece == 0) svalid[j] = r >= 0;
-        cp_async16_zfill(sk + j * kKStride + piece * 8, tab + (r < 0 ? 0 : static_cast<long long>(r)) * 512 + piece * 8, r >= 0);
+        cp_async16_zfill(sk + j * kKStride + piece * 8, tab + (r < 0 ? 0 : static_cast<long long>(r)) * 512 + piece * 8,
+                         r >= 0);
       }
     } else {
       for (int i = threadIdx.x; i < kBlk * 36; i += kBaseThreads) {  // 28 e4m3 pieces + 8 BF16 pieces of 16 B
@@ -120,7 +122,8 @@ __global__ void __launch_bounds__(kBaseThreads) sparse_mla_baseline_kernel(spars
             reinterpret_cast<__nv_bfloat162*>(dst + piece * 16)[e] = __floats2bfloat162_rn(x.x * sc, x.y * sc);
           }
         } else {
-          *reinterpret_cast<uint4*>(dst + 448 + (piece - 28) * 8) = *reinterpret_cast<const uint4*>(data + 448 + (piece - 28) * 16);
+          *reinterpret_cast<uint4*>(dst + 448 + (piece - 28) * 8) =
+              *reinterpret_cast<const uint4*>(data + 448 + (piece - 28) * 16);
         }
       }
     }
@@ -212,8 +215,8 @@ __global__ void __launch_bounds__(kBaseThreads) sparse_mla_baseline_kernel(spars
 }
 
 // Combine: one CTA of 128 threads per (token, head): merges the splits, the sink; out and lse.
-__global__ void __launch_bounds__(128) sparse_mla_combine_kernel(sparse_mla_args a, int splits, const float* ws_o,
-                                                                 const float* ws_ml) {
+__global__ void __launch_bounds__(128)
+    sparse_mla_combine_kernel(sparse_mla_args a, int splits, const float* ws_o, const float* ws_ml) {
   const int h = blockIdx.x, t = blockIdx.y, hg = h / kHeadsPerCta, r = h % kHeadsPerCta;
   const int groups = (a.heads + kHeadsPerCta - 1) / kHeadsPerCta;
   const long long base = ((static_cast<long long>(t) * groups + hg) * splits) * kHeadsPerCta + r;

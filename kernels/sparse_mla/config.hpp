@@ -40,7 +40,9 @@ struct Problem {
     if (heads <= 32) return false;
     return kv_fp8 ? block_steps() >= 160 || (block_steps() >= 80 && pairs() >= 40) : block_steps() >= 64;
   }
-  json to_json() const { return {{"tokens", tokens}, {"heads", heads}, {"topk", topk}, {"kv_dtype", kv_fp8 ? "fp8" : "bf16"}}; }
+  json to_json() const {
+    return {{"tokens", tokens}, {"heads", heads}, {"topk", topk}, {"kv_dtype", kv_fp8 ? "fp8" : "bf16"}};
+  }
 };
 
 }  // namespace kgate::sparse_mla

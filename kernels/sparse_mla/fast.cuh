@@ -24,31 +24,33 @@ constexpr int kFastCols = 32;  // KV columns per block
 
 template <int HT>
 struct FastGeo {
-  static constexpr int HG = 16 * HT;          // heads per CTA
+  static constexpr int HG = 16 * HT;  // heads per CTA
   static constexpr int kWarps = 4 * HT, kThreads = 32 * kWarps;
   static constexpr int QS = 512 + 8, KS = 512 + 8;  // BF16 row strides (bank-conflict padding)
   static constexpr int SS = kFastCols + 1, PS = kFastCols + 8;
-  static constexpr int RAWS = 592;                  // FP8 staging row: 576 B data + 8 B scales, 16-B aligned
-  static constexpr int kMaxCols = 128 + 1024;       // index columns a split may hold
+  static constexpr int RAWS = 592;             // FP8 staging row: 576 B data + 8 B scales, 16-B aligned
+  static constexpr int kMaxCols = 128 + 1024;  // index columns a split may hold
   static constexpr int q_off = 0;
   static constexpr int k_off = q_off + HG * QS * 2;
   static constexpr int raw_off = k_off + 2 * kFastCols * KS * 2;
   static constexpr int s_off = raw_off + kFastCols * RAWS;
   static constexpr int p_off = s_off + 4 * HG * SS * 4;  // four partial S tiles (one per dim quarter)
-  static constexpr int ml_off = p_off + HG * PS * 2;  // m, l, alpha: 3 x HG floats
-  static constexpr int idx_off = ml_off + 3 * HG * 4;  // the split's row per column (-1: none), int + table bit
+  static constexpr int ml_off = p_off + HG * PS * 2;     // m, l, alpha: 3 x HG floats
+  static constexpr int idx_off = ml_off + 3 * HG * 4;    // the split's row per column (-1: none), int + table bit
   static constexpr int kSmem = idx_off + kMaxCols * 4;
 };
 
 __device__ __forceinline__ void ldmatrix_x4(uint32_t* r, const void* smem_row) {
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem_row));
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(s));
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(s));
 }
 __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t* r, const void* smem_row) {
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem_row));
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(s));
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(s));
 }
 __device__ __forceinline__ void cp_async8_zfill(void* smem, const void* gmem, bool valid) {
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
@@ -57,7 +59,9 @@ __device__ __forceinline__ void cp_async8_zfill(void* smem, const void* gmem, bo
 
 // A column in shared memory: its row | (compressed table) << 30, or -1 for none (invalid or
 // inactive). The launcher refuses tables of 2^30 rows or more.
-__device__ __forceinline__ int encode_col(int32_t row, bool comp) { return row < 0 ? -1 : (row | (comp ? 1 << 30 : 0)); }
+__device__ __forceinline__ int encode_col(int32_t row, bool comp) {
+  return row < 0 ? -1 : (row | (comp ? 1 << 30 : 0));
+}
 // Token t's active index columns: lens[t] + lens_offset, clamped to [0, W] (W = 128 + topk).
 __device__ __forceinline__ long long active_columns(const sparse_mla_args& a, int t) {
   const long long W = 128 + a.topk, v = static_cast<long long>(a.lens[t]) + a.lens_offset;
@@ -69,7 +73,8 @@ __device__ __forceinline__ const void* table_of(const sparse_mla_args& a, int e)
 // The MODEL1 row of an encoded column e (FP8 tables); -1: row 0 of the SWA table, a valid address the zero-filling
 // copies and masked loads do not read.
 __device__ __forceinline__ Model1Row model1_col(const sparse_mla_args& a, int e) {
-  return model1_row(table_of(a, e), e < 0 ? 0u : static_cast<uint32_t>(e) & ((1u << 30) - 1), static_cast<uint32_t>(a.page_block));
+  return model1_row(table_of(a, e), e < 0 ? 0u : static_cast<uint32_t>(e) & ((1u << 30) - 1),
+                    static_cast<uint32_t>(a.page_block));
 }
 
 // Partials: ws_o [T, H, splits, 512] BF16 (unnormalized: sum of p v, p <= 1, rounded once; the combine merges them in
@@ -137,8 +142,10 @@ __global__ void __launch_bounds__(FastGeo<HT>::kThreads, 1)
       for (int i = threadIdx.x; i < BC * 37; i += kThreads) {
         const int j = i / 37, piece = i % 37, e = cols[j];
         const Model1Row row = model1_col(a, e);
-        if (piece < 36) cp_async16_zfill(raw + j * G::RAWS + piece * 16, row.data + piece * 16, e >= 0);
-        else cp_async8_zfill(raw + j * G::RAWS + 576, row.scales, e >= 0);
+        if (piece < 36)
+          cp_async16_zfill(raw + j * G::RAWS + piece * 16, row.data + piece * 16, e >= 0);
+        else
+          cp_async8_zfill(raw + j * G::RAWS + 576, row.scales, e >= 0);
       }
     }
     asm volatile("cp.async.commit_group;\n" ::: "memory");
@@ -283,7 +290,8 @@ __global__ void __launch_bounds__(FastGeo<HT>::kThreads, 1)
 #pragma unroll
       for (int n = 0; n < 16; ++n) {
         const int col = wq * 128 + n * 8 + 2 * tq;
-        *reinterpret_cast<__nv_bfloat162*>(out + col) = __floats2bfloat162_rn(acc[n][2 * half] * f, acc[n][2 * half + 1] * f);
+        *reinterpret_cast<__nv_bfloat162*>(out + col) =
+            __floats2bfloat162_rn(acc[n][2 * half] * f, acc[n][2 * half + 1] * f);
       }
       if (wq == 0 && tq == 0) a.lse[static_cast<long long>(t) * a.heads + h] = lse;
     };
@@ -297,7 +305,8 @@ __global__ void __launch_bounds__(FastGeo<HT>::kThreads, 1)
 #pragma unroll
     for (int n = 0; n < 16; ++n) {
       const int col = wq * 128 + n * 8 + 2 * tq;
-      *reinterpret_cast<__nv_bfloat162*>(ws_o + base * 512 + col) = __floats2bfloat162_rn(acc[n][2 * half], acc[n][2 * half + 1]);
+      *reinterpret_cast<__nv_bfloat162*>(ws_o + base * 512 + col) =
+          __floats2bfloat162_rn(acc[n][2 * half], acc[n][2 * half + 1]);
     }
     if (wq == 0 && tq == 0) *reinterpret_cast<float2*>(ws_ml + base * 2) = make_float2(m_run[r], l_run[r]);
   };
@@ -324,10 +333,9 @@ __device__ __forceinline__ float warp_sum(float v) {
 // issued with the (m, l) pairs' and the first two splits' o (a split row has two or more), the rest
 // after it: reading four splits before the count was in cost the plan's rows up to 5 us in unused
 // slots' bytes (kernels/sparse_mla/NOTES.md).
-__global__ void __launch_bounds__(64 * kCombineHeads, 4) sparse_mla_fast_combine_kernel(sparse_mla_args a, int stride,
-                                                                                     const __nv_bfloat16* ws_o,
-                                                                                     const float* ws_ml,
-                                                                                     const int* nsplit) {
+__global__ void __launch_bounds__(64 * kCombineHeads, 4)
+    sparse_mla_fast_combine_kernel(sparse_mla_args a, int stride, const __nv_bfloat16* ws_o, const float* ws_ml,
+                                   const int* nsplit) {
   const int lane = threadIdx.x & 31, half = (threadIdx.x >> 5) & 1, t = blockIdx.y;
   const int h = blockIdx.x * kCombineHeads + (threadIdx.x >> 6);
   if (h >= a.heads) return;  // warp-uniform

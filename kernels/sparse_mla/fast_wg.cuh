@@ -35,14 +35,16 @@ struct WgGeo {
   static constexpr int k_off = kTile;
   static constexpr int raw_off = k_off + (FP8 ? 1 : 2) * kTile;
   static constexpr int p_off = raw_off + (FP8 ? 2 * 64 * RAWS : 0);  // 1024-aligned (64 x 592 x 2 = 74 KB)
-  static constexpr int red_off = p_off + 64 * 128;                  // 2 x 64 floats
+  static constexpr int red_off = p_off + 64 * 128;                   // 2 x 64 floats
   static constexpr int idx_off = red_off + 2 * 64 * 4;
-  static constexpr int ptr_off = idx_off + kMaxCols * 4;  // BF16: each column's row address (8 B)
+  static constexpr int ptr_off = idx_off + kMaxCols * 4;                   // BF16: each column's row address (8 B)
   static constexpr int kSmem = ptr_off + (FP8 ? 0 : kMaxCols * 8) + 1024;  // + the alignment slack of the base
   static_assert(p_off % 1024 == 0, "the P tile must be 1024-byte aligned");
 };
 
-__device__ __forceinline__ uint32_t smem_u32(const void* p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
+__device__ __forceinline__ uint32_t smem_u32(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
 // A shared-memory matrix descriptor, 128-byte swizzle; lbo and sbo in bytes.
 __device__ __forceinline__ uint64_t wg_desc(uint32_t addr, uint32_t lbo, uint32_t sbo) {
   return static_cast<uint64_t>((addr & 0x3FFFF) >> 4) | (static_cast<uint64_t>(lbo >> 4) << 16) |
@@ -66,7 +68,9 @@ __device__ __forceinline__ float ex2(float x) {
   return y;
 }
 // Byte offset of (row, 16-byte unit u of 64) in a swizzled 64-row tile.
-__device__ __forceinline__ int sw_off(int row, int u) { return (u >> 3) * 8192 + row * 128 + (((u & 7) ^ (row & 7)) << 4); }
+__device__ __forceinline__ int sw_off(int row, int u) {
+  return (u >> 3) * 8192 + row * 128 + (((u & 7) ^ (row & 7)) << 4);
+}
 __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) {
   const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
   return *reinterpret_cast<const uint32_t*>(&v);
@@ -76,14 +80,15 @@ __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) {
 // (g, tq) of a quad the pairs o[4n + 2 half], o[4n + 2 half + 1] of its row at columns 8n + 2tq, +1 (n < 32). Stored
 // as they lie, one store instruction of a warp covers 8 rows x 16 bytes (BF16 pairs: half sectors), 64 stores per
 // row pair. Exchanged across the quad first (xor shuffles), each instruction covers 8 rows x 64 contiguous bytes, 16
-// bytes per thread: 16 stores. Measured (with fp32 partials, 32 stores): an unsplit h128 row of 2 blocks 19.0 -> 15.3 us, the FP8 prefill
-// rows 4-9 us shorter (an item's epilogue is on the persistent CTA's path), lockstep split rows
+// bytes per thread: 16 stores. Measured (with fp32 partials, 32 stores): an unsplit h128 row of 2 blocks 19.0 -> 15.3
+// us, the FP8 prefill rows 4-9 us shorter (an item's epilogue is on the persistent CTA's path), lockstep split rows
 // 0.2-1.6 us.
 // A 16-byte global store as one instruction: written as a uint4 through a cast pointer, NVVM split
 // these into four 4-byte stores (PTX st.global.u32; ncu: 8 of 32 bytes used per sector), which made
 // an fp32-partials epilogue 4-12 us slower than the 8-byte pairs.
 __device__ __forceinline__ void stg128(void* p, uint32_t x, uint32_t y, uint32_t z, uint32_t w) {
-  __stcg(static_cast<uint4*>(p), make_uint4(x, y, z, w));  // st.global.cg.v4.u32 (L2: the combine reads the partials next)
+  __stcg(static_cast<uint4*>(p),
+         make_uint4(x, y, z, w));  // st.global.cg.v4.u32 (L2: the combine reads the partials next)
 }
 // Exchange step over quad bit `m` (1 or 2): slot j of thread tq and slot j ^ m of thread tq ^ m trade
 // places where bit m of j differs from bit m of tq.
@@ -94,8 +99,10 @@ __device__ __forceinline__ void quad_exchange(uint32_t (&v)[4], int tq) {
   for (int i = 0; i < 4; ++i) {
     if (i & M) continue;  // the pairs (i, i + M)
     const uint32_t y = __shfl_xor_sync(0xffffffffu, b ? v[i] : v[i + M], M);
-    if (b) v[i] = y;
-    else v[i + M] = y;
+    if (b)
+      v[i] = y;
+    else
+      v[i + M] = y;
   }
 }
 // Both rows of the accumulator (half 0: row r0, half 1: r1) x f[half] as BF16 at dst[half] (the
@@ -103,8 +110,8 @@ __device__ __forceinline__ void quad_exchange(uint32_t (&v)[4], int tq) {
 // store[half] are written (rows past the head count). Chunk group k of both rows at a time, so the
 // accumulators die as they are stored. After both exchange steps (a 4 x 4 transpose) thread tq holds
 // chunk 4k + tq's four words.
-__device__ __forceinline__ void store_rows_bf16(__nv_bfloat16* const (&dst)[2], const float (&o)[128], const float (&f)[2], int tq,
-                                                const bool (&store)[2]) {
+__device__ __forceinline__ void store_rows_bf16(__nv_bfloat16* const (&dst)[2], const float (&o)[128],
+                                                const float (&f)[2], int tq, const bool (&store)[2]) {
 #pragma unroll
   for (int k = 0; k < 8; ++k)
 #pragma unroll
@@ -121,16 +128,17 @@ __device__ __forceinline__ void store_rows_bf16(__nv_bfloat16* const (&dst)[2], 
 // The epilogue of rows h0, h1 of token t (a warpgroup's 256 columns; every thread calls it): one split
 // writes out (x 1 / L and the sink's factor) and lse, several write the split's partials and (M, L).
 // The sinks of rows h0 and h1 (0 where there is none; emit_rows reads them only with a.sink), loaded by the caller
-// where their latency is hidden: the warp-specialized kernel at an item's start, not at its emit, whose stores would wait for them.
+// where their latency is hidden: the warp-specialized kernel at an item's start, not at its emit, whose stores would
+// wait for them.
 __device__ __forceinline__ float2 load_sinks(const sparse_mla_args& a, int h0, int h1) {
   return make_float2(a.sink && h0 < a.heads ? a.sink[h0] : 0.f, a.sink && h1 < a.heads ? a.sink[h1] : 0.f);
 }
 // kPre: the sinks come in SK (load_sinks, early); else emit_rows loads them itself (the lockstep kernel: its code as it
 // was, since taking them early there measured 0.2 us slower on its small split rows).
 template <bool kPre>
-__device__ __forceinline__ void emit_rows(const sparse_mla_args& a, const float (&o)[128], int t, int h0, int h1, int splits,
-                                          int split, int wg, int tq, const float (&L)[2], const float (&M)[2],
-                                          float2 SK, __nv_bfloat16* ws_o, float* ws_ml) {
+__device__ __forceinline__ void emit_rows(const sparse_mla_args& a, const float (&o)[128], int t, int h0, int h1,
+                                          int splits, int split, int wg, int tq, const float (&L)[2],
+                                          const float (&M)[2], float2 SK, __nv_bfloat16* ws_o, float* ws_ml) {
   const int h[2] = {h0, h1};
   const bool live[2] = {h0 < a.heads, h1 < a.heads};
   // The per-row scalars are written first, so only the two row pointers stay live through the stores.
@@ -143,10 +151,12 @@ __device__ __forceinline__ void emit_rows(const sparse_mla_args& a, const float 
       float lse = -INFINITY;
       if (L[i] > 0.f) {
         lse = (M[i] + log2f(L[i])) * 0.6931471805599453f;
-        f[i] = (a.sink && live[i] ? 1.f / (1.f + expf((kPre ? (i == 0 ? SK.x : SK.y) : a.sink[h[i]]) - lse)) : 1.f) / L[i];
+        f[i] =
+            (a.sink && live[i] ? 1.f / (1.f + expf((kPre ? (i == 0 ? SK.x : SK.y) : a.sink[h[i]]) - lse)) : 1.f) / L[i];
       }
       if (live[i] && wg == 0 && tq == 0) a.lse[static_cast<long long>(t) * a.heads + h[i]] = lse;
-      dst[i] = static_cast<__nv_bfloat16*>(a.out) + (static_cast<long long>(t) * a.heads + (live[i] ? h[i] : 0)) * 512 + 256 * wg;
+      dst[i] = static_cast<__nv_bfloat16*>(a.out) + (static_cast<long long>(t) * a.heads + (live[i] ? h[i] : 0)) * 512 +
+               256 * wg;
     }
     store_rows_bf16(dst, o, f, tq, live);
     return;
@@ -179,9 +189,10 @@ __global__ void __launch_bounds__(256, 1)
 
   const int split = blockIdx.x, hg = blockIdx.y, t = blockIdx.z;
   // wg through a shuffle, so the compiler knows it is warp-uniform (descriptors in uniform registers).
-  const int tid = threadIdx.x, wg = __shfl_sync(0xffffffffu, tid >> 7, 0), warp = (tid >> 5) & 3, lane = tid & 31, g = lane >> 2, tq = lane & 3;
+  const int tid = threadIdx.x, wg = __shfl_sync(0xffffffffu, tid >> 7, 0), warp = (tid >> 5) & 3, lane = tid & 31,
+            g = lane >> 2, tq = lane & 3;
   const int r0 = warp * 16 + g, r1 = r0 + 8;  // this thread's accumulator rows (heads within the CTA)
-  constexpr int kTPR = G::kThreads / BC;  // FP8 staging and dequant: threads per row
+  constexpr int kTPR = G::kThreads / BC;      // FP8 staging and dequant: threads per row
   const int W = 128 + a.topk, nblocks = (W + BC - 1) / BC;
   const long long active = active_columns(a, t);
   const int b0 = split * blocks_per_split, b1 = min(nblocks, b0 + blocks_per_split);
@@ -199,14 +210,15 @@ __global__ void __launch_bounds__(256, 1)
   // index loads do not wait for lens[t].
   for (int c = c_begin + tid; c < b1 * BC; c += G::kThreads) {
     const bool comp = c >= 128, in = c < c_end;
-    const int32_t r = !in ? -1
+    const int32_t r = !in    ? -1
                       : comp ? a.compressed_indices[static_cast<long long>(t) * a.compressed_index_stride + (c - 128)]
                              : a.swa_indices[static_cast<long long>(t) * a.swa_index_stride + c];
     const int e = in && c < active ? encode_col(r, comp) : -1;
     scol[c - c_begin] = e;
     if (!FP8)  // the row's address; a column with no row: the table's base | 1 (read as zero-fill)
-      sptr[c - c_begin] = e < 0 ? reinterpret_cast<uintptr_t>(a.swa_kv) | 1
-                                : reinterpret_cast<uintptr_t>(table_of(a, e)) + static_cast<uintptr_t>(e & ((1 << 30) - 1)) * 1024;
+      sptr[c - c_begin] =
+          e < 0 ? reinterpret_cast<uintptr_t>(a.swa_kv) | 1
+                : reinterpret_cast<uintptr_t>(table_of(a, e)) + static_cast<uintptr_t>(e & ((1 << 30) - 1)) * 1024;
   }
   __syncthreads();
 
@@ -223,7 +235,8 @@ __global__ void __launch_bounds__(256, 1)
 #pragma unroll
       for (int k = 0; k < BC / 4; ++k) {
         const uintptr_t pr = ptrs[4 * k];
-        cp_async16_zfill((k & 1 ? dst1 : dst0) + 512 * k, reinterpret_cast<const void*>((pr & ~uintptr_t{1}) + u * 16), !(pr & 1));
+        cp_async16_zfill((k & 1 ? dst1 : dst0) + 512 * k, reinterpret_cast<const void*>((pr & ~uintptr_t{1}) + u * 16),
+                         !(pr & 1));
       }
     } else {
       // Thread: row j = tid / TPR, pieces tid % TPR + TPR k of its 37 (36 data pieces of 16 B, the
@@ -345,8 +358,10 @@ __global__ void __launch_bounds__(256, 1)
       sum0 += p00 + p01;
       sum1 += p10 + p11;
       const int u = 4 * wg + i;
-      *reinterpret_cast<__nv_bfloat162*>(sp + r0 * 128 + ((u ^ (r0 & 7)) << 4) + tq * 4) = __floats2bfloat162_rn(p00, p01);
-      *reinterpret_cast<__nv_bfloat162*>(sp + r1 * 128 + ((u ^ (r1 & 7)) << 4) + tq * 4) = __floats2bfloat162_rn(p10, p11);
+      *reinterpret_cast<__nv_bfloat162*>(sp + r0 * 128 + ((u ^ (r0 & 7)) << 4) + tq * 4) =
+          __floats2bfloat162_rn(p00, p01);
+      *reinterpret_cast<__nv_bfloat162*>(sp + r1 * 128 + ((u ^ (r1 & 7)) << 4) + tq * 4) =
+          __floats2bfloat162_rn(p10, p11);
     }
     l0 = l0 * al0 + sum0;
     l1 = l1 * al1 + sum1;
@@ -365,8 +380,7 @@ __global__ void __launch_bounds__(256, 1)
     // O[:, 256 wg ..] += P V.
     wg_fence();
 #pragma unroll
-    for (int kk = 0; kk < 4; ++kk)
-      wgmma_m64n256k16_tb(o, dp + kk * 2, dv + kk * 128, 1);
+    for (int kk = 0; kk < 4; ++kk) wgmma_m64n256k16_tb(o, dp + kk * 2, dv + kk * 128, 1);
     wg_commit();
     wg_wait0();
     fence_regs(o);
@@ -387,7 +401,8 @@ __global__ void __launch_bounds__(256, 1)
   }
   __syncthreads();
   const float L0 = red[r0] + red[64 + r0], L1 = red[r1] + red[64 + r1];
-  emit_rows<false>(a, o, t, hg * 64 + r0, hg * 64 + r1, splits, split, wg, tq, {L0, L1}, {m0, m1}, make_float2(0.f, 0.f), ws_o, ws_ml);
+  emit_rows<false>(a, o, t, hg * 64 + r0, hg * 64 + r1, splits, split, wg, tq, {L0, L1}, {m0, m1},
+                   make_float2(0.f, 0.f), ws_o, ws_ml);
 #else
   __trap();  // built without sm_90a: the launcher routes 64-head rows here only on sm_90a builds
 #endif

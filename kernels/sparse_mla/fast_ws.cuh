@@ -28,8 +28,8 @@
 // the producer's queue slot) are mbarriers, not 128-thread named barriers: with one of those beside
 // the shared ones, racecheck reports the synced hand-offs (kernels/sparse_mla/NOTES.md, "racecheck and
 // named barriers"). Registers move to the consumers by
-// setmaxnreg (200 / 160 / 144, the cluster's 200 / 176 / 128: the sum must stay within the 3 x 168 allocated at launch, or the
-// increase waits forever). One split writes out and lse; several write the partials
+// setmaxnreg (200 / 160 / 144, the cluster's 200 / 176 / 128: the sum must stay within the 3 x 168 allocated at launch,
+// or the increase waits forever). One split writes out and lse; several write the partials
 // sparse_mla_fast_combine_kernel merges.
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
@@ -50,16 +50,16 @@ struct WsGeo {
   static constexpr int kTile = 64 * 512 * 2;
   static constexpr int q_off = 0;
   static constexpr int k_off = kTile;
-  static constexpr int p_off = k_off + kStages * kTile;     // 64 x 64 BF16, swizzled
-  static constexpr int alpha_off = p_off + 64 * 128;        // 64 floats: this block's rescale per row
-  static constexpr int fin_off = alpha_off + 64 * 4;        // 2 (item parity) x 2 x 64 floats: final L and M per row
-  static constexpr int col_off = fin_off + 2 * 2 * 64 * 4;  // kStages x 64 ints: each staged column's row (-1: none)
+  static constexpr int p_off = k_off + kStages * kTile;       // 64 x 64 BF16, swizzled
+  static constexpr int alpha_off = p_off + 64 * 128;          // 64 floats: this block's rescale per row
+  static constexpr int fin_off = alpha_off + 64 * 4;          // 2 (item parity) x 2 x 64 floats: final L and M per row
+  static constexpr int col_off = fin_off + 2 * 2 * 64 * 4;    // kStages x 64 ints: each staged column's row (-1: none)
   static constexpr int bar_off = col_off + kStages * 64 * 4;  // full[kStages], empty[kStages], q, grab (8 B each)
-  static constexpr int meta_off = bar_off + (2 * kStages + 2) * 8;  // kStages x the next item after the stage's block
-  static constexpr int grab_off = meta_off + kStages * 4;     // 2 slots: items taken from the queue
-  static constexpr int kRing = 8;                             // the producer's started items (WsRing)
+  static constexpr int meta_off = bar_off + (2 * kStages + 2) * 8;    // kStages x the next item after the stage's block
+  static constexpr int grab_off = meta_off + kStages * 4;             // 2 slots: items taken from the queue
+  static constexpr int kRing = 8;                                     // the producer's started items (WsRing)
   static constexpr int ring_off = (grab_off + 2 * 4 + 15) / 16 * 16;  // kRing x int4
-  static constexpr int kSmem = ring_off + kRing * 16 + 1024;  // + the alignment slack of the base
+  static constexpr int kSmem = ring_off + kRing * 16 + 1024;          // + the alignment slack of the base
   static_assert(p_off % 1024 == 0, "the P tile must be 1024-byte aligned");
 };
 // A CTA's work item: one (token, head group, split), items taken round-robin by the persistent grid.
@@ -70,7 +70,8 @@ struct WsItem {
   long long active;
 };
 // order: null (tokens in index order) or tokens by active blocks, most first (sparse_mla_ws_order_kernel).
-__device__ __forceinline__ WsItem ws_item(const sparse_mla_args& a, const int* order, int item, int groups, int splits, int bps) {
+__device__ __forceinline__ WsItem ws_item(const sparse_mla_args& a, const int* order, int item, int groups, int splits,
+                                          int bps) {
   const int W = 128 + a.topk, nblocks = (W + kWgCols - 1) / kWgCols;
   WsItem it;
   it.split = item % splits;
@@ -116,7 +117,8 @@ __device__ __forceinline__ WsItem ws_plan_item(const sparse_mla_args& a, const i
   return it;
 }
 // One CTA: the active columns per token in parallel, then thread 0 walks the partitions (ws_plan.hpp).
-__global__ void __launch_bounds__(256) sparse_mla_ws_plan_kernel(sparse_mla_args a, int groups, int parts, int overhead, int* plan) {
+__global__ void __launch_bounds__(256)
+    sparse_mla_ws_plan_kernel(sparse_mla_args a, int groups, int parts, int overhead, int* plan) {
   __shared__ int act[kPlanMaxTokens];
   for (int t = threadIdx.x; t < a.tokens; t += blockDim.x) act[t] = static_cast<int>(active_columns(a, t));
   __syncthreads();
@@ -132,11 +134,14 @@ __device__ __forceinline__ void mbar_arrive(uint32_t bar) {
 }
 __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
   asm volatile(
-      "{\n.reg .pred p;\nWS_WAIT:\nmbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n@!p bra WS_WAIT;\n}\n" ::"r"(bar),
+      "{\n.reg .pred p;\nWS_WAIT:\nmbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n@!p bra WS_WAIT;\n}\n" ::"r"(
+          bar),
       "r"(parity)
       : "memory");
 }
-__device__ __forceinline__ void named_sync(int id, int n) { asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(n) : "memory"); }
+__device__ __forceinline__ void named_sync(int id, int n) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(n) : "memory");
+}
 // One warpgroup's barrier on an mbarrier of 128 arrivals: the n-th use (from 0) arrives and waits
 // for phase n to complete.
 __device__ __forceinline__ void wg_mbar_sync(uint32_t bar, int n) {
@@ -162,7 +167,8 @@ __device__ __forceinline__ uint4 ldg_nc16(const void* p) {
 // predicated instruction, no branch. A shared-memory store of 16 bytes, as asm.
 __device__ __forceinline__ void ldg_nc16_if(uint4& v, const void* p, bool on) {
   asm volatile(
-      "{\n.reg .pred q;\nsetp.ne.b32 q, %5, 0;\n@q ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];\n}\n"
+      "{\n.reg .pred q;\nsetp.ne.b32 q, %5, 0;\n@q ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, "
+      "[%4];\n}\n"
       : "+r"(v.x), "+r"(v.y), "+r"(v.z), "+r"(v.w)
       : "l"(p), "r"(static_cast<int>(on)));
 }
@@ -172,11 +178,13 @@ __device__ __forceinline__ void ldg_nc8_if(uint2& v, const void* p, bool on) {
                : "l"(p), "r"(static_cast<int>(on)));
 }
 __device__ __forceinline__ void sts128(void* p, uint4 v) {
-  asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(smem_u32(p)), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
+  asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(smem_u32(p)), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
+               : "memory");
 }
 // The 2-CTA cluster (the h128 FP8 rows, launch.cu): this CTA's rank, the peer's address of a shared-memory
-// address of this CTA, a bulk copy into the peer's shared memory (below), an arrival on either CTA's mbarrier (the default .release.cta, as CUTLASS's ClusterBarrier:
-// .release.cluster measured a membar stall of 12 % of samples), and a barrier of every thread of both CTAs.
+// address of this CTA, a bulk copy into the peer's shared memory (below), an arrival on either CTA's mbarrier (the
+// default .release.cta, as CUTLASS's ClusterBarrier: .release.cluster measured a membar stall of 12 % of samples), and
+// a barrier of every thread of both CTAs.
 __device__ __forceinline__ uint32_t cluster_rank() {
   uint32_t r;
   asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
@@ -190,12 +198,14 @@ __device__ __forceinline__ uint32_t peer_addr(uint32_t local, uint32_t peer) {
 // bytes (a multiple of 16) of this CTA's shared memory at src into the peer's at dst (shared::cluster), one
 // complete_tx of them on the peer's mbarrier bar.
 __device__ __forceinline__ void bulk_to_peer(uint32_t dst, uint32_t src, uint32_t bytes, uint32_t bar) {
-  asm volatile("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst), "r"(src),
-               "r"(bytes), "r"(bar)
-               : "memory");
+  asm volatile(
+      "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
+      "r"(src), "r"(bytes), "r"(bar)
+      : "memory");
 }
 __device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar) {
-  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(bar) : "memory");  // as CUTLASS's ClusterBarrier::arrive
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(bar)
+               : "memory");  // as CUTLASS's ClusterBarrier::arrive
 }
 __device__ __forceinline__ void mbar_arrive_tx(uint32_t bar, uint32_t bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
@@ -205,7 +215,9 @@ __device__ __forceinline__ void mbar_arrive_tx(uint32_t bar, uint32_t bytes) {
 // must order is ordered otherwise: at entry, the barriers' init by fence.mbarrier_init.release.cluster; at exit, every
 // access into a CTA's shared memory from its peer (bulk copies into its stages, arrives on its empty barriers) by the
 // producer's tail (the last releases waited for) before it arrives.
-__device__ __forceinline__ void cluster_arrive() { asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void cluster_arrive() {
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
+}
 __device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void cluster_sync() {
   cluster_arrive();
@@ -275,9 +287,9 @@ __global__ void __launch_bounds__(1024) sparse_mla_ws_order_kernel(sparse_mla_ar
 // Consecutive threads take consecutive pieces (loads and stores coalesce); the grid strides over the tasks. With
 // order, the grid's first CTA (dispatched first, so it ends with the pass, not after it) computes the token order of
 // a's tokens instead (ws_order_cta).
-__global__ void __launch_bounds__(256) sparse_mla_dequant_kernel(const unsigned char* swa, long long swa_rows,
-                                                                 const unsigned char* comp, long long rows, int pb, uint4* dst,
-                                                                 sparse_mla_args a, int* order) {
+__global__ void __launch_bounds__(256)
+    sparse_mla_dequant_kernel(const unsigned char* swa, long long swa_rows, const unsigned char* comp, long long rows,
+                              int pb, uint4* dst, sparse_mla_args a, int* order) {
   __shared__ int count[kOrderBuckets];  // the token order's CTA only
   const int skip = order ? 1 : 0, ctas = static_cast<int>(gridDim.x) - skip;
   if (order && blockIdx.x == 0) {
@@ -290,7 +302,8 @@ __global__ void __launch_bounds__(256) sparse_mla_dequant_kernel(const unsigned 
     const long long r = static_cast<long long>(static_cast<unsigned long long>(t) / 36);
     const int k = static_cast<int>(t - r * 36);
     const bool in_swa = r < swa_rows;
-    const Model1Row row = model1_row(in_swa ? swa : comp, static_cast<uint32_t>(in_swa ? r : r - swa_rows), static_cast<uint32_t>(pb));
+    const Model1Row row =
+        model1_row(in_swa ? swa : comp, static_cast<uint32_t>(in_swa ? r : r - swa_rows), static_cast<uint32_t>(pb));
     uint4* o = dst + r * 64;
     if (k < 28) {
       const uint4 w = *reinterpret_cast<const uint4*>(row.data + k * 16);
@@ -311,8 +324,8 @@ __global__ void __launch_bounds__(256) sparse_mla_dequant_kernel(const unsigned 
 // empty barrier (256 + 8 arrivals).
 template <bool FP8, bool CL = false>
 __global__ void __launch_bounds__(384, 1)
-    sparse_mla_fast_ws_kernel(sparse_mla_args a, int splits, int blocks_per_split, __nv_bfloat16* ws_o, float* ws_ml, int* queue,
-                              const int* order, const int* plan) {
+    sparse_mla_fast_ws_kernel(sparse_mla_args a, int splits, int blocks_per_split, __nv_bfloat16* ws_o, float* ws_ml,
+                              int* queue, const int* order, const int* plan) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using G = WsGeo;
   constexpr int BC = kWgCols, NS = G::kStages;
@@ -324,7 +337,7 @@ __global__ void __launch_bounds__(384, 1)
   float* salpha = reinterpret_cast<float*>(smem + G::alpha_off);
   float* sfin = reinterpret_cast<float*>(smem + G::fin_off);
   int* scol = reinterpret_cast<int*>(smem + G::col_off);
-  const uint32_t bars = smem_u32(smem + G::bar_off);  // full[s] at bars + 8 s, empty[s] at bars + 8 (NS + s)
+  const uint32_t bars = smem_u32(smem + G::bar_off);            // full[s] at bars + 8 s, empty[s] at bars + 8 (NS + s)
   const uint32_t qbar = bars + 8 * 2 * NS, grabbar = qbar + 8;  // warpgroup 0's Q, the producer's queue slot
   int* snext = reinterpret_cast<int*>(smem + G::meta_off);
   int* sgrab = reinterpret_cast<int*>(smem + G::grab_off);
@@ -338,7 +351,8 @@ __global__ void __launch_bounds__(384, 1)
   // under the plan, whose pairs and the combine's counts are per (token, group): launch.cu routes no planned row here).
   if (CL && plan) __trap();
   const uint32_t rank = CL ? cluster_rank() : 0u, peer = rank ^ 1u;
-  const int unit = static_cast<int>(CL ? blockIdx.x >> 1 : blockIdx.x), units = static_cast<int>(CL ? gridDim.x >> 1 : gridDim.x);
+  const int unit = static_cast<int>(CL ? blockIdx.x >> 1 : blockIdx.x),
+            units = static_cast<int>(CL ? gridDim.x >> 1 : gridDim.x);
   const int igroups = CL ? 1 : (a.heads + 63) / 64, items = a.tokens * igroups * splits;
   // plan: null (items (token, group, split) from the unit's index and the queue, or under CL every units-th) or
   // the length-balanced plan (sparse_mla_ws_plan_kernel; CTA c takes item c, then items parts + plan[4 + 2 c] ..
@@ -353,7 +367,7 @@ __global__ void __launch_bounds__(384, 1)
   const int tid = threadIdx.x, wg = __shfl_sync(0xffffffffu, tid >> 7, 0);
   if (tid == 0) {
     for (int s = 0; s < NS; ++s) {
-      mbar_init(bars + 8 * s, FP8 ? 256 : 128);  // full: every producer thread (FP8: and its RoPE cp.async)
+      mbar_init(bars + 8 * s, FP8 ? 256 : 128);        // full: every producer thread (FP8: and its RoPE cp.async)
       mbar_init(bars + 8 * (NS + s), CL ? 264 : 256);  // empty: every consumer thread (CL: + the peer's 8 warps)
     }
     mbar_init(qbar, 128);
@@ -363,15 +377,17 @@ __global__ void __launch_bounds__(384, 1)
   // CL: arrive now, wait where a role first touches a barrier (its own or the peer's): the producer before its first
   // stage, the consumers after warpgroup 0 has issued Q, so the entry's global loads overlap the barrier (FlashMLA
   // reads its schedule and issues Q between its arrive and wait likewise).
-  if (CL) cluster_arrive();
-  else __syncthreads();
+  if (CL)
+    cluster_arrive();
+  else
+    __syncthreads();
   // The first item is the CTA's index (the grid is at most the item count); the queue hands out
   // the rest, from gridDim.x up.
   const int first_item = plan ? (pitems[unit].x >= 0 ? unit : -1) : (unit < items ? unit : -1);
 
   if (wg == 2) {
     // ---- producer: the blocks of every item in order, through the two stages --------------------
-    int steps = 0;  // the stages filled (the tail's waits under CL)
+    int steps = 0;                  // the stages filled (the tail's waits under CL)
     reg_dealloc<CL ? 128 : 144>();  // CL: one row a thread (v[1][7]); 16 registers a thread go to warpgroup 1
     const int p = tid - 256, warp = p >> 5, lane = p & 31, qd = lane >> 3;
     const int jr = warp * 8 + (lane & 7);  // this thread's rows of a block: jr and jr + 32
@@ -450,13 +466,14 @@ __global__ void __launch_bounds__(384, 1)
         const int e[2] = {enc_of(cur, 0, raw_of(cur, 0)), enc_of(cur, 1, raw_of(cur, 1))};
         unsigned char* dst = sk + st * G::kTile;
         if (gstep >= NS) mbar_wait(bars + 8 * (NS + st), ((gstep / NS) - 1) & 1);
-        // Thread: 16-byte units u = qd + 4 i of its two rows.
+          // Thread: 16-byte units u = qd + 4 i of its two rows.
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
           const unsigned char* row = static_cast<const unsigned char*>(table_of(a, e[r])) +
                                      static_cast<long long>(e[r] < 0 ? 0 : (e[r] & ((1 << 30) - 1))) * 1024;
 #pragma unroll
-          for (int i = 0; i < 16; ++i) cp_async16_zfill(dst + sw_off(jr + 32 * r, qd + 4 * i), row + (qd + 4 * i) * 16, e[r] >= 0);
+          for (int i = 0; i < 16; ++i)
+            cp_async16_zfill(dst + sw_off(jr + 32 * r, qd + 4 * i), row + (qd + 4 * i) * 16, e[r] >= 0);
         }
         asm volatile("cp.async.commit_group;\n" ::: "memory");
         asm volatile("cp.async.wait_group 0;\n" ::: "memory");
@@ -484,7 +501,8 @@ __global__ void __launch_bounds__(384, 1)
       uint2 scw[R] = {};
       // Row jr + 32 h of the stage from v[r] (a column without a row, e < 0, stores zeros: its words and scales
       // are masked to zero bits, no branch per unit), each piece reloaded from row en (if any) once stored.
-      auto store_reload = [&](unsigned char* dst, int e, int en, const unsigned char* ndata, const unsigned char* nscales, int r, int h) {
+      auto store_reload = [&](unsigned char* dst, int e, int en, const unsigned char* ndata,
+                              const unsigned char* nscales, int r, int h) {
         const int j = jr + 32 * h;
         const uint32_t k = e >= 0 ? 0xffffffffu : 0u;
         const uint32_t s0 = scw[r].x & k, s1 = scw[r].y & k;
@@ -562,8 +580,10 @@ __global__ void __launch_bounds__(384, 1)
           }
         }
         // CL: the peer's half of the rows (32 x 448 BF16) arrives as bytes on this barrier.
-        if (CL && p == 0) mbar_arrive_tx(bars + 8 * st, 32 * 448 * 2);
-        else mbar_arrive(bars + 8 * st);
+        if (CL && p == 0)
+          mbar_arrive_tx(bars + 8 * st, 32 * 448 * 2);
+        else
+          mbar_arrive(bars + 8 * st);
         e[0] = en[0];
         e[1] = en[1];
         cd0 = n0.data;
@@ -611,10 +631,10 @@ __global__ void __launch_bounds__(384, 1)
       if (lane == 0) mbar_arrive_cluster(peer_addr(bar, peer));
     }
   };
-  auto emit = [&](const WsItem& it, const float (&o)[128], float L0, float M0, float L1, float M1, float2 sinks) {
+  auto emit = [&](const WsItem& it, const float(&o)[128], float L0, float M0, float L1, float M1, float2 sinks) {
     // A plan's item of split -1 is its rows' only one: out and lse.
-    emit_rows<true>(a, o, it.t, it.hg * 64 + r0, it.hg * 64 + r1, it.split < 0 ? 1 : splits, it.split, wg, tq, {L0, L1}, {M0, M1}, sinks,
-              ws_o, ws_ml);
+    emit_rows<true>(a, o, it.t, it.hg * 64 + r0, it.hg * 64 + r1, it.split < 0 ? 1 : splits, it.split, wg, tq, {L0, L1},
+                    {M0, M1}, sinks, ws_o, ws_ml);
   };
   if (wg == 0) {
     reg_alloc<200>();
@@ -623,7 +643,8 @@ __global__ void __launch_bounds__(384, 1)
     int gstep = 0, parity = 0, qsyncs = 0;
     for (int item = first_item, k = 0; item >= 0; parity ^= 1, ++k) {
       const WsItem it = k == 0 || !kRingItems ? item_of(item) : ws_unpack(sring[k % G::kRing]);
-      const float2 sinks = load_sinks(a, it.hg * 64 + r0, it.hg * 64 + r1);  // here: at the emit their trip was on the item's path
+      const float2 sinks =
+          load_sinks(a, it.hg * 64 + r0, it.hg * 64 + r1);  // here: at the emit their trip was on the item's path
       int next_item = -1;  // known at the item's last block (the producer wrote it into the stage)
       float o[128];
 #pragma unroll
@@ -747,8 +768,10 @@ __global__ void __launch_bounds__(384, 1)
       item = next_item;
     }
   } else {
-    if (CL) reg_alloc<176>();  // its release's peer address spilled 40 bytes at 160, the BF16 epilogue 8 at 168
-    else reg_dealloc<160>();
+    if (CL)
+      reg_alloc<176>();  // its release's peer address spilled 40 bytes at 160, the BF16 epilogue 8 at 168
+    else
+      reg_dealloc<160>();
     if (CL) cluster_wait();  // the barriers of both CTAs are initialized
     int gstep = 0, parity = 0;
     for (int item = first_item, k = 0; item >= 0; parity ^= 1, ++k) {

@@ -43,7 +43,7 @@ __global__ void __launch_bounds__(kFloorThreads) sparse_mla_floor_kernel(sparse_
     bool comp = false;
     const int32_t r = c < active ? column(a, t, c, comp) : -1;
     const unsigned char* tab = static_cast<const unsigned char*>(comp ? a.compressed_kv : a.swa_kv);
-    row_at[threadIdx.x] = r < 0        ? nullptr
+    row_at[threadIdx.x] = r < 0       ? nullptr
                           : !a.kv_fp8 ? tab + static_cast<long long>(r) * 1024
                                       : model1_row(tab, r, a.page_block).data;
   }
@@ -51,7 +51,8 @@ __global__ void __launch_bounds__(kFloorThreads) sparse_mla_floor_kernel(sparse_
   uint4 acc = make_uint4(0, 0, 0, 0);
   // Row bytes in 16-byte pieces: BF16 64 per row (1024 B), FP8 36 (576 B of data) plus the row's
   // 8 scale bytes at the end of its page block.
-  constexpr int kBf16Pieces = kFloorCols * 64 / kFloorThreads, kFp8Pieces = (kFloorCols * 36 + kFloorThreads - 1) / kFloorThreads;
+  constexpr int kBf16Pieces = kFloorCols * 64 / kFloorThreads,
+                kFp8Pieces = (kFloorCols * 36 + kFloorThreads - 1) / kFloorThreads;
   if (!a.kv_fp8) {
     uint4 v[kBf16Pieces];
 #pragma unroll
@@ -74,7 +75,8 @@ __global__ void __launch_bounds__(kFloorThreads) sparse_mla_floor_kernel(sparse_
       const int c = c0 + threadIdx.x;
       bool comp = false;
       const int32_t r = column(a, t, c, comp);
-      const uint2 sc = *reinterpret_cast<const uint2*>(model1_row(comp ? a.compressed_kv : a.swa_kv, r, a.page_block).scales);
+      const uint2 sc =
+          *reinterpret_cast<const uint2*>(model1_row(comp ? a.compressed_kv : a.swa_kv, r, a.page_block).scales);
       acc.x ^= sc.x;
       acc.y ^= sc.y;
     }
@@ -85,7 +87,8 @@ __global__ void __launch_bounds__(kFloorThreads) sparse_mla_floor_kernel(sparse_
   const long long qpieces = static_cast<long long>(a.heads) * 512 * 2 / 16;
   const uint4* q = static_cast<const uint4*>(a.q) + t * qpieces;
   uint4* out = static_cast<uint4*>(a.out) + t * qpieces;
-  for (long long i = blockIdx.x * kFloorThreads + threadIdx.x; i < qpieces; i += static_cast<long long>(gridDim.x) * kFloorThreads) {
+  for (long long i = blockIdx.x * kFloorThreads + threadIdx.x; i < qpieces;
+       i += static_cast<long long>(gridDim.x) * kFloorThreads) {
     fold(acc, ld16(q + i));
     out[i] = make_uint4(0, 0, 0, 0);
   }

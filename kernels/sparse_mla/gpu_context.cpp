@@ -75,18 +75,35 @@ class Context final : public kgate::gpu::GpuRowContext {
     if (p.sink) sink_ = upload_vec(hp_.sink);
     out_ = DeviceBuffer(static_cast<size_t>(p.q_rows() * p.heads * kD) * 2);
     lse_ = DeviceBuffer(static_cast<size_t>(p.q_rows() * p.heads) * 4);
-    args_ = sparse_mla_args{q_.get(), swa_.get(), p.topk ? comp_.get() : nullptr, idx_.as<int32_t>(),
-                            p.topk ? comp_ptr : nullptr, swa_stride, comp_stride, lens_.as<int32_t>(),
-                            static_cast<int>(p.lens_offset), p.sink ? sink_.as<float>() : nullptr, out_.get(),
-                            lse_.as<float>(), static_cast<int>(T), static_cast<int>(p.q_rows()), static_cast<int>(p.heads),
-                            static_cast<int>(p.topk), p.swa_rows, p.compressed_rows, p.fp8 ? 1 : 0,
-                            static_cast<int>(p.page_block), static_cast<float>(hp_.sm_scale), next_lens_epoch()};
+    args_ = sparse_mla_args{q_.get(),
+                            swa_.get(),
+                            p.topk ? comp_.get() : nullptr,
+                            idx_.as<int32_t>(),
+                            p.topk ? comp_ptr : nullptr,
+                            swa_stride,
+                            comp_stride,
+                            lens_.as<int32_t>(),
+                            static_cast<int>(p.lens_offset),
+                            p.sink ? sink_.as<float>() : nullptr,
+                            out_.get(),
+                            lse_.as<float>(),
+                            static_cast<int>(T),
+                            static_cast<int>(p.q_rows()),
+                            static_cast<int>(p.heads),
+                            static_cast<int>(p.topk),
+                            p.swa_rows,
+                            p.compressed_rows,
+                            p.fp8 ? 1 : 0,
+                            static_cast<int>(p.page_block),
+                            static_cast<float>(hp_.sm_scale),
+                            next_lens_epoch()};
   }
 
   Correctness check(const Implementation& impl) override {
     if (impl.exported) export_supports(impl, &args_);  // InputError: the row is not_supported
     const Params& p = hp_.p;
-    const size_t n_out = static_cast<size_t>(p.q_rows() * p.heads * kD), n_lse = static_cast<size_t>(p.q_rows() * p.heads);
+    const size_t n_out = static_cast<size_t>(p.q_rows() * p.heads * kD),
+                 n_lse = static_cast<size_t>(p.q_rows() * p.heads);
     const std::vector<uint16_t> po(n_out, kPoisonBf16);
     const std::vector<float> pl(n_lse, poison_f32());
     out_.upload(po.data(), n_out * 2);
@@ -111,8 +128,10 @@ class Context final : public kgate::gpu::GpuRowContext {
 
  protected:
   void launch(const Implementation& impl, cudaStream_t s) override {
-    if (impl.exported) export_launch(impl, &args_, s);
-    else arm(impl).launch(args_, s);
+    if (impl.exported)
+      export_launch(impl, &args_, s);
+    else
+      arm(impl).launch(args_, s);
     KGATE_CUDA_LAUNCHED();
   }
 
@@ -122,7 +141,8 @@ class Context final : public kgate::gpu::GpuRowContext {
   // The floor computes nothing: every real out and lse element written, padding rows untouched.
   Correctness check_floor(const std::vector<float>& out, const std::vector<float>& lse) const {
     const Params& p = hp_.p;
-    const size_t real_out = static_cast<size_t>(p.tokens() * p.heads * kD), real_lse = static_cast<size_t>(p.tokens() * p.heads);
+    const size_t real_out = static_cast<size_t>(p.tokens() * p.heads * kD),
+                 real_lse = static_cast<size_t>(p.tokens() * p.heads);
     Correctness c;
     c.elements = static_cast<int64_t>(out.size() + lse.size());
     for (size_t i = 0; i < out.size(); ++i) {
@@ -149,7 +169,11 @@ class Context final : public kgate::gpu::GpuRowContext {
       ref_out_ = DeviceBuffer(static_cast<size_t>(T * H * kD) * 8);
       ref_lse_ = DeviceBuffer(static_cast<size_t>(T * H) * 8);
       logical_idx_ = upload_vec(hp_.indices);
-      const DeviceInputs in{q_.get(), swa_.get(), comp_.get(), logical_idx_.as<int32_t>(), lens_.as<int32_t>(),
+      const DeviceInputs in{q_.get(),
+                            swa_.get(),
+                            comp_.get(),
+                            logical_idx_.as<int32_t>(),
+                            lens_.as<int32_t>(),
                             p.sink ? sink_.as<float>() : nullptr};
       reference_device(hp_, in, ref_out_.as<double>(), ref_lse_.as<double>(), be_.stream());
     }
@@ -161,8 +185,9 @@ class Context final : public kgate::gpu::GpuRowContext {
     };
     Correctness c = kgate::gpu::compare_device({out_.get(), true, nullptr, 1, true}, ref_out_.as<double>(), T * H * kD,
                                                tol_, name("out", kD), be_.stream());
-    merge_check(c, kgate::gpu::compare_device({lse_.get(), false, nullptr, 1, true}, ref_lse_.as<double>(), T * H, tol_,
-                                              name("lse", 1), be_.stream()),
+    merge_check(c,
+                kgate::gpu::compare_device({lse_.get(), false, nullptr, 1, true}, ref_lse_.as<double>(), T * H, tol_,
+                                           name("lse", 1), be_.stream()),
                 "lse");
     int64_t written = 0;
     for (size_t i = static_cast<size_t>(T * H * kD); i < out.size(); ++i) written += !is_poison_f32(out[i]);

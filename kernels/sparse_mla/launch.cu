@@ -29,7 +29,8 @@ void validate(const sparse_mla_args& a, const char* arm) {
   if (a.kv_fp8 && (a.page_block < 2 || a.page_block % 2))
     throw InputError(who + "page_block must be even and >= 2 (8-byte aligned MODEL1 blocks)");
   if (a.kv_fp8 && (a.swa_rows % a.page_block || (a.topk > 0 && a.compressed_rows % a.page_block)))
-    throw InputError(who + "FP8 tables must be whole page blocks (swa_rows and compressed_rows multiples of page_block)");
+    throw InputError(who +
+                     "FP8 tables must be whole page blocks (swa_rows and compressed_rows multiples of page_block)");
   for (const void* p : std::initializer_list<const void*>{a.q, a.swa_kv, a.compressed_kv, a.out})
     if (reinterpret_cast<uintptr_t>(p) % 16) throw InputError(who + "q, KV tables and out must be 16-byte aligned");
 }
@@ -110,9 +111,12 @@ FastPlan fast_plan(const sparse_mla_args& a, bool wgmma) {
     const bool wide = p.ht == 4;
     const double traffic_us = static_cast<double>(s) * a.tokens * a.heads * 4096.0 * 2 / (wide ? 1e7 : 3e6);
     double cost;
-    if (p.ws) cost = 6.0 + waves * (bps * (a.kv_fp8 ? 3.0 : 2.6) + 1.0) + (s > 1 ? 1.7 + 0.5 * s + traffic_us / 2 : 0.0);
-    else if (p.wg) cost = waves * (prologue_us + bps * step_us) + (s > 1 ? 1.7 + 0.5 * s + traffic_us / 2 : 0.0);
-    else cost = waves * bps + (s > 1 ? (wide ? 0.4 + 0.12 * s : 1.0) + traffic_us / (wide ? 4.25 : 4.5) : 0.0);
+    if (p.ws)
+      cost = 6.0 + waves * (bps * (a.kv_fp8 ? 3.0 : 2.6) + 1.0) + (s > 1 ? 1.7 + 0.5 * s + traffic_us / 2 : 0.0);
+    else if (p.wg)
+      cost = waves * (prologue_us + bps * step_us) + (s > 1 ? 1.7 + 0.5 * s + traffic_us / 2 : 0.0);
+    else
+      cost = waves * bps + (s > 1 ? (wide ? 0.4 + 0.12 * s : 1.0) + traffic_us / (wide ? 4.25 : 4.5) : 0.0);
     if (cost < p.cost) {
       p.cost = cost;
       p.splits = s;
@@ -121,8 +125,9 @@ FastPlan fast_plan(const sparse_mla_args& a, bool wgmma) {
   }
   p.rule = p.splits == 1 ? "one split (cost model): out and lse written by the CTA"
                          : "split by the cost model (waves x blocks + combine + partials); combine kernel";
-  if (forced_path) p.rule = p.ws ? "path forced to ws by KGATE_SPARSE_MLA_FAST_PATH (tuning run)"
-                                 : "path forced to wg by KGATE_SPARSE_MLA_FAST_PATH (tuning run)";
+  if (forced_path)
+    p.rule = p.ws ? "path forced to ws by KGATE_SPARSE_MLA_FAST_PATH (tuning run)"
+                  : "path forced to wg by KGATE_SPARSE_MLA_FAST_PATH (tuning run)";
   // Tuning only (the receipts' rule names it): KGATE_SPARSE_MLA_FAST_SPLITS=N takes the smallest
   // valid split count >= N (clamped to the row's blocks), to measure the cost model's choices.
   if (const char* e = std::getenv("KGATE_SPARSE_MLA_FAST_SPLITS"); e && std::atoi(e) > 0) {
@@ -259,8 +264,8 @@ void launch_baseline(const sparse_mla_args& a, cudaStream_t s) {
   const size_t parts = static_cast<size_t>(a.tokens) * sp.groups * sp.splits * kHeadsPerCta;
   float* ws = static_cast<float*>(workspace(parts * (512 + 2) * 4));
   float* ws_ml = ws + parts * 512;
-  sparse_mla_baseline_kernel<<<dim3(sp.splits, sp.groups, a.tokens), kBaseThreads, kBaseSmem, s>>>(a, sp.splits,
-                                                                                                  sp.blocks_per_split, ws, ws_ml);
+  sparse_mla_baseline_kernel<<<dim3(sp.splits, sp.groups, a.tokens), kBaseThreads, kBaseSmem, s>>>(
+      a, sp.splits, sp.blocks_per_split, ws, ws_ml);
   sparse_mla_combine_kernel<<<dim3(a.heads, a.tokens), 128, 0, s>>>(a, sp.splits, ws, ws_ml);
 }
 
@@ -292,7 +297,9 @@ const char* ws_cluster_forced() {
   const char* e = std::getenv("KGATE_SPARSE_MLA_CLUSTER");
   return e && (std::string(e) == "0" || std::string(e) == "1") ? e : nullptr;
 }
-bool ws_cluster_row(const sparse_mla_args& a, const FastPlan& p) { return p.ws && a.kv_fp8 && (a.heads + 63) / 64 == 2; }
+bool ws_cluster_row(const sparse_mla_args& a, const FastPlan& p) {
+  return p.ws && a.kv_fp8 && (a.heads + 63) / 64 == 2;
+}
 const cudaLaunchAttribute* cluster_attr() {
   static const cudaLaunchAttribute at = [] {
     cudaLaunchAttribute x{};
@@ -341,7 +348,9 @@ int ws_units(const sparse_mla_args& a, const FastPlan& p, bool cl) {
 }
 // Whether the queue hands out tokens by active length, longest first (a sort kernel before, ~3 us):
 // from two items per CTA, where a short item taken last no longer hides a long one.
-bool ws_sorted(const sparse_mla_args& a, const FastPlan& p, bool cl) { return ws_items(a, p, cl) >= 2LL * ws_units(a, p, cl); }
+bool ws_sorted(const sparse_mla_args& a, const FastPlan& p, bool cl) {
+  return ws_items(a, p, cl) >= 2LL * ws_units(a, p, cl);
+}
 // The length-balanced plan (fast_ws.cuh, sparse_mla_ws_plan_kernel) replaces the (token, group,
 // split) items of equal width and the queue where the cost model splits a row of few (token, 64-head
 // group) pairs (fewer than two per SM): one wave of equal splits waits for the longest token when the
@@ -351,7 +360,9 @@ bool ws_sorted(const sparse_mla_args& a, const FastPlan& p, bool cl) { return ws
 // KGATE_SPARSE_MLA_WS_PLAN=0|1 forces it off or on for every warp-specialized row it can run;
 // KGATE_SPARSE_MLA_WS_OVERHEAD=N sets the blocks of fixed cost per segment (default 3).
 int ws_pairs(const sparse_mla_args& a) { return static_cast<int>(Problem::of(a).pairs()); }
-int wg_blocks(const sparse_mla_args& a) { return (128 + a.topk + kWgCols - 1) / kWgCols; }  // 64-column blocks per token
+int wg_blocks(const sparse_mla_args& a) {
+  return (128 + a.topk + kWgCols - 1) / kWgCols;
+}  // 64-column blocks per token
 const char* ws_plan_forced() {
   const char* e = std::getenv("KGATE_SPARSE_MLA_WS_PLAN");
   return e && (std::string(e) == "0" || std::string(e) == "1") ? e : nullptr;
@@ -362,7 +373,8 @@ bool ws_planned(const sparse_mla_args& a, const FastPlan& p) {
   return p.splits > 1 && ws_pairs(a) < 2 * sm_count();
 }
 int ws_parts(const sparse_mla_args& a) {
-  return static_cast<int>(std::min<long long>(sm_count(), static_cast<long long>(ws_pairs(a)) * ((wg_blocks(a) + 1) / 2)));
+  return static_cast<int>(
+      std::min<long long>(sm_count(), static_cast<long long>(ws_pairs(a)) * ((wg_blocks(a) + 1) / 2)));
 }
 int ws_overhead() {
   const char* e = std::getenv("KGATE_SPARSE_MLA_WS_OVERHEAD");
@@ -404,11 +416,12 @@ const int* ws_plan(const sparse_mla_args& a, int parts, cudaStream_t s) {
 // partials' splits per row; ordered: the token order is in ws_order's buffer already (the dequantized-once pass
 // computed it).
 template <bool FP8, bool CL>
-void fast_ws_launch_as(const sparse_mla_args& a, const FastPlan& p, const int* plan, int stride, __nv_bfloat16* ws, float* ws_ml,
-                       bool ordered, cudaStream_t s) {
+void fast_ws_launch_as(const sparse_mla_args& a, const FastPlan& p, const int* plan, int stride, __nv_bfloat16* ws,
+                       float* ws_ml, bool ordered, cudaStream_t s) {
   ws_raise_smem<FP8, CL>();
   if (plan) {
-    sparse_mla_fast_ws_kernel<FP8, CL><<<ws_parts(a), WsGeo::kThreads, WsGeo::kSmem, s>>>(a, stride, 1, ws, ws_ml, nullptr, nullptr, plan);
+    sparse_mla_fast_ws_kernel<FP8, CL>
+        <<<ws_parts(a), WsGeo::kThreads, WsGeo::kSmem, s>>>(a, stride, 1, ws, ws_ml, nullptr, nullptr, plan);
     return;
   }
   int* order = nullptr;
@@ -423,7 +436,8 @@ void fast_ws_launch_as(const sparse_mla_args& a, const FastPlan& p, const int* p
   }
   const cudaLaunchConfig_t cfg = cluster_config(2 * ws_units(a, p, CL), s);
   KGATE_CUDA(cudaLaunchKernelEx(&cfg, &sparse_mla_fast_ws_kernel<FP8, CL>, a, p.splits, p.blocks_per_split, ws, ws_ml,
-                                static_cast<int*>(nullptr), static_cast<const int*>(order), static_cast<const int*>(nullptr)));
+                                static_cast<int*>(nullptr), static_cast<const int*>(order),
+                                static_cast<const int*>(nullptr)));
 }
 // The dequantized-once route: an FP8 row whose tables are gathered many times over (prefill; decode batches
 // whose requests share small caches) dequantizes its whole tables (the SWA table and, with topk > 0, the
@@ -458,8 +472,8 @@ sparse_mla_args dequantized(const sparse_mla_args& a, int* order, cudaStream_t s
   const long long tasks = table_rows(a) * 36;
   const int grid = static_cast<int>(std::min<long long>((tasks + 255) / 256, 16LL * sm_count())) + (order ? 1 : 0);
   sparse_mla_dequant_kernel<<<grid, 256, 0, s>>>(static_cast<const unsigned char*>(a.swa_kv), a.swa_rows,
-                                                 static_cast<const unsigned char*>(a.compressed_kv), table_rows(a), a.page_block,
-                                                 reinterpret_cast<uint4*>(t), a, order);
+                                                 static_cast<const unsigned char*>(a.compressed_kv), table_rows(a),
+                                                 a.page_block, reinterpret_cast<uint4*>(t), a, order);
   b.swa_kv = t;
   if (a.topk > 0) b.compressed_kv = t + a.swa_rows * 1024;
   b.kv_fp8 = 0;
@@ -505,25 +519,32 @@ json fast_config(const sparse_mla_args& a0) {
   const FastPlan& p = r.p;
   const bool deq = r.deq, planned = r.planned;
   const char* k = p.ws ? "sparse_mla_fast_ws_kernel" : p.wg ? "sparse_mla_fast_wg_kernel" : "sparse_mla_fast_kernel";
-  std::string kernels = (p.ws && ws_sorted(a, p, r.cl) && !r.ordered ? std::string("sparse_mla_ws_order_kernel + ") : std::string()) + k +
-                        (p.splits == 1 ? "" : " + sparse_mla_fast_combine_kernel");
+  std::string kernels =
+      (p.ws && ws_sorted(a, p, r.cl) && !r.ordered ? std::string("sparse_mla_ws_order_kernel + ") : std::string()) + k +
+      (p.splits == 1 ? "" : " + sparse_mla_fast_combine_kernel");
   std::string rule = p.rule;
   if (planned) {
-    kernels = std::string("sparse_mla_ws_plan_kernel (once per lens_epoch) + ") + k + " + sparse_mla_fast_combine_kernel";
+    kernels =
+        std::string("sparse_mla_ws_plan_kernel (once per lens_epoch) + ") + k + " + sparse_mla_fast_combine_kernel";
     rule = std::string("length-balanced plan: (token, 64-head group) pairs of max(1, active blocks) + ") +
            std::to_string(ws_overhead()) + " blocks each, a contiguous share per CTA, split pairs merged; " +
-           (ws_plan_forced() ? "forced by KGATE_SPARSE_MLA_WS_PLAN (tuning run)" : "the cost model splits, pairs < 2 x SMs");
+           (ws_plan_forced() ? "forced by KGATE_SPARSE_MLA_WS_PLAN (tuning run)"
+                             : "the cost model splits, pairs < 2 x SMs");
   } else if (p.ws && ws_plan_forced()) {
     rule += "; plan forced off by KGATE_SPARSE_MLA_WS_PLAN (tuning run)";
   }
   if (r.cl) {
-    rule += std::string("; 2-CTA clusters: one token's two 64-head groups, each producer dequantizing half of every block for both, ") +
-            (ws_cluster_forced() ? "forced by KGATE_SPARSE_MLA_CLUSTER (tuning run)" : "FP8 rows of 2 groups the plan leaves alone");
+    rule += std::string(
+                "; 2-CTA clusters: one token's two 64-head groups, each producer dequantizing half of every block for "
+                "both, ") +
+            (ws_cluster_forced() ? "forced by KGATE_SPARSE_MLA_CLUSTER (tuning run)"
+                                 : "FP8 rows of 2 groups the plan leaves alone");
   } else if (!planned && ws_cluster_row(a, p) && ws_cluster_forced()) {
     rule += "; 2-CTA cluster forced off by KGATE_SPARSE_MLA_CLUSTER (tuning run)";
   }
   if (deq) {
-    kernels = std::string(r.ordered ? "sparse_mla_dequant_kernel (its first CTA: the token order) + " : "sparse_mla_dequant_kernel + ") +
+    kernels = std::string(r.ordered ? "sparse_mla_dequant_kernel (its first CTA: the token order) + "
+                                    : "sparse_mla_dequant_kernel + ") +
               kernels;
     rule = std::string("FP8 tables dequantized once to BF16, then the BF16 kernel: ") +
            (dequant_forced() ? "forced by KGATE_SPARSE_MLA_DEQUANT (tuning run)"
@@ -540,7 +561,9 @@ json fast_config(const sparse_mla_args& a0) {
                    : p.ws  ? json::array({ws_units(a, p, r.cl) * (r.cl ? 2 : 1), 1, 1})
                            : json::array({p.splits, p.groups, a.tokens})},
           {"cluster", r.cl ? 2 : 1},
-          {"threads", p.ws ? 384 : p.wg ? 256 : 128 * p.ht},
+          {"threads", p.ws   ? 384
+                      : p.wg ? 256
+                             : 128 * p.ht},
           {"smem_bytes", fast_smem(p, a.kv_fp8 != 0)},
           {"heads_per_cta", 16 * p.ht},
           {"blocks_per_split", planned ? 0 : p.blocks_per_split},
@@ -572,16 +595,25 @@ void launch_fast(const sparse_mla_args& a0, cudaStream_t s) {
     ws = static_cast<__nv_bfloat16*>(workspace(rows * (512 * 2 + 2 * 4)));
     ws_ml = reinterpret_cast<float*>(ws + rows * 512);
   }
-  if (r.cl) fast_ws_launch_as<true, true>(a, p, plan, stride, ws, ws_ml, ordered, s);
-  else if (p.ws && a.kv_fp8) fast_ws_launch_as<true, false>(a, p, plan, stride, ws, ws_ml, ordered, s);
-  else if (p.ws) fast_ws_launch_as<false, false>(a, p, plan, stride, ws, ws_ml, ordered, s);
-  else if (p.wg && a.kv_fp8) fast_wg_launch_as<true>(a, p, ws, ws_ml, s);
-  else if (p.wg) fast_wg_launch_as<false>(a, p, ws, ws_ml, s);
-  else if (p.ht == 1) fast_launch_as<1>(a, p, ws, ws_ml, s);
-  else if (p.ht == 2) fast_launch_as<2>(a, p, ws, ws_ml, s);
-  else fast_launch_as<4>(a, p, ws, ws_ml, s);
+  if (r.cl)
+    fast_ws_launch_as<true, true>(a, p, plan, stride, ws, ws_ml, ordered, s);
+  else if (p.ws && a.kv_fp8)
+    fast_ws_launch_as<true, false>(a, p, plan, stride, ws, ws_ml, ordered, s);
+  else if (p.ws)
+    fast_ws_launch_as<false, false>(a, p, plan, stride, ws, ws_ml, ordered, s);
+  else if (p.wg && a.kv_fp8)
+    fast_wg_launch_as<true>(a, p, ws, ws_ml, s);
+  else if (p.wg)
+    fast_wg_launch_as<false>(a, p, ws, ws_ml, s);
+  else if (p.ht == 1)
+    fast_launch_as<1>(a, p, ws, ws_ml, s);
+  else if (p.ht == 2)
+    fast_launch_as<2>(a, p, ws, ws_ml, s);
+  else
+    fast_launch_as<4>(a, p, ws, ws_ml, s);
   if (stride > 1)
-    sparse_mla_fast_combine_kernel<<<dim3((a.heads + kCombineHeads - 1) / kCombineHeads, a.tokens), 64 * kCombineHeads, 0, s>>>(
+    sparse_mla_fast_combine_kernel<<<dim3((a.heads + kCombineHeads - 1) / kCombineHeads, a.tokens), 64 * kCombineHeads,
+                                     0, s>>>(
         a, stride, ws, ws_ml, planned ? plan + WsPlanLayout{ws_parts(a), ws_pairs(a)}.nseg_off() : nullptr);
 }
 

@@ -18,7 +18,8 @@ struct Model1Row {
 // byte offsets are 64-bit (a page block of more than 7.4 M rows would overflow 32 bits).
 __device__ __forceinline__ Model1Row model1_row(const void* tab, uint32_t r, uint32_t pb) {
   const uint32_t blk = r / pb, in = r - blk * pb;
-  const unsigned char* b = static_cast<const unsigned char*>(tab) + static_cast<unsigned long long>(blk) * pb * kModel1Row;
+  const unsigned char* b =
+      static_cast<const unsigned char*>(tab) + static_cast<unsigned long long>(blk) * pb * kModel1Row;
   return {b + static_cast<unsigned long long>(in) * kModel1Data,
           b + static_cast<unsigned long long>(pb) * kModel1Data + static_cast<unsigned long long>(in) * 8};
 }

@@ -94,8 +94,10 @@ KGATE_HD inline void ws_plan_walk(const int* act, int tokens, int groups, int pa
   if (hi < lo) hi = lo;
   while (lo < hi) {
     const long long mid = (lo + hi) / 2;
-    if (walk(mid, false, count_only) <= parts) hi = mid;
-    else lo = mid + 1;
+    if (walk(mid, false, count_only) <= parts)
+      hi = mid;
+    else
+      lo = mid + 1;
   }
   int* items = plan + L.items_off();
   int* nseg = plan + L.nseg_off();

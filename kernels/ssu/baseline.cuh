@@ -12,7 +12,7 @@ template <class ST, class IT>
 __global__ void __launch_bounds__(kBaseThreads) ssu_baseline_kernel(Args a) {
   constexpr int V = Chunk<ST>::V;
   constexpr int TPR = kBaseThreads / kBaseRows;  // 16 threads per row
-  constexpr int EPT = kN / TPR;                   // 8 elements per thread
+  constexpr int EPT = kN / TPR;                  // 8 elements per thread
   const int b = blockIdx.y, h = blockIdx.z;
   const int g = h / (a.nheads / a.ngroups);
   const int r = threadIdx.x / TPR, c0 = (threadIdx.x % TPR) * EPT;
@@ -27,7 +27,8 @@ __global__ void __launch_bounds__(kBaseThreads) ssu_baseline_kernel(Args a) {
   float s[EPT];
 #pragma unroll
   for (int j = 0; j < EPT; j += V) {
-    if (slot >= 0) Chunk<ST>::unpack(*reinterpret_cast<const uint4*>(tile + j), s + j);
+    if (slot >= 0)
+      Chunk<ST>::unpack(*reinterpret_cast<const uint4*>(tile + j), s + j);
     else
 #pragma unroll
       for (int k = 0; k < V; ++k) s[j + k] = 0.f;

@@ -13,11 +13,11 @@ namespace kgate::ssu::gpu {
 
 inline constexpr int kP = 64, kN = 128;  // headdim, dstate
 
-inline constexpr int kBaseRows = 8;       // ssu.baseline: BLOCK_SIZE_M
-inline constexpr int kBaseThreads = 128;  // ssu.baseline: num_warps = 4
-inline constexpr int kFastThreads = 64;   // ssu.fast (NL = 4, 8) and ssu.floor: 2-warp CTAs
-inline constexpr int kSmallWarps = 4;     // ssu.fast on the NL = 2 range: 4-warp CTAs
-inline constexpr int kFloorChunks = 8;    // ssu.floor(_stream): 16-byte chunks per lane
+inline constexpr int kBaseRows = 8;                        // ssu.baseline: BLOCK_SIZE_M
+inline constexpr int kBaseThreads = 128;                   // ssu.baseline: num_warps = 4
+inline constexpr int kFastThreads = 64;                    // ssu.fast (NL = 4, 8) and ssu.floor: 2-warp CTAs
+inline constexpr int kSmallWarps = 4;                      // ssu.fast on the NL = 2 range: 4-warp CTAs
+inline constexpr int kFloorChunks = 8;                     // ssu.floor(_stream): 16-byte chunks per lane
 inline constexpr int kStreamWarps = 4, kStreamStages = 3;  // ssu.floor_stream
 inline constexpr int kStreamSmemBytes = kStreamWarps * kStreamStages * kFloorChunks * 32 * 16;
 
@@ -40,7 +40,13 @@ inline constexpr int kStreamSmemBytes = kStreamWarps * kStreamStages * kFloorChu
 //           ssu_fast_kernel_side_warp): state warps that only move the state, one warp per CTA
 //           for every side input; BF16 state up to kSideTiles tiles (fast_config).
 enum FastMode : int {
-  kEarly = 1, kVecBC = 2, kPrefetch = 4, kAllLoads = 8, kFastGate = 16, kLoadLast = 32, kStoreNormal = 64,
+  kEarly = 1,
+  kVecBC = 2,
+  kPrefetch = 4,
+  kAllLoads = 8,
+  kFastGate = 16,
+  kLoadLast = 32,
+  kStoreNormal = 64,
   kSideWarp = 128
 };
 
@@ -86,8 +92,12 @@ struct Problem {
     return "";
   }
   json to_json() const {
-    return {{"batch", batch}, {"nheads", nheads}, {"ngroups", ngroups}, {"state_dtype", state_bf16 ? "bf16" : "fp32"},
-            {"io_dtype", io_bf16 ? "bf16" : "fp32"}, {"has_z", has_z}};
+    return {{"batch", batch},
+            {"nheads", nheads},
+            {"ngroups", ngroups},
+            {"state_dtype", state_bf16 ? "bf16" : "fp32"},
+            {"io_dtype", io_bf16 ? "bf16" : "fp32"},
+            {"has_z", has_z}};
   }
 };
 
@@ -119,19 +129,35 @@ struct LaunchConfig {
 
   json to_json() const {
     json modes = json::array();
-    for (auto [bit, name] : {std::pair{kEarly, "early"}, {kVecBC, "vec_bc"}, {kPrefetch, "prefetch"},
-                             {kAllLoads, "all_loads"}, {kFastGate, "fast_gate"}, {kLoadLast, "load_evict_last"},
-                             {kStoreNormal, "store_evict_normal"}, {kSideWarp, "side_warp"}})
+    for (auto [bit, name] : {std::pair{kEarly, "early"},
+                             {kVecBC, "vec_bc"},
+                             {kPrefetch, "prefetch"},
+                             {kAllLoads, "all_loads"},
+                             {kFastGate, "fast_gate"},
+                             {kLoadLast, "load_evict_last"},
+                             {kStoreNormal, "store_evict_normal"},
+                             {kSideWarp, "side_warp"}})
       if (mode & bit) modes.push_back(name);
-    return {{"kernel", kernel}, {"grid", {grid[0], grid[1], grid[2]}}, {"threads", threads},
-            {"smem_bytes", smem_bytes}, {"chunks_per_lane", chunks_per_lane}, {"mode", modes},
-            {"rule", rule}, {"problem", problem.to_json()}};
+    return {{"kernel", kernel},
+            {"grid", {grid[0], grid[1], grid[2]}},
+            {"threads", threads},
+            {"smem_bytes", smem_bytes},
+            {"chunks_per_lane", chunks_per_lane},
+            {"mode", modes},
+            {"rule", rule},
+            {"problem", problem.to_json()}};
   }
 };
 
 inline LaunchConfig baseline_config(const Problem& p) {
-  LaunchConfig c{"ssu_baseline_kernel", {kP / kBaseRows, static_cast<unsigned>(p.batch), static_cast<unsigned>(p.nheads)},
-                 kBaseThreads, 0, 0, 0, "grid (dim tiles, batch, heads), 8 rows per program", p};
+  LaunchConfig c{"ssu_baseline_kernel",
+                 {kP / kBaseRows, static_cast<unsigned>(p.batch), static_cast<unsigned>(p.nheads)},
+                 kBaseThreads,
+                 0,
+                 0,
+                 0,
+                 "grid (dim tiles, batch, heads), 8 rows per program",
+                 p};
   return c;
 }
 
@@ -145,9 +171,12 @@ inline constexpr long long kSideTiles = 768, kSideNarrowTiles = 96;
 struct SideGeometry {
   int warps, nl;  // state warps per CTA, chunks per lane
 };
-inline SideGeometry side_geometry(const Problem& p) { return p.tiles() <= kSideNarrowTiles ? SideGeometry{2, 2} : SideGeometry{4, 4}; }
+inline SideGeometry side_geometry(const Problem& p) {
+  return p.tiles() <= kSideNarrowTiles ? SideGeometry{2, 2} : SideGeometry{4, 4};
+}
 inline bool fast_side_warp(const Problem& p) { return p.state_bf16 && p.tiles() <= kSideTiles; }
-static_assert(kSideTiles >= 384, "the side-warp kernel must cover the BF16 NL = 2 range (kFastModesBf16 has no small modes)");
+static_assert(kSideTiles >= 384,
+              "the side-warp kernel must cover the BF16 NL = 2 range (kFastModesBf16 has no small modes)");
 
 // Only the NL = 2 range of the row-owner kernel asks how many CTAs fit at once (the wave rule).
 inline bool fast_needs_resident_ctas(const Problem& p) { return !fast_side_warp(p) && fast_chunks_per_lane(p) == 2; }
@@ -158,10 +187,16 @@ inline LaunchConfig fast_config(const Problem& p, int resident_ctas) {
   if (fast_side_warp(p)) {
     const SideGeometry g = side_geometry(p);
     const unsigned grid = static_cast<unsigned>(p.tiles()) * (kP / (g.warps * rows_per_warp(true, g.nl)));
-    return {"ssu_fast_kernel_side_warp", {grid, 1, 1}, 32 * (g.warps + 1), 0, g.nl, kSideWarp | kLoadLast,
+    return {"ssu_fast_kernel_side_warp",
+            {grid, 1, 1},
+            32 * (g.warps + 1),
+            0,
+            g.nl,
+            kSideWarp | kLoadLast,
             "BF16 state, <= " + std::to_string(kSideTiles) + " tiles: " + std::to_string(g.warps) +
                 " state warps of NL = " + std::to_string(g.nl) + " (" +
-                (g.warps == 2 ? "<= " + std::to_string(kSideNarrowTiles) + " tiles" : "> " + std::to_string(kSideNarrowTiles) + " tiles") +
+                (g.warps == 2 ? "<= " + std::to_string(kSideNarrowTiles) + " tiles"
+                              : "> " + std::to_string(kSideNarrowTiles) + " tiles") +
                 ") + 1 side warp per CTA",
             p};
   }
@@ -187,8 +222,14 @@ inline LaunchConfig fast_config(const Problem& p, int resident_ctas) {
 
 inline LaunchConfig floor_config(const Problem& p) {
   const unsigned grid = static_cast<unsigned>(p.batch) * p.nheads * ctas_per_head(p.state_bf16, kFloorChunks);
-  return {"ssu_floor_kernel", {grid, 1, 1}, kFastThreads, 0, kFloorChunks, 0,
-          "ssu.fast's NL = 8 geometry, loads at L2 evict_last, plain stores", p};
+  return {"ssu_floor_kernel",
+          {grid, 1, 1},
+          kFastThreads,
+          0,
+          kFloorChunks,
+          0,
+          "ssu.fast's NL = 8 geometry, loads at L2 evict_last, plain stores",
+          p};
 }
 
 // ssu.floor_copy: one 16-byte chunk per thread, 256-thread CTAs, a grid over every owned tile.
@@ -196,8 +237,14 @@ inline constexpr int kCopyThreads = 256;
 inline LaunchConfig floor_copy_config(const Problem& p) {
   const int rows_per_cta = kCopyThreads / (kN / chunk_values(p.state_bf16));
   const unsigned grid = static_cast<unsigned>(p.batch) * p.nheads * (kP / rows_per_cta);
-  return {"ssu_floor_copy_kernel", {grid, 1, 1}, kCopyThreads, 0, 1, 0,
-          "out of place: one 16-byte chunk per thread, plain loads and stores", p};
+  return {"ssu_floor_copy_kernel",
+          {grid, 1, 1},
+          kCopyThreads,
+          0,
+          1,
+          0,
+          "out of place: one 16-byte chunk per thread, plain loads and stores",
+          p};
 }
 
 // Warp tiles the streaming floor walks: NL = 8 rows per warp over every (batch, head).
@@ -207,8 +254,14 @@ inline int floor_stream_tiles(const Problem& p) {
 // resident_ctas: CTAs of the streaming kernel that fit on the device at once.
 inline LaunchConfig floor_stream_config(const Problem& p, int resident_ctas) {
   const int grid = balanced_grid(floor_stream_tiles(p), resident_ctas, kStreamWarps);
-  return {"ssu_floor_stream_kernel", {static_cast<unsigned>(grid), 1, 1}, 32 * kStreamWarps, kStreamSmemBytes,
-          kFloorChunks, 0, "persistent: resident CTAs (" + std::to_string(resident_ctas) + ") trimmed to equal warp shares", p};
+  return {"ssu_floor_stream_kernel",
+          {static_cast<unsigned>(grid), 1, 1},
+          32 * kStreamWarps,
+          kStreamSmemBytes,
+          kFloorChunks,
+          0,
+          "persistent: resident CTAs (" + std::to_string(resident_ctas) + ") trimmed to equal warp shares",
+          p};
 }
 
 }  // namespace kgate::ssu::gpu

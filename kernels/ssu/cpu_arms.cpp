@@ -28,7 +28,8 @@ class CpuContext final : public RowContext {
     std::vector<float> state = hp_.state;
     std::vector<float> out(out_.size(), poison_f32());
     fn(hp_, state, out);
-    return check_arm(impl, hp_, [&]() -> const Reference& { return ref_; }, state, out, tol_);
+    return check_arm(
+        impl, hp_, [&]() -> const Reference& { return ref_; }, state, out, tol_);
   }
   Sample time_once(const Implementation& impl) override {
     auto fn = reinterpret_cast<CpuFn>(impl.launch);
@@ -99,8 +100,10 @@ void cpu_eigen_threaded(const HostProblem& hp, std::vector<float>& state, std::v
       if (slot >= 0) {
         Eigen::Map<Mat> st(&state[((slot * p.nheads) + h) * kP * kN]);
         s.noalias() = st * dA + (dt * x) * B;
-        if (p.state_bf16) st = s.unaryExpr([](float v) { return round_bf16(v); });
-        else st = s;
+        if (p.state_bf16)
+          st = s.unaryExpr([](float v) { return round_bf16(v); });
+        else
+          st = s;
       } else {
         s.noalias() = (dt * x) * B;
       }

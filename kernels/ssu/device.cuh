@@ -18,9 +18,16 @@ namespace {
 
 __device__ __forceinline__ float to_f(float v) { return v; }
 __device__ __forceinline__ float to_f(__nv_bfloat16 v) { return __bfloat162float(v); }
-template <class T> __device__ __forceinline__ T from_f(float v);
-template <> __device__ __forceinline__ float from_f<float>(float v) { return v; }
-template <> __device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+template <class T>
+__device__ __forceinline__ T from_f(float v);
+template <>
+__device__ __forceinline__ float from_f<float>(float v) {
+  return v;
+}
+template <>
+__device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float v) {
+  return __float2bfloat16_rn(v);
+}
 
 __device__ __forceinline__ float load_w(const void* p, long long i, int bf16) {
   return bf16 ? __bfloat162float(static_cast<const __nv_bfloat16*>(p)[i]) : static_cast<const float*>(p)[i];
@@ -48,8 +55,10 @@ __device__ __forceinline__ float ld_io(const void* p, long long i) {
 }
 
 // Unpacks a 16-byte chunk into V floats and back.
-template <class ST> struct Chunk;
-template <> struct Chunk<__nv_bfloat16> {
+template <class ST>
+struct Chunk;
+template <>
+struct Chunk<__nv_bfloat16> {
   static constexpr int V = 8;
   __device__ static void unpack(const uint4& r, float* f) {
     const __nv_bfloat162* h = reinterpret_cast<const __nv_bfloat162*>(&r);
@@ -68,7 +77,8 @@ template <> struct Chunk<__nv_bfloat16> {
     return r;
   }
 };
-template <> struct Chunk<float> {
+template <>
+struct Chunk<float> {
   static constexpr int V = 4;
   __device__ static void unpack(const uint4& r, float* f) {
     f[0] = __uint_as_float(r.x);
@@ -99,17 +109,20 @@ __device__ __forceinline__ uint64_t l2_evict_normal() {
 }
 __device__ __forceinline__ void cp_async16_hint(void* smem, const void* gmem, uint64_t pol) {
   unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "l"(pol) : "memory");
+  asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "l"(pol)
+               : "memory");
 }
 __device__ __forceinline__ uint4 ld16_hint(const void* g, uint64_t pol) {
   uint4 v;
   asm volatile("ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;\n"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(g), "l"(pol));
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(g), "l"(pol));
   return v;
 }
 __device__ __forceinline__ void st16_hint(void* g, uint4 v, uint64_t pol) {
   asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {%1, %2, %3, %4}, %5;\n" ::"l"(g), "r"(v.x), "r"(v.y), "r"(v.z),
-               "r"(v.w), "l"(pol) : "memory");
+               "r"(v.w), "l"(pol)
+               : "memory");
 }
 __device__ __forceinline__ void cp_async_wait_all() {
   asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;\n" ::: "memory");

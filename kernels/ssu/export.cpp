@@ -21,7 +21,8 @@ template <size_t I>
 int supports(const void* args, char* why, size_t why_len) {
   return kgate::bundled::guarded(why, why_len, [&] {
     if (kGpuArms[I].arm->launch_to)
-      throw std::runtime_error(std::string(kGpuArms[I].name) + " writes into a second pool, which the export ABI does not carry");
+      throw std::runtime_error(std::string(kGpuArms[I].name) +
+                               " writes into a second pool, which the export ABI does not carry");
     kgate::ssu::gpu::validate(*static_cast<const ssu_args*>(args), kGpuArms[I].name);
   });
 }

@@ -23,11 +23,11 @@ namespace {
 template <class ST, int NL_, int W = 2>
 struct Geo {
   static constexpr int V = Chunk<ST>::V;
-  static constexpr int CPR = kN / V;          // 16-byte chunks per row: 16 (bf16) or 32 (fp32)
-  static constexpr int RPL = 32 / CPR;        // rows one warp-wide chunk covers: 2 or 1
-  static constexpr int NL = NL_;              // chunks in flight per lane
-  static constexpr int RPW = NL * RPL;        // rows per warp
-  static constexpr int kWarps = W;  // 2, or kSmallWarps on the NL = 2 range (config.hpp)
+  static constexpr int CPR = kN / V;    // 16-byte chunks per row: 16 (bf16) or 32 (fp32)
+  static constexpr int RPL = 32 / CPR;  // rows one warp-wide chunk covers: 2 or 1
+  static constexpr int NL = NL_;        // chunks in flight per lane
+  static constexpr int RPW = NL * RPL;  // rows per warp
+  static constexpr int kWarps = W;      // 2, or kSmallWarps on the NL = 2 range (config.hpp)
   static constexpr int kThreads = 32 * kWarps;
   static constexpr int kRowsPerCta = kWarps * RPW;
   static constexpr int kCtasPerHead = kP / kRowsPerCta;
@@ -43,7 +43,8 @@ struct Geo {
 __device__ __forceinline__ void bulk_prefetch_l2(const void* p, long long bytes) {
   const uintptr_t lo = reinterpret_cast<uintptr_t>(p) & ~uintptr_t{15};
   const uintptr_t hi = (reinterpret_cast<uintptr_t>(p) + bytes + 15) & ~uintptr_t{15};
-  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(lo), "r"(static_cast<unsigned>(hi - lo)) : "memory");
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(lo), "r"(static_cast<unsigned>(hi - lo))
+               : "memory");
 }
 template <class ST, class IT>
 __device__ __forceinline__ void prefetch_side_rows(const Args& a, int b, int h, int part) {
@@ -107,7 +108,8 @@ __device__ __forceinline__ void update_chunks(bool owned, Load&& load, Store&& s
 #pragma unroll
   for (int i = 0; i < NL; ++i) {
     float s[V];
-    if (owned) Chunk<ST>::unpack(load(i), s);
+    if (owned)
+      Chunk<ST>::unpack(load(i), s);
     else
 #pragma unroll
       for (int j = 0; j < V; ++j) s[j] = 0.f;
@@ -127,7 +129,8 @@ __device__ __forceinline__ void update_chunks(bool owned, Load&& load, Store&& s
 
 // The out rows of one lane (the first of its row's CPR lanes): out = y + D x, gated by z.
 template <class IT, int NL, int RPL, class Gate>
-__device__ __forceinline__ void store_out(IT* out, const float* acc, float Dh, const float* x, bool has_z, Gate&& gate) {
+__device__ __forceinline__ void store_out(IT* out, const float* acc, float Dh, const float* x, bool has_z,
+                                          Gate&& gate) {
 #pragma unroll
   for (int i = 0; i < NL; ++i) {
     float o = acc[i] + Dh * x[i];
@@ -208,20 +211,25 @@ __global__ void __launch_bounds__(32 * W, (sizeof(ST) == 4 ? (NL == 8 ? 20 : 24)
   update_chunks<ST, NL, CPR>(
       slot >= 0, [&](int i) { return mine[i * G::kThreads]; },
       [&](int i, uint4 v) {
-        if constexpr ((kMode & kStoreNormal) != 0) st16_hint(tile + i * 32 + lane, v, normal);
-        else tile[i * 32 + lane] = v;
+        if constexpr ((kMode & kStoreNormal) != 0)
+          st16_hint(tile + i * 32 + lane, v, normal);
+        else
+          tile[i * 32 + lane] = v;
       },
       dA, Bv, Cv, x, acc);
   if (cc == 0) {
     // The output row from bh: its index expression moves the register allocation, and this form keeps
     // each instance's measured register count (kernels/ssu/NOTES.md, "Rules the design follows").
     const long long out_row = bh;
-    store_out<IT, NL, RPL>(static_cast<IT*>(a.out) + out_row * kP + row0 + rsub, acc, Dh, x, a.has_z, [&](int i, float o) {
-      float zz;
-      if constexpr (early) zz = zv[i];
-      else zz = ld_io<IT>(a.z, x_index() + i * RPL);
-      return (kMode & kFastGate) ? silu_gate_fast(o, zz) : silu_gate(o, zz);
-    });
+    store_out<IT, NL, RPL>(static_cast<IT*>(a.out) + out_row * kP + row0 + rsub, acc, Dh, x, a.has_z,
+                           [&](int i, float o) {
+                             float zz;
+                             if constexpr (early)
+                               zz = zv[i];
+                             else
+                               zz = ld_io<IT>(a.z, x_index() + i * RPL);
+                             return (kMode & kFastGate) ? silu_gate_fast(o, zz) : silu_gate(o, zz);
+                           });
   }
 }
 

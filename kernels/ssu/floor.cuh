@@ -16,9 +16,9 @@ __global__ void __launch_bounds__(64, 16) ssu_floor_kernel(Args a) {
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int slot = a.slots[b];
   if (slot < 0) return;
-  uint4* tile = reinterpret_cast<uint4*>(static_cast<ST*>(a.state) +
-                                         ((static_cast<long long>(slot) * a.nheads + h) * kP + part * G::kRowsPerCta +
-                                          warp * G::RPW) * kN);
+  uint4* tile = reinterpret_cast<uint4*>(
+      static_cast<ST*>(a.state) +
+      ((static_cast<long long>(slot) * a.nheads + h) * kP + part * G::kRowsPerCta + warp * G::RPW) * kN);
   const uint64_t last = l2_evict_last();
   uint4 raw[G::NL];
 #pragma unroll
@@ -37,7 +37,8 @@ __global__ void __launch_bounds__(64, 16) ssu_floor_kernel(Args a) {
 template <class ST>
 __global__ void __launch_bounds__(kCopyThreads) ssu_floor_copy_kernel(Args a, void* dst) {
   constexpr int kCpr = kN / Chunk<ST>::V, kRows = kCopyThreads / kCpr, kPerHead = kP / kRows;
-  static_assert(kRows == kCopyThreads / (kN / chunk_values(sizeof(ST) == 2)), "config.hpp's floor_copy_config geometry");
+  static_assert(kRows == kCopyThreads / (kN / chunk_values(sizeof(ST) == 2)),
+                "config.hpp's floor_copy_config geometry");
   const int part = blockIdx.x % kPerHead, bh = blockIdx.x / kPerHead;
   const int h = bh % a.nheads, b = bh / a.nheads;
   const int slot = a.slots[b];
@@ -66,7 +67,8 @@ __global__ void __launch_bounds__(32 * kStreamWarps, 4) ssu_floor_stream_kernel(
   auto tile_of = [&](int tt, int slot) {
     const int part = tt % PPH, h = (tt / PPH) % a.nheads;
     return reinterpret_cast<uint4*>(static_cast<ST*>(a.state) +
-                                    ((static_cast<long long>(slot) * a.nheads + h) * kP + part * RPW) * kN) + lane;
+                                    ((static_cast<long long>(slot) * a.nheads + h) * kP + part * RPW) * kN) +
+           lane;
   };
   auto issue = [&](int tt, int slot, int stage) {
     if (tt < tiles && slot >= 0) {

@@ -68,7 +68,8 @@ DeviceBuffer upload(const std::vector<float>& v, bool bf16) {
 
 class Context final : public kgate::gpu::GpuRowContext {
  public:
-  Context(const CaseRow& row, uint64_t seed, kgate::gpu::GpuBackend& be) : Context(Params::from_json(row.params), row, seed, be) {}
+  Context(const CaseRow& row, uint64_t seed, kgate::gpu::GpuBackend& be)
+      : Context(Params::from_json(row.params), row, seed, be) {}
   Context(const Params& params, const CaseRow& row, uint64_t seed, kgate::gpu::GpuBackend& be)
       : GpuRowContext(be),
         device_oracle_(pool_values(params) > kCpuOracleMaxValues),
@@ -95,10 +96,27 @@ class Context final : public kgate::gpu::GpuRowContext {
     A_ = upload(hp_.A, p.weight_bf16);
     D_ = upload(hp_.D, p.weight_bf16);
     dtb_ = upload(hp_.dt_bias, p.weight_bf16);
-    args_ = Args{state_.get(), slots_.as<int32_t>(), x_.get(), B_.get(), C_.get(), p.has_z ? z_.get() : nullptr,
-                 out_.get(), dt_.get(), A_.get(), D_.get(), dtb_.get(), static_cast<int>(p.batch),
-                 static_cast<int>(p.nheads), static_cast<int>(p.ngroups), p.x_stride(), p.bc_stride(),
-                 p.state_bf16, p.io_bf16, p.weight_bf16, p.softplus, p.has_z};
+    args_ = Args{state_.get(),
+                 slots_.as<int32_t>(),
+                 x_.get(),
+                 B_.get(),
+                 C_.get(),
+                 p.has_z ? z_.get() : nullptr,
+                 out_.get(),
+                 dt_.get(),
+                 A_.get(),
+                 D_.get(),
+                 dtb_.get(),
+                 static_cast<int>(p.batch),
+                 static_cast<int>(p.nheads),
+                 static_cast<int>(p.ngroups),
+                 p.x_stride(),
+                 p.bc_stride(),
+                 p.state_bf16,
+                 p.io_bf16,
+                 p.weight_bf16,
+                 p.softplus,
+                 p.has_z};
   }
 
   Correctness check(const Implementation& impl) override {
@@ -139,9 +157,12 @@ class Context final : public kgate::gpu::GpuRowContext {
 
  protected:
   void launch(const Implementation& impl, cudaStream_t s) override {
-    if (impl.exported) export_launch(impl, &args_, s);
-    else if (arm(impl).launch_to) arm(impl).launch_to(args_, dst_pool().get(), s);
-    else arm(impl).launch(args_, s);
+    if (impl.exported)
+      export_launch(impl, &args_, s);
+    else if (arm(impl).launch_to)
+      arm(impl).launch_to(args_, dst_pool().get(), s);
+    else
+      arm(impl).launch(args_, s);
     KGATE_CUDA_LAUNCHED();
   }
 
@@ -203,22 +224,30 @@ class Context final : public kgate::gpu::GpuRowContext {
     if (!ref_state_.get()) {
       ref_state_ = DeviceBuffer(static_cast<size_t>(p.batch * p.nheads * kP * kN) * 8);
       ref_out_ = DeviceBuffer(static_cast<size_t>(p.batch * p.nheads * kP) * 8);
-      const DeviceInputs in{pristine_.get(), slots_.as<int32_t>(), x_.get(), B_.get(), C_.get(),
-                            p.has_z ? z_.get() : nullptr, dt_.get(), A_.get(), D_.get(), dtb_.get()};
+      const DeviceInputs in{pristine_.get(), slots_.as<int32_t>(),
+                            x_.get(),        B_.get(),
+                            C_.get(),        p.has_z ? z_.get() : nullptr,
+                            dt_.get(),       A_.get(),
+                            D_.get(),        dtb_.get()};
       reference_device(p, in, ref_state_.as<double>(), ref_out_.as<double>(), be_.stream());
     }
     const int64_t per_row = p.nheads * kP * kN;
-    c = kgate::gpu::compare_device({out_.get(), p.io_bf16, nullptr, 1, true}, ref_out_.as<double>(),
-                                   p.batch * p.nheads * kP, tol_, [&](int64_t i) {
-      return "out[b=" + std::to_string(i / (p.nheads * kP)) + ",h=" + std::to_string(i / kP % p.nheads) +
-             ",d=" + std::to_string(i % kP) + "]";
-    }, be_.stream());
+    c = kgate::gpu::compare_device(
+        {out_.get(), p.io_bf16, nullptr, 1, true}, ref_out_.as<double>(), p.batch * p.nheads * kP, tol_,
+        [&](int64_t i) {
+          return "out[b=" + std::to_string(i / (p.nheads * kP)) + ",h=" + std::to_string(i / kP % p.nheads) +
+                 ",d=" + std::to_string(i % kP) + "]";
+        },
+        be_.stream());
     const Tolerance st = p.state_bf16 ? Tolerance{1e-2, 1e-2} : Tolerance{1e-4, 1e-4};
-    Correctness cs = kgate::gpu::compare_device({state_.get(), p.state_bf16, slots_.as<int32_t>(), per_row, false},
-                                                ref_state_.as<double>(), p.batch * per_row, st, [&](int64_t i) {
-      return "state[b=" + std::to_string(i / per_row) + ",h=" + std::to_string(i / (kP * kN) % p.nheads) +
-             ",d=" + std::to_string(i / kN % kP) + ",n=" + std::to_string(i % kN) + "]";
-    }, be_.stream());
+    Correctness cs = kgate::gpu::compare_device(
+        {state_.get(), p.state_bf16, slots_.as<int32_t>(), per_row, false}, ref_state_.as<double>(), p.batch * per_row,
+        st,
+        [&](int64_t i) {
+          return "state[b=" + std::to_string(i / per_row) + ",h=" + std::to_string(i / (kP * kN) % p.nheads) +
+                 ",d=" + std::to_string(i / kN % kP) + ",n=" + std::to_string(i % kN) + "]";
+        },
+        be_.stream());
     if (p.pad_slots == p.batch) {
       // Every batch row is a pad slot: no owned tile to compare (the CPU check compares the
       // whole pool, here unchanged); the verdict rests on the unowned-slot check below.
@@ -244,15 +273,17 @@ class Context final : public kgate::gpu::GpuRowContext {
     add_slot_check(c, hp_.p.pool_slots, copied, first, "copied");
     const int64_t unowned = changed_slots(dst_, false, 0xff, slot_mask(false), &first);
     add_slot_check(c, 0, unowned, first, "unowned");
-    c.note = "out-of-place floor: owned slots copied bit-identical into a second pool, other slots untouched, "
-             "source pool unchanged";
+    c.note =
+        "out-of-place floor: owned slots copied bit-identical into a second pool, other slots untouched, "
+        "source pool unchanged";
   }
 
   bool device_oracle_;  // pool above kCpuOracleMaxValues: generated, referenced and compared on the device
   HostProblem hp_;
   Tolerance tol_;
   std::unique_ptr<Reference> ref_;
-  DeviceBuffer state_, pristine_, dst_, owned_, unowned_, ref_state_, ref_out_, slots_, x_, B_, C_, z_, out_, dt_, A_, D_, dtb_;
+  DeviceBuffer state_, pristine_, dst_, owned_, unowned_, ref_state_, ref_out_, slots_, x_, B_, C_, z_, out_, dt_, A_,
+      D_, dtb_;
   Args args_{};
 };
 

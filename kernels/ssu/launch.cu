@@ -69,10 +69,14 @@ int resident_ctas(int threads, int smem) {
 
 template <class F>
 void dispatch_types(const Args& a, F&& launch) {
-  if (a.state_bf16 && a.io_bf16) launch(__nv_bfloat16{}, __nv_bfloat16{});
-  else if (a.state_bf16) launch(__nv_bfloat16{}, float{});
-  else if (a.io_bf16) launch(float{}, __nv_bfloat16{});
-  else launch(float{}, float{});
+  if (a.state_bf16 && a.io_bf16)
+    launch(__nv_bfloat16{}, __nv_bfloat16{});
+  else if (a.state_bf16)
+    launch(__nv_bfloat16{}, float{});
+  else if (a.io_bf16)
+    launch(float{}, __nv_bfloat16{});
+  else
+    launch(float{}, float{});
 }
 
 // The wave rule counts resident CTAs of the NL = 2 small-mode kernel (FP32 io instance). Only FP32
@@ -92,8 +96,10 @@ struct FastCase {
   static bool launch(const LaunchConfig& c, const Args& a, cudaStream_t s) {
     if (c.chunks_per_lane != NL || c.mode != kMode) return false;
     constexpr int W = fast_warps(NL);
-    if (a.io_bf16) ssu_fast_kernel<ST, __nv_bfloat16, NL, kMode, W><<<c.grid[0], 32 * W, 0, s>>>(a);
-    else ssu_fast_kernel<ST, float, NL, kMode, W><<<c.grid[0], 32 * W, 0, s>>>(a);
+    if (a.io_bf16)
+      ssu_fast_kernel<ST, __nv_bfloat16, NL, kMode, W><<<c.grid[0], 32 * W, 0, s>>>(a);
+    else
+      ssu_fast_kernel<ST, float, NL, kMode, W><<<c.grid[0], 32 * W, 0, s>>>(a);
     return true;
   }
 };
@@ -128,9 +134,8 @@ void validate(const Args& a, const char* arm) { checked(a, arm); }
 void launch_baseline(const Args& a, cudaStream_t s) {
   const LaunchConfig c = baseline_config(checked(a, "ssu.baseline"));
   const dim3 grid(c.grid[0], c.grid[1], c.grid[2]);
-  dispatch_types(a, [&](auto st, auto it) {
-    ssu_baseline_kernel<decltype(st), decltype(it)><<<grid, kBaseThreads, 0, s>>>(a);
-  });
+  dispatch_types(
+      a, [&](auto st, auto it) { ssu_baseline_kernel<decltype(st), decltype(it)><<<grid, kBaseThreads, 0, s>>>(a); });
 }
 
 // The side-warp kernel for BF16 state at the geometry config.hpp chose.
@@ -141,46 +146,60 @@ void launch_side_warp(const LaunchConfig& c, const Args& a, cudaStream_t s) {
                     Geo<T, 4, 4>::kCtasPerHead == kP / (4 * rows_per_warp(true, 4)),
                 "config.hpp's side geometry must match the kernel's (fast.cuh Geo)");
   const int warps = c.threads / 32 - 1;
-  if (warps == 2 && c.chunks_per_lane == 2) ssu_fast_kernel_side_warp<T, IT, 2, 2><<<c.grid[0], c.threads, 0, s>>>(a);
-  else if (warps == 4 && c.chunks_per_lane == 4) ssu_fast_kernel_side_warp<T, IT, 4, 4><<<c.grid[0], c.threads, 0, s>>>(a);
+  if (warps == 2 && c.chunks_per_lane == 2)
+    ssu_fast_kernel_side_warp<T, IT, 2, 2><<<c.grid[0], c.threads, 0, s>>>(a);
+  else if (warps == 4 && c.chunks_per_lane == 4)
+    ssu_fast_kernel_side_warp<T, IT, 4, 4><<<c.grid[0], c.threads, 0, s>>>(a);
   else
     throw InputError("unsupported: ssu.fast has no side-warp kernel of " + std::to_string(warps) + " state warps at " +
-                     std::to_string(c.chunks_per_lane) + " chunks per lane (config.hpp chose a case launch.cu does not instantiate)");
+                     std::to_string(c.chunks_per_lane) +
+                     " chunks per lane (config.hpp chose a case launch.cu does not instantiate)");
 }
 
 void launch_fast(const Args& a, cudaStream_t s) {
   checked(a, "ssu.fast");
   const LaunchConfig c = fast_config_of(a);
   if (c.mode & kSideWarp) {
-    if (a.io_bf16) launch_side_warp<__nv_bfloat16>(c, a, s);
-    else launch_side_warp<float>(c, a, s);
-  } else if (a.state_bf16) launch_fast_as<__nv_bfloat16, kFastModesBf16>(c, a, s);
-  else launch_fast_as<float, kFastModesFp32>(c, a, s);
+    if (a.io_bf16)
+      launch_side_warp<__nv_bfloat16>(c, a, s);
+    else
+      launch_side_warp<float>(c, a, s);
+  } else if (a.state_bf16)
+    launch_fast_as<__nv_bfloat16, kFastModesBf16>(c, a, s);
+  else
+    launch_fast_as<float, kFastModesFp32>(c, a, s);
 }
 
 void launch_floor(const Args& a, cudaStream_t s) {
   const LaunchConfig c = floor_config(checked(a, "ssu.floor"));
-  if (a.state_bf16) ssu_floor_kernel<__nv_bfloat16><<<c.grid[0], kFastThreads, 0, s>>>(a);
-  else ssu_floor_kernel<float><<<c.grid[0], kFastThreads, 0, s>>>(a);
+  if (a.state_bf16)
+    ssu_floor_kernel<__nv_bfloat16><<<c.grid[0], kFastThreads, 0, s>>>(a);
+  else
+    ssu_floor_kernel<float><<<c.grid[0], kFastThreads, 0, s>>>(a);
 }
 
 void launch_floor_copy(const Args& a, void* dst, cudaStream_t s) {
   const LaunchConfig c = floor_copy_config(checked(a, "ssu.floor_copy"));
-  if (a.state_bf16) ssu_floor_copy_kernel<__nv_bfloat16><<<c.grid[0], kCopyThreads, 0, s>>>(a, dst);
-  else ssu_floor_copy_kernel<float><<<c.grid[0], kCopyThreads, 0, s>>>(a, dst);
+  if (a.state_bf16)
+    ssu_floor_copy_kernel<__nv_bfloat16><<<c.grid[0], kCopyThreads, 0, s>>>(a, dst);
+  else
+    ssu_floor_copy_kernel<float><<<c.grid[0], kCopyThreads, 0, s>>>(a, dst);
 }
 void launch_floor_copy_in_place(const Args& a, cudaStream_t) {
   checked(a, "ssu.floor_copy");
-  throw InputError("unsupported: ssu.floor_copy writes into a second pool, which only kgate's ssu row context provides "
-                   "(the ssu ABI carries one pool)");
+  throw InputError(
+      "unsupported: ssu.floor_copy writes into a second pool, which only kgate's ssu row context provides "
+      "(the ssu ABI carries one pool)");
 }
 
 void launch_floor_stream(const Args& a, cudaStream_t s) {
   checked(a, "ssu.floor_stream");
   const LaunchConfig c = floor_stream_config_of(a);
   const int tiles = floor_stream_tiles(c.problem), nwarps = static_cast<int>(c.grid[0]) * kStreamWarps;
-  if (a.state_bf16) ssu_floor_stream_kernel<__nv_bfloat16><<<c.grid[0], c.threads, c.smem_bytes, s>>>(a, tiles, nwarps);
-  else ssu_floor_stream_kernel<float><<<c.grid[0], c.threads, c.smem_bytes, s>>>(a, tiles, nwarps);
+  if (a.state_bf16)
+    ssu_floor_stream_kernel<__nv_bfloat16><<<c.grid[0], c.threads, c.smem_bytes, s>>>(a, tiles, nwarps);
+  else
+    ssu_floor_stream_kernel<float><<<c.grid[0], c.threads, c.smem_bytes, s>>>(a, tiles, nwarps);
 }
 
 const GpuArm kBaselineArm{&launch_baseline, &baseline_config_of};

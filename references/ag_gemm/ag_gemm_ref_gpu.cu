@@ -12,7 +12,9 @@ namespace kgate::ag_gemm {
 namespace {
 
 constexpr int kThreads = 256;
-unsigned blocks_for(int64_t n) { return static_cast<unsigned>(std::min<int64_t>((n + kThreads - 1) / kThreads, 1 << 20)); }
+unsigned blocks_for(int64_t n) {
+  return static_cast<unsigned>(std::min<int64_t>((n + kThreads - 1) / kThreads, 1 << 20));
+}
 
 // Grid-stride fills: element i of rank r's shard (rank >= 0) or of B (rank < 0).
 template <class T>
@@ -20,9 +22,12 @@ __global__ void fill_kernel(uint64_t seed, int64_t rank, int64_t n, T* out) {
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n; i += int64_t{gridDim.x} * blockDim.x) {
     const uint64_t e = static_cast<uint64_t>(i);
     const float v = rank >= 0 ? a_value(seed, rank, e) : b_value(seed, e);
-    if constexpr (std::is_same_v<T, __nv_bfloat16>) out[i] = __float2bfloat16_rn(v);
-    else if constexpr (std::is_same_v<T, __half>) out[i] = __float2half_rn(v);
-    else out[i] = v;
+    if constexpr (std::is_same_v<T, __nv_bfloat16>)
+      out[i] = __float2bfloat16_rn(v);
+    else if constexpr (std::is_same_v<T, __half>)
+      out[i] = __float2half_rn(v);
+    else
+      out[i] = v;
   }
 }
 

@@ -53,7 +53,8 @@ __global__ void gather_kernel(Shape sh, DeviceInputs in, float* K, unsigned char
         const unsigned char* data = tab + blk * sh.pb * 584 + off * 576;
         const unsigned char* scales = tab + blk * sh.pb * 584 + sh.pb * 576 + off * 8;
         v = i < 448 ? e4m3(data[i]) * ldexpf(1.f, static_cast<int>(scales[i / 64]) - 127)
-                    : __uint_as_float(static_cast<unsigned>(data[448 + 2 * (i - 448)] | (data[449 + 2 * (i - 448)] << 8)) << 16);
+                    : __uint_as_float(
+                          static_cast<unsigned>(data[448 + 2 * (i - 448)] | (data[449 + 2 * (i - 448)] << 8)) << 16);
       }
     }
     dst[i] = v;
@@ -88,7 +89,8 @@ __global__ void softmax_kernel(Shape sh, const float* S, const unsigned char* ma
   for (long long c = 0; c < sh.W; ++c)
     if (m[c]) sum += exp(static_cast<double>(s[c]) * sh.sm_scale - mx);
   const double lse = mx + log(sum);
-  for (long long c = 0; c < sh.W; ++c) p[c] = m[c] ? static_cast<float>(exp(static_cast<double>(s[c]) * sh.sm_scale - lse)) : 0.f;
+  for (long long c = 0; c < sh.W; ++c)
+    p[c] = m[c] ? static_cast<float>(exp(static_cast<double>(s[c]) * sh.sm_scale - lse)) : 0.f;
   lse_out[th] = lse;
   scale_out[th] = sink ? 1.0 / (1.0 + exp(static_cast<double>(sink[h]) - lse)) : 1.0;
 }

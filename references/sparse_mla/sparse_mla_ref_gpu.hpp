@@ -12,11 +12,11 @@
 namespace kgate::sparse_mla {
 
 struct DeviceInputs {
-  const void* q;                        // BF16 [q_rows, H, 512]
-  const void *swa, *compressed;         // the tables' bytes (FP8: MODEL1 page blocks)
-  const int32_t* indices;               // [T, W] logical columns
-  const int32_t* lens;                  // [T] raw
-  const float* sink;                    // [H] or null
+  const void* q;                 // BF16 [q_rows, H, 512]
+  const void *swa, *compressed;  // the tables' bytes (FP8: MODEL1 page blocks)
+  const int32_t* indices;        // [T, W] logical columns
+  const int32_t* lens;           // [T] raw
+  const float* sink;             // [H] or null
 };
 
 // ref_out [T, H, 512] (BF16-rounded, as reference() rounds) and ref_lse [T, H], doubles.

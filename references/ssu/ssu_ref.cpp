@@ -46,7 +46,8 @@ HostProblem make_problem(const Params& p, uint64_t seed, bool host_pool) {
   hp.slots.assign(all.begin(), all.begin() + p.batch);
   for (int64_t k = 0; k < p.pad_slots; ++k) {
     size_t b;
-    do b = rng.below(static_cast<uint64_t>(p.batch)); while (hp.slots[b] == -1);
+    do b = rng.below(static_cast<uint64_t>(p.batch));
+    while (hp.slots[b] == -1);
     hp.slots[b] = -1;
   }
   // Fused-projection gaps hold NaN: a kernel that reads outside its view produces NaN.
@@ -94,38 +95,38 @@ Reference reference(const HostProblem& hp) {
   int64_t hpg = p.nheads / p.ngroups;
   const unsigned nt = std::min<unsigned>(hardware_threads(), static_cast<unsigned>(std::max<int64_t>(1, p.batch)));
   on_threads(nt, [&](unsigned t) {
-  std::vector<double> s(kP * kN);
-  for (int64_t b = t; b < p.batch; b += nt) {
-    int32_t slot = hp.slots[b];
-    for (int64_t h = 0; h < p.nheads; ++h) {
-      int64_t g = h / hpg;
-      double dt = static_cast<double>(hp.dt[b * p.nheads + h]) + hp.dt_bias[h];
-      if (p.softplus) dt = dt > 20 ? dt : std::log1p(std::exp(dt));
-      double dA = std::exp(static_cast<double>(hp.A[h]) * dt);
-      const float* x = &hp.x[b * p.x_stride() + h * kP];
-      const float* B = &hp.B[b * p.bc_stride() + g * kN];
-      const float* C = &hp.C[b * p.bc_stride() + g * kN];
-      size_t base = static_cast<size_t>(((slot < 0 ? 0 : slot) * p.nheads + h) * kP * kN);
-      for (int d = 0; d < kP; ++d) {
-        double acc = 0;
-        for (int n = 0; n < kN; ++n) {
-          double prev = slot < 0 ? 0.0 : static_cast<double>(hp.state[base + d * kN + n]);
-          double v = prev * dA + dt * B[n] * x[d];
-          s[d * kN + n] = v;
-          acc += v * C[n];
+    std::vector<double> s(kP * kN);
+    for (int64_t b = t; b < p.batch; b += nt) {
+      int32_t slot = hp.slots[b];
+      for (int64_t h = 0; h < p.nheads; ++h) {
+        int64_t g = h / hpg;
+        double dt = static_cast<double>(hp.dt[b * p.nheads + h]) + hp.dt_bias[h];
+        if (p.softplus) dt = dt > 20 ? dt : std::log1p(std::exp(dt));
+        double dA = std::exp(static_cast<double>(hp.A[h]) * dt);
+        const float* x = &hp.x[b * p.x_stride() + h * kP];
+        const float* B = &hp.B[b * p.bc_stride() + g * kN];
+        const float* C = &hp.C[b * p.bc_stride() + g * kN];
+        size_t base = static_cast<size_t>(((slot < 0 ? 0 : slot) * p.nheads + h) * kP * kN);
+        for (int d = 0; d < kP; ++d) {
+          double acc = 0;
+          for (int n = 0; n < kN; ++n) {
+            double prev = slot < 0 ? 0.0 : static_cast<double>(hp.state[base + d * kN + n]);
+            double v = prev * dA + dt * B[n] * x[d];
+            s[d * kN + n] = v;
+            acc += v * C[n];
+          }
+          double o = acc + static_cast<double>(hp.D[h]) * x[d];
+          if (p.has_z) {
+            double zz = hp.z[b * p.x_stride() + h * kP + d];
+            o *= zz / (1 + std::exp(-zz));
+          }
+          r.out[(b * p.nheads + h) * kP + d] = p.io_bf16 ? round_bf16(static_cast<float>(o)) : o;
         }
-        double o = acc + static_cast<double>(hp.D[h]) * x[d];
-        if (p.has_z) {
-          double zz = hp.z[b * p.x_stride() + h * kP + d];
-          o *= zz / (1 + std::exp(-zz));
-        }
-        r.out[(b * p.nheads + h) * kP + d] = p.io_bf16 ? round_bf16(static_cast<float>(o)) : o;
+        if (slot >= 0)
+          for (int i = 0; i < kP * kN; ++i)
+            r.state[base + i] = p.state_bf16 ? round_bf16(static_cast<float>(s[i])) : static_cast<float>(s[i]);
       }
-      if (slot >= 0)
-        for (int i = 0; i < kP * kN; ++i)
-          r.state[base + i] = p.state_bf16 ? round_bf16(static_cast<float>(s[i])) : static_cast<float>(s[i]);
     }
-  }
   });
   return r;
 }

@@ -16,7 +16,8 @@ struct RefShape {
 };
 
 __device__ double value(const void* p, long long i, bool bf16) {
-  if (bf16) return static_cast<double>(__uint_as_float(static_cast<unsigned>(static_cast<const unsigned short*>(p)[i]) << 16));
+  if (bf16)
+    return static_cast<double>(__uint_as_float(static_cast<unsigned>(static_cast<const unsigned short*>(p)[i]) << 16));
   return static_cast<double>(static_cast<const float*>(p)[i]);
 }
 __device__ double rounded(double v, bool bf16) {
@@ -55,8 +56,10 @@ __global__ void fill_pool_kernel(uint64_t seed, long long n, bool bf16, void* po
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
     const float v = pool_value(seed, static_cast<uint64_t>(i), bf16);
-    if (bf16) static_cast<unsigned short*>(pool)[i] = f32_to_bf16_bits(v);
-    else static_cast<float*>(pool)[i] = v;
+    if (bf16)
+      static_cast<unsigned short*>(pool)[i] = f32_to_bf16_bits(v);
+    else
+      static_cast<float*>(pool)[i] = v;
   }
 }
 
@@ -68,7 +71,7 @@ void fill_pool_device(const Params& p, uint64_t seed, void* pool, cudaStream_t s
 }
 
 void reference_device(const Params& p, const DeviceInputs& in, double* ref_state, double* ref_out, cudaStream_t s) {
-  const RefShape sh{p.batch,     p.nheads,       p.ngroups,      p.x_stride(), p.bc_stride(),
+  const RefShape sh{p.batch,      p.nheads,  p.ngroups,     p.x_stride(), p.bc_stride(),
                     p.state_bf16, p.io_bf16, p.weight_bf16, p.softplus,   p.has_z};
   const long long rows = p.batch * p.nheads * kP;
   ssu_reference_kernel<<<static_cast<unsigned>((rows + 127) / 128), 128, 0, s>>>(sh, in, ref_state, ref_out);
