@@ -121,6 +121,7 @@ RowSamples assemble_samples(const RowState& st, size_t pairs) {
           const auto& o = side ? ranks[r].candidate.at(p) : ranks[r].baseline.at(p);
           for (size_t i = 0; i < v.size() && i < o.size(); ++i) v[i] = std::max(v[i], o[i]);
         }
+        if (v.empty()) continue;  // a refused baseline's pair: no groups at all
         (side ? s.candidate : s.baseline)[p].push_back(std::move(v));
       }
     }
@@ -201,6 +202,9 @@ Plan make_plan(const RunConfig& cfg, const std::string& backend_name) {
   for (const auto& b : cfg.baselines) add_arm(b, "baseline", "--baseline");
   plan.candidate = cfg.candidate;
   plan.baselines = cfg.baselines;
+  check_accept_refusals(cfg.policy, cfg.candidate, cfg.baselines, "--policy");
+  for (const auto& b : cfg.baselines)
+    if (cfg.policy.accepts_refusal(b)) plan.may_refuse.insert(b);
   plan.schedule = cfg.schedule;
   plan.warmup_min_us = cfg.warmup_min_us;
   plan.warmup_min_calls = cfg.warmup_min_calls;
@@ -328,6 +332,7 @@ RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend
     if (st.check) {
       row.correctness = st.check->checks;
       row.config = st.check->configs;
+      row.refused = st.check->refused;
       row.disposition = st.check->disposition;
       if (!st.check->error.empty()) row.error = st.check->error;
     }
