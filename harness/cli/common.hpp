@@ -22,6 +22,7 @@ void add_report(CLI::App& app, Action& action);
 void add_keygen(CLI::App& app, Action& action);
 void add_export(CLI::App& app, Action& action);
 void add_carryover(CLI::App& app, Action& action);
+void add_index(CLI::App& app, Action& action);
 
 // --backend's values.
 inline const std::vector<std::string> kBackends = {"auto", "cpu", "cuda"};
