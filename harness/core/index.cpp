@@ -137,7 +137,8 @@ std::string index_markdown(const ReceiptIndex& idx) {
       if (b.geomean_ratio) bl += fixed(*b.geomean_ratio, 3) + "x";
       else bl += "none measured";
       if (b.min_ratio) bl += ", min " + fixed(*b.min_ratio, 3) + "x (" + b.min_ratio_row + ")";
-      if (b.unmeasured_rows) bl += ", " + std::to_string(b.unmeasured_rows) + " rows unmeasured";
+      if (b.unmeasured_rows)
+        bl += ", " + std::to_string(b.unmeasured_rows) + (b.unmeasured_rows == 1 ? " row" : " rows") + " unmeasured";
     }
     s += "| " + cell(e.file) + " | " + cell(e.device) + " | " + cell(e.commit) + " | " + cell(table) + " | " +
          cell(e.candidate) + " | " + cell(bl) + " | " + cell(e.policy) + " | " + std::to_string(e.rows_passing) + "/" +
