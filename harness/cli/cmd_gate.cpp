@@ -175,6 +175,10 @@ void add_gate(CLI::App& app, Action& action) {
         if (std::find(baselines.begin(), baselines.end(), name) == baselines.end())
           throw InputError("--policy: by_baseline names " + quoted(name) + ", which is not a baseline of " +
                            printable(o->receipt) + did_you_mean(name, baselines));
+      std::string candidate;
+      for (const auto& a : pred["arms"])
+        if (a["role"] == "candidate") candidate = a["name"];
+      check_accept_refusals(pol, candidate, baselines, "--policy");
       const json& interval = pred["protocol"].value("interval", json::object());
       const double level = interval.is_object() && interval.value("level", json()).is_number() ? interval["level"].get<double>() : 0.99;
       int failed = 0;

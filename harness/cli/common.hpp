@@ -26,6 +26,7 @@ void add_keygen(CLI::App& app, Action& action);
 void add_export(CLI::App& app, Action& action);
 void add_carryover(CLI::App& app, Action& action);
 void add_rerun(CLI::App& app, Action& action);
+void add_index(CLI::App& app, Action& action);
 
 // What `kgate run` was asked (cmd_run.cpp); `kgate rerun` fills one from a receipt.
 struct RunOpts {

@@ -95,6 +95,7 @@ int main(int argc, char** argv) {
   cli::add_compare(app, action);
   cli::add_report(app, action);
   cli::add_carryover(app, action);
+  cli::add_index(app, action);
   cli::add_keygen(app, action);
   cli::add_export(app, action);
   cli::add_rerun(app, action);

@@ -114,9 +114,13 @@ CarryoverResult carryover(const json& receipt, const json& samples, const std::s
     if (!srows.contains(row.id)) throw AuditError("row '" + row.id + "': passed but has no samples in the sidecar");
     const RowSamples rs = row_samples_from_json(srows[row.id], row.id);
     // The row's units, one a group; every unit times each arm equally often (the letters' length is fixed).
+    // A baseline that refused the row (an accepted refusal) is neither warmed nor timed in it.
+    std::vector<std::string> ran;
+    for (const auto& b : c.baselines)
+      if (!row.refused.count(b)) ran.push_back(b);
     std::vector<UnitOrder> orders;
     for (int g = 0; g < c.schedule.groups; ++g)
-      orders.push_back(unit_order(c.schedule, g, ri, c.candidate, c.baselines, c.warmed_up));
+      orders.push_back(unit_order(c.schedule, g, ri, c.candidate, ran, c.warmed_up));
     std::map<std::string, size_t> per_unit, series_len;  // per arm: its calls in a unit; in its series (every group)
     for (const auto& a : orders.front().arms) ++per_unit[a];
     for (const auto& [a, n] : per_unit) series_len[a] = static_cast<size_t>(c.schedule.groups) * n;
@@ -129,6 +133,8 @@ CarryoverResult carryover(const json& receipt, const json& samples, const std::s
       if (p.baseline != c.baselines[k])
         throw AuditError("row '" + row.id + "': pair " + std::to_string(k) + " is against " + p.baseline +
                          ", but the run paired " + c.baselines[k] + " there");
+      if (row.refused.count(p.baseline)) continue;  // not measured
+      const size_t slot = static_cast<size_t>(std::find(ran.begin(), ran.end(), p.baseline) - ran.begin());
       if (rs.baseline[k].size() != static_cast<size_t>(c.schedule.groups) ||
           rs.candidate[k].size() != static_cast<size_t>(c.schedule.groups))
         throw AuditError("row '" + row.id + "': pair " + std::to_string(k) + ": not one sample list per group");
@@ -138,7 +144,7 @@ CarryoverResult carryover(const json& receipt, const json& samples, const std::s
       for (int g = 0; g < c.schedule.groups; ++g) {
         const UnitOrder& o = orders[static_cast<size_t>(g)];
         // This pair's slice of the unit: pairs run in baseline order, each its own letters.
-        const size_t per_pair = o.arms.size() / c.baselines.size(), first = k * per_pair;
+        const size_t per_pair = o.arms.size() / ran.size(), first = slot * per_pair;
         std::map<std::string, size_t> in_unit;  // an arm's calls before i in the unit
         size_t nb = 0, nc = 0;
         for (size_t i = 0; i < first + per_pair; ++i) {

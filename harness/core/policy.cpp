@@ -1,5 +1,6 @@
 #include "harness/core/policy.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <set>
@@ -33,7 +34,30 @@ json Policy::to_json() const {
     j["by_baseline"] = json::object();
     for (const auto& [name, g] : by_baseline) j["by_baseline"][name] = gateset_json(g);
   }
+  if (!accept_refusals.empty()) j["accept_refusals"] = accept_refusals;
   return j;
+}
+
+bool Policy::accepts_refusal(const std::string& arm) const {
+  const auto colon = arm.rfind(':');
+  const std::string bare = colon == std::string::npos ? arm : arm.substr(colon + 1);
+  for (const auto& a : accept_refusals)
+    if (a == arm || a == bare) return true;
+  return false;
+}
+
+void check_accept_refusals(const Policy& p, const std::string& candidate, const std::vector<std::string>& baselines,
+                           const std::string& where) {
+  for (const auto& entry : p.accept_refusals) {
+    Policy one;
+    one.accept_refusals = {entry};
+    if (one.accepts_refusal(candidate))
+      throw InputError(where + ": accept_refusals entry " + quoted(entry) + " matches the candidate " + quoted(candidate) +
+                       ": only a baseline's refusal can be accepted (name the baseline in full)");
+    if (std::none_of(baselines.begin(), baselines.end(), [&](const std::string& b) { return one.accepts_refusal(b); }))
+      throw InputError(where + ": accept_refusals names " + quoted(entry) + ", which matches no baseline (" +
+                       join(baselines, ", ") + ")");
+  }
 }
 
 void check_gate_name(const std::string& g, const std::string& where) {
@@ -49,10 +73,21 @@ static bool valid_value(const json& v) {
   return v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() >= 0;
 }
 
+// A misspelt key ("accept_refusal", "limits") would otherwise be a gate silently not applied.
+static void check_keys(const json& j, const std::vector<std::string>& known, const std::string& where) {
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (std::find(known.begin(), known.end(), it.key()) == known.end()) {
+      const std::string hint = did_you_mean(it.key(), known);
+      throw InputError(where + ": unknown field " + quoted(it.key()) + (hint.empty() ? " (known: " + join(known, ", ") + ")" : hint));
+    }
+}
+
 static GateSet gateset_from_json(const json& j, const std::string& where, bool pair_gates_only) {
   GateSet p;
   if (!j.is_object() || !j.contains("gates") || !j["gates"].is_array())
     throw InputError(where + ": field 'gates': missing or not an array");
+  if (pair_gates_only) check_keys(j, {"description", "gates", "limit", "drift", "limit_by_tag"}, where);
+  else check_keys(j, {"description", "gates", "limit", "drift", "limit_by_tag", "by_baseline", "accept_refusals"}, where);
   std::set<std::string> seen;
   for (const auto& g : j["gates"]) {
     if (!g.is_string()) throw InputError(where + ": field 'gates': entries must be strings");
@@ -93,6 +128,17 @@ Policy Policy::from_json(const json& j, const std::string& where) {
       throw InputError(where + ": field 'by_baseline': must be an object naming baselines");
     for (auto it = j["by_baseline"].begin(); it != j["by_baseline"].end(); ++it)
       p.by_baseline[it.key()] = gateset_from_json(it.value(), where + ": by_baseline." + quoted(it.key()), true);
+  }
+  if (j.contains("accept_refusals")) {
+    const json& a = j["accept_refusals"];
+    if (!a.is_array() || a.empty())
+      throw InputError(where + ": field 'accept_refusals': must be a non-empty array of baseline arm names");
+    for (const auto& n : a) {
+      if (!n.is_string() || n.get<std::string>().empty())
+        throw InputError(where + ": field 'accept_refusals': entries must be non-empty arm names");
+      if (std::find(p.accept_refusals.begin(), p.accept_refusals.end(), n.get<std::string>()) == p.accept_refusals.end())
+        p.accept_refusals.push_back(n.get<std::string>());
+    }
   }
   return p;
 }

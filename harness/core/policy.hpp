@@ -25,6 +25,16 @@ struct Policy : GateSet {
   // hold the candidate to "strict" against a baseline and to "limit" against a floor. Only
   // from a JSON policy file; absent from a policy's JSON when empty.
   std::map<std::string, GateSet> by_baseline;
+  // Baselines whose refusal of a row (an unsupported case, an arm built for another
+  // architecture) the reviewer accepts: on such a row the run leaves that pair unmeasured, with
+  // the baseline's reason recorded in the row's `refused`, and measures and judges everything
+  // else; the pair's gates are not judged. Each entry names an arm in full or by its bare name,
+  // the part after the last ':' ("ssu.flashinfer_stock" matches
+  // "export:libkgate_flashinfer_ssu.so:ssu.flashinfer_stock"). A refusal the policy judging the
+  // row does not accept fails that pair's gates; a row gate (`correct`) judges the arms that ran.
+  // Only from a JSON policy file (`accept_refusals`); absent from a policy's JSON when empty.
+  std::vector<std::string> accept_refusals;
+  bool accepts_refusal(const std::string& arm) const;
   // The gate set that judges the pair against `baseline`: its by_baseline entry, else the
   // top-level gates.
   const GateSet& gates_for(const std::string& baseline) const {
@@ -45,6 +55,11 @@ struct Policy : GateSet {
 };
 
 inline constexpr size_t kMaxPolicySpecBytes = 64 * 1024;
+
+// Throws InputError (naming `where`) when an accept_refusals entry matches none of `baselines`
+// or matches the candidate: only a baseline's refusal can be accepted.
+void check_accept_refusals(const Policy& p, const std::string& candidate, const std::vector<std::string>& baselines,
+                           const std::string& where);
 
 const std::vector<std::string>& all_gate_names();
 // Throws InputError unless g is one of all_gate_names().

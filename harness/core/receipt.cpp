@@ -55,6 +55,7 @@ std::string facts_digest(const json& pred) {
     for (const char* k :
          {"id", "family", "params", "tags", "tolerance", "correctness", "config", "disposition", "error", "work"})
       facts[k] = r.contains(k) ? r[k] : json("(absent)");
+    if (r.contains("refused")) facts["refused"] = r["refused"];  // only rows with a refused baseline have one
     ids.push_back(facts);
   }
   json bound = {{"tool", pred.at("tool")},         {"backend", pred.at("backend")},   {"timer", pred.at("timer")},
@@ -136,6 +137,12 @@ void rederive(const json& pred, const json& samples, const std::function<void(co
     }
     if (!ids.insert(rec.id).second) bad("row " + quoted(rec.id) + ": listed twice");
     if (canonicalize(to_json(rec)) != canonicalize(row)) bad("row " + quoted(rec.id) + ": has fields kgate does not write");
+    // A run goes past a baseline's refusal only where its policy accepts it: any other refusal
+    // makes the row not_supported, so a refusal the recorded policy does not accept is forged.
+    for (const auto& [arm, why] : rec.refused)
+      if (!pol.accepts_refusal(arm))
+        bad("row " + quoted(rec.id) + ": " + quoted(arm) + " refused the row, but the recorded policy does not accept "
+            "its refusal (kgate records such a row not_supported)");
     std::optional<RowSamples> rs;
     try {
       if (srows.contains(rec.id)) rs = row_samples_from_json(srows[rec.id], rec.id);

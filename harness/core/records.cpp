@@ -87,6 +87,16 @@ class Reader {
     }
     return out;
   }
+  // An object of strings (arm -> reason).
+  std::map<std::string, std::string> str_map(const std::string& k) const {
+    std::map<std::string, std::string> out;
+    const json& o = obj(k);
+    for (auto it = o.begin(); it != o.end(); ++it) {
+      if (!it.value().is_string()) fail(k + "." + it.key(), "not a string");
+      out[it.key()] = it.value().get<std::string>();
+    }
+    return out;
+  }
   std::vector<std::string> strs(const std::string& k) const {
     std::vector<std::string> out;
     for (const auto& x : arr(k)) {
@@ -95,11 +105,12 @@ class Reader {
     }
     return out;
   }
-  // A non-empty array of non-empty arrays of sample times (finite, >= 0).
-  std::vector<std::vector<double>> sample_lists(const std::string& k) const {
+  // A non-empty array of non-empty arrays of sample times (finite, >= 0). With allow_empty, either
+  // may be empty: the lists of a pair whose baseline refused the row (derive_row checks which).
+  std::vector<std::vector<double>> sample_lists(const std::string& k, bool allow_empty = false) const {
     std::vector<std::vector<double>> out;
     for (const auto& g : arr(k)) {
-      if (!g.is_array() || g.empty()) fail(k, "an entry is not a non-empty array");
+      if (!g.is_array() || (g.empty() && !allow_empty)) fail(k, "an entry is not a non-empty array");
       std::vector<double> v;
       for (const auto& x : g) {
         if (!x.is_number() || !std::isfinite(x.get<double>()) || x.get<double>() < 0)
@@ -108,7 +119,7 @@ class Reader {
       }
       out.push_back(std::move(v));
     }
-    if (out.empty()) fail(k, "empty");
+    if (out.empty() && !allow_empty) fail(k, "empty");
     return out;
   }
   Reader sub(const std::string& k) const { return Reader(obj(k), path(k), src_); }
@@ -326,6 +337,7 @@ json to_json(const UnitResult& u) {
     for (const auto& [arm, c] : u.check->configs) cfg[arm] = c;
     j["check"] = {{"disposition", to_string(u.check->disposition)}, {"error", u.check->error},
                   {"correctness", checks_json(u.check->checks)}, {"config", cfg}};
+    if (!u.check->refused.empty()) j["check"]["refused"] = u.check->refused;
   } else {
     j["check"] = nullptr;
   }
@@ -356,6 +368,7 @@ UnitResult unit_result_from_json(const json& j) {
     rc.checks = checks_from(c, "correctness");
     const json& cfg = c.obj("config");
     for (auto it = cfg.begin(); it != cfg.end(); ++it) rc.configs[it.key()] = it.value();
+    if (c.has_value("refused")) rc.refused = c.str_map("refused");
     u.check = std::move(rc);
   }
   const json& ranks = r.arr("ranks");
@@ -363,8 +376,8 @@ UnitResult unit_result_from_json(const json& j) {
     Reader e = r.element(ranks[i], "ranks", i);
     RankResult rr;
     rr.rank = static_cast<int>(e.integer("rank"));
-    rr.baseline = e.sample_lists("baseline");
-    rr.candidate = e.sample_lists("candidate");
+    rr.baseline = e.sample_lists("baseline", true);  // a refused baseline's pair has none
+    rr.candidate = e.sample_lists("candidate", true);
     rr.side = side_from(e, "side");
     rr.signatures = signature_counts_from(e, "signatures");
     u.ranks.push_back(std::move(rr));
@@ -387,6 +400,7 @@ json to_json(const RowRecord& r) {
   for (const auto& [arm, c] : r.config) j["config"][arm] = c;
   j["disposition"] = to_string(r.disposition);
   j["error"] = r.error ? json(*r.error) : json(nullptr);
+  if (!r.refused.empty()) j["refused"] = r.refused;  // rows without a refused baseline have no such field
   json pairs = json::array();
   for (const auto& p : r.pairs) {
     json pj = {{"baseline", p.baseline}, {"candidate", p.candidate}};
@@ -450,6 +464,10 @@ RowRecord row_record_from_json(const json& j) {
   }
   if (r.has_value("error")) row.error = r.str("error");
   else r.at("error");
+  if (j.contains("refused")) {
+    row.refused = r.str_map("refused");
+    if (row.refused.empty()) r.fail("refused", "empty (kgate writes the field only for a refusal)");
+  }
   const json& pairs = r.arr("pairs");
   for (size_t i = 0; i < pairs.size(); ++i) {
     AuditReader p = r.element(pairs[i], "pairs", i);
@@ -526,8 +544,8 @@ RowSamples row_samples_from_json(const json& j, const std::string& row_id) {
   const json& pairs = r.arr("pairs");
   for (size_t i = 0; i < pairs.size(); ++i) {
     AuditReader p = r.element(pairs[i], "pairs", i);
-    s.baseline.push_back(p.sample_lists("baseline"));  // per group
-    s.candidate.push_back(p.sample_lists("candidate"));
+    s.baseline.push_back(p.sample_lists("baseline", true));  // per group; none for a refused baseline
+    s.candidate.push_back(p.sample_lists("candidate", true));
   }
   s.side = side_from(r, "side");
   s.signatures = signature_counts_from(r, "signatures");

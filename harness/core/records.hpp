@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,9 @@ struct RowCheck {
   std::string error;                    // why, when not passed
   std::vector<ArmCheck> checks;         // every arm, in the run's arm order
   std::map<std::string, json> configs;  // arm -> the launch configuration its heuristics chose
+  // Baselines that refused the row where the policy accepts it (arm -> reason): neither checked
+  // nor timed; the row goes on with the other arms.
+  std::map<std::string, std::string> refused;
 };
 
 // One (row, group) of the plan, as handed to an executor.
@@ -148,6 +152,8 @@ struct Plan {
   std::vector<PlanArm> arms;  // the candidate first, then the baselines in --baseline order
   std::string candidate;
   std::vector<std::string> baselines;  // the row's pairs: (baselines[i], candidate)
+  // Baselines whose refusal of a row the run's policy accepts (Policy::accept_refusals).
+  std::set<std::string> may_refuse;
   ScheduleConfig schedule;
   double warmup_min_us = 1000;
   int warmup_min_calls = 3;
@@ -202,6 +208,9 @@ struct RowRecord {
   std::map<std::string, json> config;
   Disposition disposition = Disposition::skipped;
   std::optional<std::string> error;
+  // Baselines whose refusal of the row the run's policy accepted (arm -> reason): their pairs are
+  // not measured (no samples, no statistics); the other arms ran. A recorded fact.
+  std::map<std::string, std::string> refused;
   std::vector<PairRecord> pairs;
   // The family's model of the work one call does (bytes moved, FLOPs), from the params alone;
   // absent when the family has no model.

@@ -118,6 +118,8 @@ std::string correctness_text(const RowRecord& row) {
 std::string pair_gate_text(const std::string& gate, const RowRecord& row, const PairRecord& p, const PairFigures& f,
                            const GateSet& gates) {
   const std::string who = "vs " + p.baseline + ": ";
+  if (auto it = row.refused.find(p.baseline); it != row.refused.end())
+    return who + "refused the row (" + it->second + "), a refusal this policy does not accept";
   if (!p.ratio) return who + "not measured";
   if (gate == "strict" && !p.ratio_ci) return who + "no interval recorded";
   if (gate == "strict")
@@ -229,6 +231,7 @@ bool ReportView::has_floor() const {
 std::string policy_text(const Policy& p) {
   std::string s = gates_text(p);
   for (const auto& [name, g] : p.by_baseline) s += "; vs " + name + ": " + gates_text(g);
+  if (!p.accept_refusals.empty()) s += "; refusals accepted: " + join(p.accept_refusals, ", ");
   return s;
 }
 

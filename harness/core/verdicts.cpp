@@ -1,5 +1,6 @@
 #include "harness/core/verdicts.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -169,7 +170,20 @@ void merge_signature_counts(std::vector<SignatureCount>& into, const std::vector
   }
 }
 
+// A row's refused baselines as kgate records them: each a baseline of the row's pairs, never
+// checked (a refused arm ran nothing).
+static void check_refused(const RowRecord& row) {
+  for (const auto& [arm, why] : row.refused) {
+    if (std::none_of(row.pairs.begin(), row.pairs.end(), [&](const PairRecord& p) { return p.baseline == arm; }))
+      throw AuditError("row '" + row.id + "': field 'refused' names " + quoted(arm) + ", not a baseline of the row");
+    if (why.empty()) throw AuditError("row '" + row.id + "': field 'refused." + arm + "': no reason");
+    for (const auto& c : row.correctness)
+      if (c.arm == arm) throw AuditError("row '" + row.id + "': " + quoted(arm) + " refused the row, but its correctness is recorded");
+  }
+}
+
 void derive_row(RowRecord& row, const RowSamples* samples, const Policy& policy, const DeriveContext& ctx) {
+  check_refused(row);
   const bool measured = row.disposition == Disposition::passed;
   row.signatures.reset();
   row.events_timer_us.reset();
@@ -185,8 +199,19 @@ void derive_row(RowRecord& row, const RowSamples* samples, const Policy& policy,
       throw AuditError("row '" + row.id + "': sample pairs do not match the row's pairs");
     for (size_t i = 0; i < row.pairs.size(); ++i) {
       PairRecord& p = row.pairs[i];
+      const bool none = samples->baseline[i].empty() && samples->candidate[i].empty();
+      if (row.refused.count(p.baseline)) {
+        if (!none) throw AuditError("row '" + row.id + "': pair " + std::to_string(i) + ": " + p.baseline +
+                                    " refused the row, but the sidecar holds samples of its pair");
+        continue;  // not measured: the pair keeps no statistics
+      }
+      if (none) throw AuditError("row '" + row.id + "': pair " + std::to_string(i) + ": no samples");
       if (samples->baseline[i].size() != samples->candidate[i].size())
         throw AuditError("row '" + row.id + "': pair " + std::to_string(i) + ": group counts differ");
+      for (size_t g = 0; g < samples->baseline[i].size(); ++g)
+        if (samples->baseline[i][g].empty() || samples->candidate[i][g].empty())
+          throw AuditError("row '" + row.id + "': pair " + std::to_string(i) + ": group " + std::to_string(g) +
+                           " has no samples");
       PairStats ps = pair_stats(samples->baseline[i], samples->candidate[i]);
       p.baseline_stats = stats_of(samples->baseline[i]);
       p.candidate_stats = stats_of(samples->candidate[i]);
@@ -228,31 +253,54 @@ void derive_row(RowRecord& row, const RowSamples* samples, const Policy& policy,
   bool all_correct = !row.correctness.empty();
   for (const auto& c : row.correctness) all_correct &= c.result.passed;
   raw["correct"] = all_correct && row.disposition != Disposition::incorrect;
+  // A gate set judges the pairs that ran. A pair whose baseline refused the row is not measured:
+  // where this policy accepts the refusal the pair is left out (a set left with no pair has
+  // nothing to judge and passes); where it does not, every pair gate of the set fails.
+  std::map<std::string, bool> nothing_to_judge;  // gate set ("" = top level) -> only accepted refusals
+  auto judge = [&](const std::string& set, const GateSet& gs, const std::vector<const PairRecord*>& pairs) {
+    std::vector<const PairRecord*> ran;
+    std::vector<std::string> refused;
+    for (const PairRecord* p : pairs) (row.refused.count(p->baseline) ? refused.push_back(p->baseline) : ran.push_back(p));
+    json r = pair_gates(row, ran, gs, measured);
+    if (refused.empty()) return r;
+    r["refused"] = refused;
+    const bool accepted =
+        std::all_of(refused.begin(), refused.end(), [&](const std::string& b) { return policy.accepts_refusal(b); });
+    nothing_to_judge[set] = accepted && ran.empty();
+    if (!accepted)
+      for (const char* k : {"strict", "strict_median", "limit", "drift", "parity", "fallback"})
+        if (!r[k].is_null() || std::find(gs.gates.begin(), gs.gates.end(), k) != gs.gates.end()) r[k] = false;
+    return r;
+  };
   // The top-level pair gates judge the pairs by_baseline does not name.
   std::vector<const PairRecord*> top;
   for (const auto& p : row.pairs)
     if (policy.judges("", p.baseline)) top.push_back(&p);
-  raw.update(pair_gates(row, top, policy, measured));
+  raw.update(judge("", policy, top));
   if (!policy.by_baseline.empty()) {
     raw["by_baseline"] = json::object();
     for (const auto& [name, g] : policy.by_baseline) {
       std::vector<const PairRecord*> mine;
       for (const auto& p : row.pairs)
         if (p.baseline == name) mine.push_back(&p);
-      raw["by_baseline"][name] = pair_gates(row, mine, g, measured);
+      raw["by_baseline"][name] = judge(name, g, mine);
     }
   }
   std::vector<std::string> failed;
   // A row that did not run to the end (failed, not_supported, skipped, incorrect) fails every
   // policy, whatever gates it names: it stays in the denominators as a failure.
   if (!measured) failed.push_back("disposition");
-  for (const auto& g : policy.gates)
+  for (const auto& g : policy.gates) {
+    if (g != "correct" && nothing_to_judge[""]) continue;
     if (!(raw[g].is_boolean() && raw[g].get<bool>())) failed.push_back(g);
-  for (const auto& [name, gs] : policy.by_baseline)
+  }
+  for (const auto& [name, gs] : policy.by_baseline) {
+    if (nothing_to_judge[name]) continue;
     for (const auto& g : gs.gates) {
       const json& v = raw["by_baseline"][name][g];
       if (!(v.is_boolean() && v.get<bool>())) failed.push_back(g + "@" + name);
     }
+  }
   row.verdicts = {raw, failed.empty(), failed};
 }
 

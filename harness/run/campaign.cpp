@@ -125,6 +125,7 @@ RowSamples assemble_samples(const RowState& st, size_t pairs) {
           const auto& o = side ? ranks[r].candidate.at(p) : ranks[r].baseline.at(p);
           for (size_t i = 0; i < v.size() && i < o.size(); ++i) v[i] = std::max(v[i], o[i]);
         }
+        if (v.empty()) continue;  // a refused baseline's pair: no groups at all
         (side ? s.candidate : s.baseline)[p].push_back(std::move(v));
       }
     }
@@ -207,6 +208,9 @@ Plan make_plan(const RunConfig& cfg, const std::string& backend_name) {
   for (const auto& b : cfg.baselines) plan.baselines.push_back(portable_export_name(b));
   add_arm(plan.candidate, "candidate", "--candidate");
   for (const auto& b : plan.baselines) add_arm(b, "baseline", "--baseline");
+  check_accept_refusals(cfg.policy, plan.candidate, plan.baselines, "--policy");
+  for (const auto& b : plan.baselines)
+    if (cfg.policy.accepts_refusal(b)) plan.may_refuse.insert(b);
   plan.schedule = cfg.schedule;
   plan.warmup_min_us = cfg.warmup_min_us;
   plan.warmup_min_calls = cfg.warmup_min_calls;
@@ -334,6 +338,7 @@ RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend
     if (st.check) {
       row.correctness = st.check->checks;
       row.config = st.check->configs;
+      row.refused = st.check->refused;
       row.disposition = st.check->disposition;
       if (!st.check->error.empty()) row.error = st.check->error;
     }

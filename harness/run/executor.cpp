@@ -76,10 +76,8 @@ bool arch_matches(const std::vector<std::string>& archs, const std::string& devi
 
 InProcessExecutor::InProcessExecutor(const Plan& plan, Backend& backend) : plan_(plan), backend_(backend) {}
 
-RowCheck InProcessExecutor::check_row(const UnitSpec& spec, std::unique_ptr<RowContext>& ctx) {
-  const CaseRow& row = plan_.table.rows[spec.row];
-  RowCheck rc;
-  std::string refused;
+std::map<std::string, std::string> InProcessExecutor::refusals(const CaseRow& row) const {
+  std::map<std::string, std::string> out;
   for (const auto& a : plan_.arms) {
     std::string why;
     if (!arch_matches(a.impl->archs, backend_.arch())) {
@@ -89,17 +87,44 @@ RowCheck InProcessExecutor::check_row(const UnitSpec& spec, std::unique_ptr<RowC
     } else if (a.impl->supports) {
       why = a.impl->supports(row.params);
     }
-    if (!why.empty()) refused += (refused.empty() ? "" : "; ") + a.name + ": " + why;
+    if (!why.empty()) out[a.name] = why;
   }
-  agree_or_abandon(refused.empty());  // ranks on unlike GPUs may refuse differently
-  if (!refused.empty()) {
+  return out;
+}
+
+std::map<std::string, std::string> InProcessExecutor::agreed_refusals(const std::map<std::string, std::string>& mine) {
+  std::map<std::string, std::string> out;
+  for (const auto& a : plan_.arms) {
+    if (!plan_.may_refuse.count(a.name)) continue;
+    auto it = mine.find(a.name);
+    // One agreement per arm that may refuse, in plan order, on every rank alike.
+    if (!backend_.ranks_agree(it == mine.end())) out[a.name] = it != mine.end() ? it->second : "refused on another rank";
+  }
+  return out;
+}
+
+RowCheck InProcessExecutor::check_row(const UnitSpec& spec, std::unique_ptr<RowContext>& ctx) {
+  const CaseRow& row = plan_.table.rows[spec.row];
+  RowCheck rc;
+  const std::map<std::string, std::string> mine = refusals(row);
+  std::string refused;
+  bool accepted = true;  // every refusal is a baseline's that the policy accepts
+  for (const auto& a : plan_.arms)
+    if (auto it = mine.find(a.name); it != mine.end()) {
+      refused += (refused.empty() ? "" : "; ") + a.name + ": " + it->second;
+      accepted = accepted && plan_.may_refuse.count(a.name);
+    }
+  agree_or_abandon(accepted);  // ranks on unlike GPUs may refuse differently
+  if (!accepted) {
     rc.disposition = Disposition::not_supported;
     rc.error = refused;
     return rc;
   }
+  rc.refused = agreed_refusals(mine);
   prepare_row(spec, ctx);
   timed(phases_.check_s, [&] {
     for (const auto& a : plan_.arms) {
+      if (rc.refused.count(a.name)) continue;
       Correctness c = ctx->check(*a.impl);
       if (!c.passed) rc.disposition = Disposition::incorrect;
       rc.checks.push_back({a.name, std::move(c)});
@@ -129,9 +154,11 @@ void InProcessExecutor::tell_ranks_failed() {
 }
 
 RankResult InProcessExecutor::time_unit(const UnitSpec& spec, RowContext& ctx) {
+  const std::map<std::string, std::string> refused = agreed_refusals(refusals(plan_.table.rows[spec.row]));
   // Warm-up: at least warmup_min_calls calls and warmup_min_us of work per arm.
   timed(phases_.warmup_s, [&] {
     for (const auto& a : plan_.arms) {
+      if (refused.count(a.name)) continue;
       double spent = 0;
       for (int c = 0; c < plan_.warmup_min_calls || spent < plan_.warmup_min_us; ++c) {
         spent += ctx.warm_call_us(*a.impl);
@@ -144,6 +171,11 @@ RankResult InProcessExecutor::time_unit(const UnitSpec& spec, RowContext& ctx) {
   timed(phases_.timing_s, [&] {
     for (const auto& b : plan_.baselines) {
       std::vector<double> sb, sc;
+      if (refused.count(b)) {  // a refused baseline's pair: no samples, the pairs keep their order
+        rr.baseline.emplace_back();
+        rr.candidate.emplace_back();
+        continue;
+      }
       for (char L : spec.letters) {
         const std::string& arm = L == 'A' ? b : plan_.candidate;
         Sample s = ctx.time_once(plan_.impl(arm));

@@ -47,6 +47,12 @@ class InProcessExecutor final : public Executor {
 
  private:
   RowCheck check_row(const UnitSpec& spec, std::unique_ptr<RowContext>& ctx);
+  // The arms that refuse the row on this rank (arm -> why): built for another architecture, or
+  // the arm's supports() says no. Pure: every unit of the row gets the same answer.
+  std::map<std::string, std::string> refusals(const CaseRow& row) const;
+  // Of `mine`, the accepted refusals (Plan::may_refuse) as every rank sees them: an arm refused
+  // on any rank is left out on all, so the ranks time the same arms.
+  std::map<std::string, std::string> agreed_refusals(const std::map<std::string, std::string>& mine);
   RankResult time_unit(const UnitSpec& spec, RowContext& ctx);
   void prepare_row(const UnitSpec& spec, std::unique_ptr<RowContext>& ctx);
   // The ranks' agreements (Backend::ranks_agree): go on only where every rank is ok (a rank that

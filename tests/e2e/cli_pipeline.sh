@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run -> audit -> gate -> compare -> report on the CPU backend, and the exit codes of each.
+# run -> audit -> gate -> compare -> report -> index on the CPU backend, and the exit codes of each.
 source "$(dirname "$0")/lib.sh"
 cd "$WORK"
 cp -r "$SRC/cases" cases
@@ -68,6 +68,30 @@ sed 's/"disposition":"passed"/"disposition":"failed"/' r1.json >t.json
 "$KGATE" audit t.json >/dev/null; check "audit a tampered copy" 1 $?
 "$KGATE" gate t.json --policy correct >/dev/null 2>&1; check "gate refuses a tampered receipt" 1 $?
 "$KGATE" report t.json >/dev/null 2>&1; check "report refuses a tampered receipt" 1 $?
+# The index of a receipts folder: one line per receipt, from the audited receipts alone.
+mkdir idx && cp r1.json r1.*.samples.json slow.json slow.*.samples.json idx/ && cp r.md idx/r1.report.md
+"$KGATE" index idx >idx.md; check "index a folder" 0 $?
+expect_grep "index: one line per receipt" "| r1.json | CPU " idx.md
+expect_grep "index: the case table and the candidate" "(cases/cpu/ag_gemm.json) | ag_gemm.cpu_eigen |" idx.md
+expect_grep "index: rows passing the recorded policy" " | 3/3 | " idx.md
+expect_grep "index: a failing receipt's result" " | 0/3 FAIL | " idx.md
+expect_grep "index: per-baseline geomean and minimum" "ag_gemm.cpu_blocked: [0-9.]*x, min [0-9.]*x (ag-cpu-" idx.md
+[ "$(grep -c '^| [a-z0-9]*\.json |' idx.md)" -eq 2 ]; check "index: sidecars and reports are not receipts" 0 $?
+[ "$(grep -n 'r1.json' idx.md | cut -d: -f1)" -lt "$(grep -n 'slow.json' idx.md | cut -d: -f1)" ]
+check "index: file-name order" 0 $?
+commit=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["body"]["predicate"]["tool"]["git_commit"][:12])' r1.json)
+expect_grep "index: the short commit" "| $commit |" idx.md
+"$KGATE" index idx --json --out idx.json; check "index --json --out" 0 $?
+expect_grep "index json schema" '"schema": "kgate.index/1"' idx.json
+"$KGATE" index idx >idx2.md && cmp -s idx.md idx2.md; check "index is deterministic" 0 $?
+cp t.json idx/tampered.json
+"$KGATE" index idx >idx3.md; check "index with a receipt that fails audit" 1 $?
+expect_grep "index names the failed audit" "| tampered.json | FAILED AUDIT: " idx3.md
+expect_grep "index still lists the good ones" "| r1.json | CPU " idx3.md
+"$KGATE" index no_such_dir >/dev/null 2>&1; check "index of a missing folder" 2 $?
+mkdir empty && "$KGATE" index empty >/dev/null 2>&1; check "index of a folder without receipts" 2 $?
+"$KGATE" index --help >ih.txt; check "index --help" 0 $?
+expect_grep "index --help says what it reads" "samples.json" ih.txt
 # Usage errors: exit 2 with one line.
 "$KGATE" run --backend cpu --cases cases/cpu/ag_gemm.json --candidate ssu.cpu_eigen --baseline ag_gemm.cpu_blocked --out x.json 2>e.txt
 check "arm of another family" 2 $?

@@ -7,6 +7,8 @@
 
 #include <filesystem>
 
+#include "harness/core/carryover.hpp"
+#include "harness/core/crypto.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/fileio.hpp"
 #include "harness/core/receipt.hpp"
@@ -79,6 +81,103 @@ TEST_F(CampaignTest, ARefusedRowIsNotSupportedAndTheRunGoesOn) {
   EXPECT_EQ(rows["r2"]["disposition"], "passed");
   EXPECT_EQ(o.summary.dispositions["not_supported"], 1);
   EXPECT_EQ(o.summary.policy_failed, 1);  // a refused row stays in the denominator
+}
+
+// A baseline's refusal that the policy accepts: the row goes on without that pair (its reason
+// recorded), the candidate and the other baseline are checked, timed and gated, audit agrees,
+// and `gate --policy correct` passes the receipt.
+TEST_F(CampaignTest, ABaselineRefusalThePolicyAcceptsLeavesOnlyItsPairUnmeasured) {
+  cfg_.baselines = {"ssu.fake_picky", "ssu.fake_ref"};
+  // Strictly faster than the reference; within 1.5x of the picky arm (the fake times it as the candidate).
+  const json policy = json::parse(R"({"gates": ["correct"], "by_baseline": {
+      "ssu.fake_ref": {"gates": ["strict"]}, "ssu.fake_picky": {"gates": ["limit"], "limit": 0.5}}})");
+  json accepting = policy;
+  accepting["accept_refusals"] = {"ssu.fake_picky"};
+  cfg_.policy = Policy::from_json(accepting, "p");
+  FakeBackend be;
+  RunOutcome o = run_campaign(cfg_, be);
+  json rows = rows_by_id();
+  const json& r1 = rows["r1"];
+  EXPECT_EQ(r1["disposition"], "passed");
+  EXPECT_EQ(r1["refused"], json({{"ssu.fake_picky", "batch 2 is not a tile multiple"}}));
+  EXPECT_TRUE(r1["error"].is_null());
+  ASSERT_EQ(r1["correctness"].size(), 2u);  // the candidate and ssu.fake_ref; the refused arm ran nothing
+  for (const auto& c : r1["correctness"]) EXPECT_NE(c["arm"], "ssu.fake_picky");
+  EXPECT_TRUE(r1["pairs"][0]["ratio"].is_null());
+  EXPECT_GT(r1["pairs"][1]["ratio"].get<double>(), 1.0);
+  EXPECT_EQ(r1["verdicts"]["policy"], true) << r1["verdicts"].dump();
+  EXPECT_FALSE(rows["r0"].contains("refused"));
+  EXPECT_FALSE(rows["r0"]["pairs"][0]["ratio"].is_null());
+  EXPECT_TRUE(o.policy_passed);
+  EXPECT_EQ(o.summary.by_baseline["ssu.fake_picky"].unmeasured_rows, 1);
+  EXPECT_EQ(o.summary.by_baseline["ssu.fake_ref"].measured_rows, 3);
+  // A later policy: `correct` judges what ran and passes; the same gates without the acceptance
+  // fail the refused pair's gate on its row only.
+  const AuditResult a = load_audited(cfg_.out_path);
+  for (const auto& r : rows_under_policy(a, Policy::parse("correct"))) EXPECT_TRUE(r.verdicts.policy) << r.id;
+  for (const auto& r : rows_under_policy(a, Policy::from_json(policy, "p"))) {
+    EXPECT_EQ(r.verdicts.policy, r.id != "r1") << r.id;
+    if (r.id == "r1") EXPECT_EQ(r.verdicts.failed, std::vector<std::string>{"limit@ssu.fake_picky"});
+  }
+  // Readers of the receipt: the report names the acceptance; carryover rebuilds the row's order
+  // without the refused arm (it was neither warmed nor timed).
+  EXPECT_NE(report_markdown(report_view(a.receipt, cfg_.out_path)).find("refusals accepted: ssu.fake_picky"),
+            std::string::npos);
+  const CarryoverResult co = carryover(a.receipt, a.samples, cfg_.out_path);
+  EXPECT_EQ(co.pairs.size(), 5u);  // 3 rows x 2 pairs, less the refused one
+  // The same refusal unaccepted: the row is not supported, as before.
+  cfg_.policy = Policy::from_json(policy, "p");
+  run_campaign(cfg_, be);
+  rows = rows_by_id();
+  EXPECT_EQ(rows["r1"]["disposition"], "not_supported");
+  EXPECT_FALSE(rows["r1"].contains("refused"));
+}
+
+TEST_F(CampaignTest, AnAcceptedRefusalOfAnArmNamedByItsBareNameAndIsolatedUnits) {
+  add_fake_arm("lib:ssu.fake_picky_export", {"fake"}, &refuse_r1);
+  cfg_.baselines = {"ssu.fake_ref", "lib:ssu.fake_picky_export"};
+  cfg_.policy = Policy::from_json(json{{"gates", {"correct"}}, {"accept_refusals", {"ssu.fake_picky_export"}}}, "p");
+  cfg_.isolate = true;  // every unit in its own process: the refusal is the same in each
+  RunOutcome o = run_campaign(cfg_, [] { return std::make_unique<FakeBackend>(); });
+  json rows = rows_by_id();
+  EXPECT_EQ(rows["r1"]["disposition"], "passed");
+  EXPECT_TRUE(rows["r1"]["refused"].contains("lib:ssu.fake_picky_export"));
+  EXPECT_FALSE(rows["r1"]["pairs"][0]["ratio"].is_null());
+  EXPECT_TRUE(rows["r1"]["pairs"][1]["ratio"].is_null());
+  EXPECT_TRUE(o.policy_passed);
+  // Accepting the candidate's refusal is refused before any work.
+  cfg_.policy = Policy::from_json(json{{"gates", {"correct"}}, {"accept_refusals", {"ssu.fake_cand"}}}, "p");
+  EXPECT_THROW(run_campaign(cfg_, [] { return std::make_unique<FakeBackend>(); }), InputError);
+}
+
+// A receipt whose recorded policy does not accept a refusal it records was not written by kgate:
+// the policy edited, the sidecar's facts digest, the subjects and the seal all redone, audit
+// still finds it.
+TEST_F(CampaignTest, AForgedAcceptanceFailsAudit) {
+  cfg_.baselines = {"ssu.fake_picky", "ssu.fake_ref"};
+  cfg_.policy = Policy::from_json(json{{"gates", {"correct"}}, {"accept_refusals", {"ssu.fake_picky"}}}, "p");
+  FakeBackend be;
+  run_campaign(cfg_, be);
+  ASSERT_TRUE(audit_receipt(cfg_.out_path, std::nullopt).ok());
+  json r = json::parse(read_file(cfg_.out_path));
+  json& pred = r["body"]["predicate"];
+  pred["policy"].erase("accept_refusals");
+  const std::string sc_path = (dir_ / pred["samples"]["path"].get<std::string>()).string();
+  json sc = json::parse(read_file(sc_path));
+  sc["facts_sha256"] = facts_digest(pred);
+  const std::string sc_bytes = canonicalize(sc) + "\n";
+  write_file_atomic(sc_path, sc_bytes);
+  pred["samples"]["sha256"] = sha256_hex(sc_bytes);
+  for (auto& s : r["body"]["subject"]) {
+    if (s["name"] == pred["samples"]["path"]) s["digest"]["sha256"] = sha256_hex(sc_bytes);
+    if (s["name"] == kPolicySubject) s["digest"]["sha256"] = sha256_hex(canonicalize(pred["policy"]));
+  }
+  write_file_atomic(cfg_.out_path, receipt_bytes(seal_receipt(r["body"], std::nullopt)));
+  const AuditResult a = audit_receipt(cfg_.out_path, std::nullopt);
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.problems[0].find("'ssu.fake_picky' refused the row, but the recorded policy does not accept its refusal"),
+            std::string::npos)
+      << a.problems[0];
 }
 
 TEST_F(CampaignTest, AContextThatRefusesACaseMarksItsRowNotSupported) {

@@ -84,3 +84,44 @@ TEST(Policy, DeepPolicyFileIsAnInputError) {
   EXPECT_DOUBLE_EQ(*Policy::parse(p).limit, 0.05);
   std::filesystem::remove_all(dir);
 }
+
+TEST(Policy, UnknownFieldsAreRefusedWithTheNearestName) {
+  std::string m = from_json_error(json{{"gates", {"correct"}}, {"accept_refusal", {"b"}}});
+  EXPECT_NE(m.find("unknown field 'accept_refusal'"), std::string::npos) << m;
+  EXPECT_NE(m.find("accept_refusals"), std::string::npos) << m;
+  m = from_json_error(json{{"gates", {"strict"}}, {"by_baseline", {{"b", {{"gates", {"limit"}}, {"limits", 0.1}}}}}});
+  EXPECT_NE(m.find("unknown field 'limits'"), std::string::npos) << m;
+  // A per-baseline set takes no acceptance: refusals are the policy's, at top level.
+  m = from_json_error(json{{"gates", {"strict"}}, {"by_baseline", {{"b", {{"gates", {"strict"}}, {"accept_refusals", {"b"}}}}}}});
+  EXPECT_NE(m.find("unknown field 'accept_refusals'"), std::string::npos) << m;
+  // A description is prose, accepted and not recorded.
+  Policy p = Policy::from_json(json{{"description", "why"}, {"gates", {"correct"}}}, "p");
+  EXPECT_FALSE(p.to_json().contains("description"));
+}
+
+TEST(Policy, AcceptRefusalsMatchesAnArmInFullOrByItsBareName) {
+  Policy p = Policy::from_json(json{{"gates", {"correct", "strict"}}, {"accept_refusals", {"ssu.flashinfer_stock", "x:full"}}}, "p");
+  EXPECT_TRUE(p.accepts_refusal("ssu.flashinfer_stock"));
+  EXPECT_TRUE(p.accepts_refusal("export:libkgate_flashinfer_ssu.so:ssu.flashinfer_stock"));
+  EXPECT_TRUE(p.accepts_refusal("export:/abs/path/libkgate_flashinfer_ssu.so:ssu.flashinfer_stock"));
+  EXPECT_TRUE(p.accepts_refusal("x:full"));
+  EXPECT_FALSE(p.accepts_refusal("y:full"));  // a full name matches only itself
+  EXPECT_FALSE(p.accepts_refusal("ssu.flashinfer"));
+  EXPECT_FALSE(p.accepts_refusal("ssu.flashinfer_stock2"));
+  // Recorded in a policy's JSON and read back; absent when empty (older receipts' policies are unchanged).
+  EXPECT_EQ(Policy::from_json(p.to_json(), "p").accept_refusals, p.accept_refusals);
+  EXPECT_FALSE(Policy::parse("correct").to_json().contains("accept_refusals"));
+  EXPECT_NE(from_json_error(json{{"gates", {"correct"}}, {"accept_refusals", json::array()}}).find("accept_refusals"),
+            std::string::npos);
+  EXPECT_NE(from_json_error(json{{"gates", {"correct"}}, {"accept_refusals", {""}}}).find("accept_refusals"), std::string::npos);
+  EXPECT_NE(from_json_error(json{{"gates", {"correct"}}, {"accept_refusals", "b"}}).find("accept_refusals"), std::string::npos);
+}
+
+TEST(Policy, TheCommittedPoliciesParse) {
+  // Every committed policy file is read with unknown fields refused.
+  for (const auto& e : std::filesystem::directory_iterator(std::string(KGATE_SOURCE_DIR) + "/cases/policies"))
+    EXPECT_NO_THROW(Policy::parse(e.path().string())) << e.path();
+  Policy fi = Policy::parse(std::string(KGATE_SOURCE_DIR) + "/cases/policies/ssu_vs_flashinfer.json");
+  EXPECT_TRUE(fi.accepts_refusal("export:libkgate_flashinfer_ssu.so:ssu.flashinfer_stock"));
+  EXPECT_FALSE(fi.accepts_refusal("ssu.floor"));
+}

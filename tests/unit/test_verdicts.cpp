@@ -307,3 +307,102 @@ TEST(Verdicts, TheIntervalSpecRoundTripsAndRejectsAnotherMethod) {
   EXPECT_THROW(interval_spec_from_json(other), AuditError);
   EXPECT_THROW(interval_spec_from_json(json::object()), AuditError);
 }
+
+namespace {
+// Pairs (base, floor); `base` refused the row: its pair has no samples.
+RowRecord refused_base_row() {
+  RowRecord row = make_row(true, {"base", "floor"});
+  row.refused = {{"base", "x stride is not a multiple of 16 bytes"}};
+  return row;
+}
+RowSamples floor_only_samples(double c) {
+  RowSamples s = two_pair_samples(c);
+  s.baseline[0].clear();
+  s.candidate[0].clear();
+  return s;
+}
+Policy accepting(json j) {
+  j["accept_refusals"] = {"base"};
+  return Policy::from_json(j, "p");
+}
+}  // namespace
+
+// A baseline's accepted refusal: its pair is not measured and not judged; the other pairs are.
+TEST(Verdicts, AnAcceptedRefusalLeavesItsPairUnjudgedAndTheRestJudged) {
+  const json by = json::parse(R"({"gates": ["correct"], "by_baseline": {
+      "base": {"gates": ["strict"]}, "floor": {"gates": ["limit"], "limit": 0.05}}})");
+  RowRecord row = derived(refused_base_row(), floor_only_samples(9.3), accepting(by));
+  EXPECT_TRUE(row.verdicts.policy) << row.verdicts.raw.dump();
+  EXPECT_FALSE(row.pairs[0].ratio);
+  EXPECT_FALSE(row.pairs[0].baseline_stats);
+  EXPECT_DOUBLE_EQ(*row.pairs[1].ratio, 9.0 / 9.3);
+  EXPECT_EQ(row.verdicts.raw["by_baseline"]["base"]["refused"], json::array({"base"}));
+  EXPECT_TRUE(row.verdicts.raw["by_baseline"]["base"]["strict"].is_null());
+  EXPECT_EQ(row.verdicts.raw["by_baseline"]["floor"]["limit"], true);
+  // What ran is still gated: the floor's limit fails on its own.
+  row = derived(refused_base_row(), floor_only_samples(9.6), accepting(by));
+  EXPECT_EQ(row.verdicts.failed, std::vector<std::string>{"limit@floor"});
+  // Top-level gates over both pairs: the refused one is left out, the floor's pair judged.
+  row = derived(refused_base_row(), floor_only_samples(8), accepting(json{{"gates", {"correct", "strict"}}}));
+  EXPECT_TRUE(row.verdicts.policy) << row.verdicts.raw.dump();
+  EXPECT_EQ(row.verdicts.raw["strict"], true);
+  row = derived(refused_base_row(), floor_only_samples(9.3), accepting(json{{"gates", {"correct", "strict"}}}));
+  EXPECT_EQ(row.verdicts.failed, std::vector<std::string>{"strict"});  // 9 / 9.3 < 1
+  // The candidate is still held to correctness.
+  RowRecord bad = refused_base_row();
+  bad.correctness[0].result.passed = false;
+  bad.disposition = Disposition::incorrect;
+  derive_row(bad, nullptr, accepting(by), ctx());
+  EXPECT_EQ(bad.verdicts.failed, (std::vector<std::string>{"disposition", "correct", "limit@floor"}));
+}
+
+// A policy that does not accept the refusal (a later `gate --policy`) fails the refused pair's
+// gates, and only those; a row gate alone (`correct`) passes: everything that ran is correct.
+TEST(Verdicts, ARefusalThePolicyDoesNotAcceptFailsThatPairsGates) {
+  RowRecord row = derived(refused_base_row(), floor_only_samples(8), Policy::parse("correct"));
+  EXPECT_TRUE(row.verdicts.policy) << row.verdicts.raw.dump();
+  row = derived(refused_base_row(), floor_only_samples(8), Policy::parse("correct,strict"));
+  EXPECT_EQ(row.verdicts.failed, std::vector<std::string>{"strict"});
+  EXPECT_EQ(row.verdicts.raw["strict"], false);
+  EXPECT_EQ(row.verdicts.raw["refused"], json::array({"base"}));
+  row = derived(refused_base_row(), floor_only_samples(9.3), strict_and_floor());
+  EXPECT_EQ(row.verdicts.failed, std::vector<std::string>{"strict@base"});
+  // The same policy with the acceptance passes.
+  row = derived(refused_base_row(), floor_only_samples(9.3), accepting(strict_and_floor().to_json()));
+  EXPECT_TRUE(row.verdicts.policy) << row.verdicts.raw.dump();
+  // Unaffected rows (no refusal) and policies read as before: no "refused" anywhere.
+  row = derived(make_row(true, {"base", "floor"}), two_pair_samples(9.3), accepting(strict_and_floor().to_json()));
+  EXPECT_TRUE(row.verdicts.policy);
+  EXPECT_FALSE(row.verdicts.raw["by_baseline"]["base"].contains("refused"));
+}
+
+TEST(Verdicts, ARefusalKgateCouldNotHaveRecordedIsAnAuditError) {
+  const Policy p = accepting(strict_and_floor().to_json());
+  // Samples of the refused pair.
+  EXPECT_THROW(derived(refused_base_row(), two_pair_samples(9.3), p), AuditError);
+  // No samples for a pair that ran.
+  RowSamples none = floor_only_samples(9.3);
+  none.baseline[1].clear();
+  none.candidate[1].clear();
+  RowRecord row = make_row(true, {"base", "floor"});
+  row.refused = {{"base", "why"}};
+  EXPECT_THROW(derived(row, none, p), AuditError);
+  // A refused arm that is not a baseline of the row, or whose correctness is recorded.
+  row.refused = {{"c", "why"}};
+  EXPECT_THROW(derived(row, floor_only_samples(9.3), p), AuditError);
+  row = refused_base_row();
+  row.correctness.push_back({"base", {}});
+  EXPECT_THROW(derived(row, floor_only_samples(9.3), p), AuditError);
+}
+
+TEST(Verdicts, TheSummaryCountsARefusedPairAsUnmeasured) {
+  const Policy p = accepting(strict_and_floor().to_json());
+  RowRecord a = derived(make_row(true, {"base", "floor"}), two_pair_samples(9.3), p);
+  RowRecord b = derived(refused_base_row(), floor_only_samples(9.3), p);
+  b.id = "refused";
+  Summary s = derive_summary({a, b});
+  EXPECT_EQ(s.policy_passed, 2);
+  EXPECT_EQ(s.by_baseline["base"].measured_rows, 1);
+  EXPECT_EQ(s.by_baseline["base"].unmeasured_rows, 1);
+  EXPECT_EQ(s.by_baseline["floor"].measured_rows, 2);
+}
