@@ -9,6 +9,11 @@
 # named new file can never be silently left out of the build.
 # The family is recorded (global property KGATE_FAMILIES) for kgate_write_family_registry().
 #
+# Every unit but family.cpp (registration and prose, never a subject) gets its dependency list
+# from the compiler (kgate_write_source_digests): an arm's sources are the dependencies of the
+# units family.cpp names for it plus those of the family's oracle (REFERENCE_SOURCES; with
+# CUDA_REFERENCE_SOURCES for GPU arms).
+#
 # EXPORT_SOURCES (relative to kernels/<f>/, GPU backend only) build the shared library
 # kgate_export_<f> (libkgate_export_<f>.so, not built by default): the family's arms behind
 # harness/export/kgate_export.h, which `kgate export` builds in a build tree of its own. It
@@ -46,6 +51,24 @@ function(kgate_add_family)
   endif()
 
   set(lib kgate_family_${F_NAME})
+  set(units "")
+  foreach(s IN LISTS F_SOURCES)
+    if(NOT s STREQUAL "family.cpp")
+      list(APPEND units "kernels/${F_NAME}/${s}|${F_NAME}|arm|${lib}")
+    endif()
+  endforeach()
+  foreach(s IN LISTS F_REFERENCE_SOURCES)
+    list(APPEND units "references/${F_NAME}/${s}|${F_NAME}|oracle|${lib}")
+  endforeach()
+  if(KGATE_HAVE_CUDA)
+    foreach(s IN LISTS F_CUDA_SOURCES)
+      list(APPEND units "kernels/${F_NAME}/${s}|${F_NAME}|arm|${lib}")
+    endforeach()
+    foreach(s IN LISTS F_CUDA_REFERENCE_SOURCES)
+      list(APPEND units "references/${F_NAME}/${s}|${F_NAME}|gpu_oracle|${lib}")
+    endforeach()
+  endif()
+  set_property(GLOBAL APPEND PROPERTY KGATE_UNITS ${units})
   add_library(${lib} STATIC ${srcs})
   target_include_directories(${lib} PUBLIC ${PROJECT_SOURCE_DIR})
   target_compile_options(${lib} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Winfinite-recursion>
@@ -126,4 +149,72 @@ void register_bundled_families(Registry& r) {
 ")
   add_library(kgate_families STATIC ${out})
   target_link_libraries(kgate_families PUBLIC ${libs})
+endfunction()
+
+# kgate_write_source_digests(OUT): the build steps that write OUT, the C++ tables of
+# harness/core/artifacts.hpp. Each unit recorded by kgate_add_family gets a step that runs its
+# target's compiler in dependency mode (-M) with the target's include directories and
+# definitions, and keeps the files inside the source tree (scripts/cmake/source_digests.cmake,
+# MODE deps) in <build>/unit_deps/<unit>.deps; a DEPFILE re-runs it when any header it reads
+# changes (Ninja consumes the .d file, hence the separate list). The last step hashes every
+# listed file and the protocol sources (KGATE_PROTOCOL_SOURCES, _CUDA, _EXPORT) into
+# OUT; its own DEPFILE names every hashed file, so an edit of any of them re-hashes.
+function(kgate_write_source_digests out)
+  get_property(units GLOBAL PROPERTY KGATE_UNITS)
+  set(script ${PROJECT_SOURCE_DIR}/scripts/cmake/source_digests.cmake)
+  set(manifest "")
+  set(lists "")
+  foreach(u IN LISTS units)
+    string(REPLACE "|" ";" f "${u}")
+    list(GET f 0 rel)
+    list(GET f 1 family)
+    list(GET f 2 role)
+    list(GET f 3 lib)
+    set(list_file ${CMAKE_BINARY_DIR}/unit_deps/${rel}.deps)
+    set(incs "$<REMOVE_DUPLICATES:$<TARGET_PROPERTY:${lib},INCLUDE_DIRECTORIES>>")
+    set(defs "$<REMOVE_DUPLICATES:$<TARGET_PROPERTY:${lib},COMPILE_DEFINITIONS>>")
+    if(rel MATCHES "\\.cu$")
+      set(compiler ${CMAKE_CUDA_COMPILER} -x cu -std=c++20)
+      foreach(arch IN LISTS CMAKE_CUDA_ARCHITECTURES)
+        if(arch MATCHES "^([0-9]+[a-z]?)(-real)?$")
+          list(APPEND compiler --generate-code=arch=compute_${CMAKE_MATCH_1},code=[sm_${CMAKE_MATCH_1}])
+        endif()
+      endforeach()
+    else()
+      set(compiler ${CMAKE_CXX_COMPILER} ${CMAKE_CXX20_EXTENSION_COMPILE_OPTION})
+    endif()
+    add_custom_command(
+      OUTPUT ${list_file}
+      COMMAND ${compiler} "$<$<BOOL:${incs}>:-I$<JOIN:${incs},$<SEMICOLON>-I>>"
+              "$<$<BOOL:${defs}>:-D$<JOIN:${defs},$<SEMICOLON>-D>>" -M -MT ${list_file} -MF ${list_file}.d ${PROJECT_SOURCE_DIR}/${rel}
+      COMMAND ${CMAKE_COMMAND} -DMODE=deps -DROOT=${PROJECT_SOURCE_DIR} -DBINARY=${CMAKE_BINARY_DIR}
+              -DUNIT=${rel} -DIN=${list_file}.d -DOUT=${list_file} -P ${script}
+      DEPENDS ${PROJECT_SOURCE_DIR}/${rel} ${script}
+      DEPFILE ${list_file}.d
+      COMMENT "Dependencies of ${rel}" VERBATIM COMMAND_EXPAND_LISTS)
+    string(APPEND manifest "${rel}|${family}|${role}|${list_file}\n")
+    list(APPEND lists ${list_file})
+  endforeach()
+  set(protocol "")
+  foreach(p IN LISTS KGATE_PROTOCOL_SOURCES)
+    string(APPEND manifest "${p}||protocol|\n")
+    list(APPEND protocol ${PROJECT_SOURCE_DIR}/${p})
+  endforeach()
+  foreach(p IN LISTS KGATE_PROTOCOL_SOURCES_CUDA)
+    string(APPEND manifest "${p}|cuda|protocol|\n")
+    list(APPEND protocol ${PROJECT_SOURCE_DIR}/${p})
+  endforeach()
+  foreach(p IN LISTS KGATE_PROTOCOL_SOURCES_EXPORT)
+    string(APPEND manifest "${p}|export|protocol|\n")
+    list(APPEND protocol ${PROJECT_SOURCE_DIR}/${p})
+  endforeach()
+  set(manifest_file ${CMAKE_BINARY_DIR}/unit_deps/manifest.txt)
+  file(CONFIGURE OUTPUT ${manifest_file} CONTENT "${manifest}")
+  add_custom_command(
+    OUTPUT ${out}
+    COMMAND ${CMAKE_COMMAND} -DMODE=digests -DROOT=${PROJECT_SOURCE_DIR} -DMANIFEST=${manifest_file}
+            -DOUT=${out} -DDEPFILE=${out}.d -P ${script}
+    DEPENDS ${lists} ${protocol} ${manifest_file} ${script} ${PROJECT_SOURCE_DIR}/scripts/cmake/write_if_changed.cmake
+    DEPFILE ${out}.d
+    COMMENT "Hashing the sources receipts name" VERBATIM)
 endfunction()

@@ -10,6 +10,7 @@
 #include "harness/core/suggest.hpp"
 #include "harness/core/text.hpp"
 #include "harness/core/tree_check.hpp"
+#include "harness/export/loader.hpp"
 
 namespace kgate::cli {
 namespace {
@@ -152,22 +153,29 @@ void add_gate(CLI::App& app, Action& action) {
                                         "threshold it was judged against.");
   sc->add_option("receipt", o->receipt, "receipt file")->required();
   sc->add_option("--policy", o->policy, "gates: correct,strict,strict_median,limit(L),drift(D),parity,fallback or a JSON "
-                                        "file (kgate run --help explains each)")->required();
+                                        "file (kgate run --help explains each); default: the policy the receipt records");
   sc->add_option("--against-tree", o->tree, "source tree to compare recorded source digests against");
   sc->add_flag("--json", o->json, "one JSON document on stdout: failures per row and gate, stale sources");
   sc->footer(help_footer(
       "0 every row passes and nothing is stale, 1 a row fails the policy, a source is stale, or the receipt\n"
       "does not audit, 2 usage error (a bad --policy). An export library the receipt names is stale when its bytes\n"
       "differ, and reported UNCHECKED (not stale) when it is not where the receipt recorded it.",
+      "  kgate gate out/r.json                          (the policy it recorded)\n"
       "  kgate gate out/r.json --policy correct,strict\n"
       "  kgate gate out/r.json --policy cases/policies/ssu.json --against-tree .\n"
       "  kgate gate out/r.json --policy 'correct,limit(0.05)' --json | jq '.failures[].details[].text'\n"));
   sc->callback([o, &action] {
     action = [o]() -> int {
-      Policy pol = Policy::parse(o->policy);  // a bad policy is a usage error before the receipt is read
+      // A bad policy is a usage error before the receipt is read.
+      std::optional<Policy> given;
+      if (!o->policy.empty()) given = Policy::parse(o->policy);
       AuditResult audited = load_audited(o->receipt);
       const json& r = audited.receipt;
       const json& pred = r["body"]["predicate"];
+      Policy pol = given ? *given : Policy::from_json(pred["policy"], printable(o->receipt) + ": recorded policy");
+      std::map<std::string, GateSet> by_baseline;  // export baselines by their portable names
+      for (auto& [name, g] : pol.by_baseline) by_baseline[portable_export_name(name)] = std::move(g);
+      pol.by_baseline = std::move(by_baseline);
       std::vector<std::string> baselines;
       for (const auto& a : pred["arms"])
         if (a["role"] == "baseline") baselines.push_back(a["name"]);

@@ -44,7 +44,8 @@ void add_list(CLI::App& app, Action& action) {
       }
       for (const auto& i : reg.impls()) {
         json j = {{"name", i.name},   {"family", i.family},           {"backend", i.backend},        {"role", i.role},
-                  {"archs", i.archs}, {"kernel_names", i.kernel_names}, {"description", i.description}};
+                  {"archs", i.archs}, {"kernel_names", i.kernel_names}, {"description", i.description},
+                  {"sources", i.sources}};  // the tree files its receipts name (compiler dependency output)
         if (i.library) j["library"] = {{"path", i.library->path}, {"sha256", i.library->sha256}, {"size", i.library->size}};
         impls.push_back(std::move(j));
       }

@@ -62,14 +62,6 @@ json arm_json(const PlanArm& a) {
 
 namespace {
 
-// The measuring code a receipt's numbers depend on, besides the arms' own sources: the pairing
-// schedule everywhere, and on the GPU the timer and the device code (flush, clocks).
-std::vector<std::string> protocol_sources(const std::string& backend) {
-  std::vector<std::string> v = {"harness/core/schedule.cpp"};
-  if (backend == "cuda") v.insert(v.end(), {"harness/gpu/timer.cpp", "harness/gpu/device.cpp"});
-  return v;
-}
-
 // Everything the journal knows about one row.
 struct RowState {
   std::optional<RowCheck> check;
@@ -395,6 +387,7 @@ RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend
         if (s.contains("kind")) subj["annotations"] = {{"kgate.kind", s["kind"]}, {"kgate.size", s["size"]}};
         subject.push_back(std::move(subj));
       }
+  // The protocol subject (KGATE_PROTOCOL_SOURCES, CMakeLists.txt), once for the whole receipt.
   for (const auto& p : protocol_sources(bid.name))
     if (seen_src.insert(p).second) subject.push_back({{"name", p}, {"digest", {{"sha256", built_source_sha256(p)}}}});
   subject.push_back({{"name", kPolicySubject}, {"digest", {{"sha256", sha256_hex(canonicalize(pred["policy"]))}}}});

@@ -82,4 +82,9 @@ inline std::vector<GemmGroup> gemm_groups(const Problem& p, bool through_nccl) {
   return g;
 }
 
+// ag_gemm.gather's supports(): with one rank there is nothing to gather.
+inline std::string gather_supports(const json& p) {
+  return p["world_size"].get<int64_t>() > 1 ? "" : "world_size 1: nothing to gather";
+}
+
 }  // namespace kgate::ag_gemm

@@ -1,6 +1,10 @@
-// The ag_gemm family: schema, cross-field check, tolerances and the contract of every arm.
+// The ag_gemm family: schema, cross-field check and the contract of every arm (not a subject:
+// the tolerance is the oracle's, references/ag_gemm/ag_gemm_ref.cpp).
 // Conventions: references/ag_gemm/ag_gemm.hpp.
 #include "kernels/ag_gemm/family.hpp"
+
+#include "harness/core/artifacts.hpp"
+#include "kernels/ag_gemm/config.hpp"
 
 #ifdef KGATE_HAVE_CUDA
 #include "kernels/ag_gemm/launch.hpp"
@@ -9,23 +13,16 @@
 namespace kgate::ag_gemm {
 namespace {
 
-// What an arm's digest covers: the oracle it is checked against, the contract, its own code.
-std::vector<std::string> sources() {
-  return {"references/ag_gemm/ag_gemm.hpp", "references/ag_gemm/ag_gemm_ref.cpp", "kernels/ag_gemm/abi.h",
-          "kernels/ag_gemm/config.hpp", "kernels/ag_gemm/family.hpp", "kernels/ag_gemm/family.cpp", "kernels/ag_gemm/cpu_arms.cpp"};
-}
-
 void add_arms(Registry& r) {
-  r.add({"ag_gemm.cpu_blocked", "ag_gemm", "cpu", "baseline", {"host"}, {}, sources(),
+  // An arm's sources: the dependencies of the units that implement it, and the oracle's.
+  const auto cpu = built_arm_sources("ag_gemm", "cpu", {"kernels/ag_gemm/cpu_arms.cpp"});
+  r.add({"ag_gemm.cpu_blocked", "ag_gemm", "cpu", "baseline", {"host"}, {}, cpu,
          "gather, then a K-blocked i-k-j loop", nullptr, reinterpret_cast<void*>(&cpu_blocked)});
-  r.add({"ag_gemm.cpu_eigen", "ag_gemm", "cpu", "candidate", {"host"}, {}, sources(),
+  r.add({"ag_gemm.cpu_eigen", "ag_gemm", "cpu", "candidate", {"host"}, {}, cpu,
          "gather, then an Eigen GEMM", nullptr, reinterpret_cast<void*>(&cpu_eigen_gemm)});
 #ifdef KGATE_HAVE_CUDA
-  auto dev = sources();
-  for (const char* f : {"kernels/ag_gemm/launch.hpp", "kernels/ag_gemm/arms.cpp", "kernels/ag_gemm/gpu_context.cpp",
-                        "references/ag_gemm/ag_gemm_ref_gpu.hpp", "references/ag_gemm/ag_gemm_ref_gpu.cu",
-                        "harness/gpu/compare_device.hpp", "harness/gpu/compare_device.cu"})
-    dev.push_back(f);
+  const auto dev =
+      built_arm_sources("ag_gemm", "cuda", {"kernels/ag_gemm/arms.cpp", "kernels/ag_gemm/gpu_context.cpp"});
   auto arm = [](const gpu::GpuArm& a) { return const_cast<void*>(static_cast<const void*>(&a)); };
   // cuBLAS's GEMM kernels are named by its heuristics (nvjet_*, sm90_xmma_*): none declared.
   r.add({"ag_gemm.baseline", "ag_gemm", "cuda", "baseline", {"sm_90a"}, {}, dev,
@@ -41,9 +38,7 @@ void add_arms(Registry& r) {
          arm(gpu::kFloorArm)});
   r.add({"ag_gemm.gather", "ag_gemm", "cuda", "floor", {"sm_90a"}, {}, dev,
          "the overlap arm's shard moves alone, no GEMM (the copy the schedule must hide)",
-         [](const json& p) -> std::string {
-           return p["world_size"].get<int64_t>() > 1 ? "" : "world_size 1: nothing to gather";
-         },
+         &gather_supports,  // config.hpp
          arm(gpu::kGatherArm)});
 #endif
 }
@@ -77,7 +72,7 @@ void register_family_ag_gemm(Registry& r) {
       {"k", PS::Kind::Int, true, 1, 1 << 20, {}, {}, "K"},
       {"dtype", PS::Kind::String, false, 0, 0, {"bf16", "fp16"}, "bf16", "A, B and C element type (fp32 accumulation)"},
   };
-  f.tolerance = [](const json&) { return Tolerance{1e-2, 1e-2}; };
+  f.tolerance = &ag_gemm::tolerance;  // references/ag_gemm/ag_gemm_ref.cpp
   f.work = &ag_gemm::work;
   f.make_cpu_context = &ag_gemm::make_cpu_context;
 #ifdef KGATE_HAVE_CUDA

@@ -34,4 +34,14 @@ inline long long delay_cycles(const Problem& p, double clock_mhz) {
   return spin_cycles(static_cast<double>(p.us) * (100 - p.overlap_pct) / 100.0, clock_mhz);
 }
 
+// The row tolerance (Family::tolerance): calib's arms are checked by their own clocks, not by
+// an output comparison.
+inline Tolerance tolerance(const json&) { return Tolerance{0, 0}; }
+
+// calib.spin_longer's supports(): spin rows of >= 5 us only.
+inline std::string spin_longer_supports(const json& p) {
+  if (p.value("kind", "") != "spin") return "spin rows only (a 2 % longer copy or overlap is not defined)";
+  if (p.value("us", 0) < 5) return "spins of >= 5 us only (2 % of a shorter spin is below the timer's step)";
+  return "";
+}
 }  // namespace kgate::calib

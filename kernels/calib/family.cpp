@@ -10,6 +10,7 @@
 // the negative control that traps on every row.
 #include "kernels/calib/family.hpp"
 
+#include "harness/core/artifacts.hpp"
 #include "kernels/calib/config.hpp"
 #ifdef KGATE_HAVE_CUDA
 #include "kernels/calib/launch.hpp"
@@ -30,25 +31,20 @@ void register_family_calib([[maybe_unused]] Registry& r) {
       {"overlap_pct", PS::Kind::Int, false, 0, 100, {}, 50, "overlap: percent of T the two kernels overlap"},
       {"bytes", PS::Kind::Int, false, 1, int64_t(1) << 36, {}, 1 << 24, "copy: bytes"},
   };
-  f.tolerance = [](const json&) { return Tolerance{0, 0}; };
+  f.tolerance = &calib::tolerance;  // config.hpp
   f.work = [](const json& p) { return calib::work(calib::Problem::from_json(p)); };  // config.hpp
   f.make_gpu_context = &calib::make_gpu_context;
   r.add_family(std::move(f));
 
-  const std::vector<std::string> src = {"kernels/calib/abi.h",    "kernels/calib/config.hpp", "kernels/calib/calib.cuh",
-                                        "kernels/calib/launch.hpp", "kernels/calib/launch.cu", "kernels/calib/gpu_context.cpp",
-                                        "kernels/calib/family.hpp", "kernels/calib/family.cpp"};
+  // An arm's sources: the dependencies of the units that implement it (calib has no oracle).
+  const auto src = built_arm_sources("calib", "cuda", {"kernels/calib/launch.cu", "kernels/calib/gpu_context.cpp"});
   for (const char* name : {"calib.spin", "calib.spin_twin"})
     r.add({name, "calib", "cuda", "baseline", {"sm_90a"}, {"calib_spin", "memcpy"}, src,
            "spin / overlapping spins / D2D copy, per the row's kind", nullptr,
            reinterpret_cast<void*>(&calib::launch_timed)});
   r.add({"calib.spin_longer", "calib", "cuda", "baseline", {"sm_90a"}, {"calib_spin"}, src,
          "the spin of calib.spin for 2 % more SM cycles (spin rows of >= 5 us): a known real difference", 
-         [](const json& p) -> std::string {
-           if (p.value("kind", "") != "spin") return "spin rows only (a 2 % longer copy or overlap is not defined)";
-           if (p.value("us", 0) < 5) return "spins of >= 5 us only (2 % of a shorter spin is below the timer's step)";
-           return "";
-         },
+         &calib::spin_longer_supports,  // config.hpp
          reinterpret_cast<void*>(&calib::launch_spin_longer)});
   r.add({"calib.fault", "calib", "cuda", "negative_control", {"sm_90a"}, {"calib_fault"}, src,
          "traps on the device (__trap) on every row: proves a failing row is recorded and the campaign goes on", nullptr,

@@ -1,6 +1,9 @@
-// The sparse_mla family: schema, cross-field check, tolerances and the contract of every arm.
+// The sparse_mla family: schema, cross-field check and the contract of every arm (not a subject:
+// the tolerance is the oracle's, references/sparse_mla/sparse_mla_check.cpp).
 // Conventions: references/sparse_mla/sparse_mla.hpp.
 #include "kernels/sparse_mla/family.hpp"
+
+#include "harness/core/artifacts.hpp"
 
 #ifdef KGATE_HAVE_CUDA
 #include "kernels/sparse_mla/launch.hpp"
@@ -9,42 +12,25 @@
 namespace kgate::sparse_mla {
 namespace {
 
-// What an arm's digest covers: the oracle it is checked against, the contract, its own code.
-std::vector<std::string> sources() {
-  return {"references/sparse_mla/sparse_mla.hpp", "references/sparse_mla/sparse_mla_ref.cpp", "references/sparse_mla/sparse_mla_check.cpp", "kernels/sparse_mla/abi.h",
-          "kernels/sparse_mla/config.hpp", "kernels/sparse_mla/family.hpp", "kernels/sparse_mla/family.cpp", "kernels/sparse_mla/cpu_arms.cpp"};
-}
-
 void add_arms(Registry& r) {
-  r.add({"sparse_mla.cpu_scalar", "sparse_mla", "cpu", "baseline", {"host"}, {}, sources(),
+  // An arm's sources: the dependencies of the units that implement it, and the oracle's.
+  const auto cpu = built_arm_sources("sparse_mla", "cpu", {"kernels/sparse_mla/cpu_arms.cpp"});
+  r.add({"sparse_mla.cpu_scalar", "sparse_mla", "cpu", "baseline", {"host"}, {}, cpu,
          "per-(token, head) scalar softmax attention", nullptr, reinterpret_cast<void*>(&cpu_scalar)});
-  r.add({"sparse_mla.cpu_eigen", "sparse_mla", "cpu", "candidate", {"host"}, {}, sources(),
+  r.add({"sparse_mla.cpu_eigen", "sparse_mla", "cpu", "candidate", {"host"}, {}, cpu,
          "gather once per token, Eigen matrix products over all heads", nullptr,
          reinterpret_cast<void*>(&cpu_eigen_batched)});
 #ifdef KGATE_HAVE_CUDA
-  auto dev = sources();
-  for (const char* f : {"kernels/sparse_mla/launch.hpp", "kernels/sparse_mla/launch.cu", "kernels/sparse_mla/floor.cuh",
-                        "kernels/sparse_mla/model1.cuh",
-                        "kernels/sparse_mla/gpu_context.cpp", "references/sparse_mla/sparse_mla_ref_gpu.hpp",
-                        "references/sparse_mla/sparse_mla_ref_gpu.cu", "harness/gpu/compare_device.hpp",
-                        "harness/gpu/compare_device.cu"})
-    dev.push_back(f);
-  auto base = dev;
-  base.push_back("kernels/sparse_mla/baseline.cuh");
+  // launch.cu is one unit: every GPU arm names every kernel header it includes.
+  const auto dev =
+      built_arm_sources("sparse_mla", "cuda", {"kernels/sparse_mla/launch.cu", "kernels/sparse_mla/gpu_context.cpp"});
   r.add({"sparse_mla.baseline", "sparse_mla", "cuda", "baseline", {"sm_90a"},
-         {"sparse_mla_baseline_kernel", "sparse_mla_combine_kernel"}, base,
+         {"sparse_mla_baseline_kernel", "sparse_mla_combine_kernel"}, dev,
          "split-KV: 64-column blocks gathered to shared memory (FP8 dequantized to BF16), mma.sync QK^T and PV, online "
          "softmax, combine kernel",
          nullptr, const_cast<void*>(static_cast<const void*>(&gpu::kBaselineArm))});
-  auto fast = dev;
-  fast.push_back("kernels/sparse_mla/baseline.cuh");  // the mma and copy helpers
-  fast.push_back("kernels/sparse_mla/fast.cuh");
-  fast.push_back("kernels/sparse_mla/fast_wg.cuh");
-  fast.push_back("kernels/sparse_mla/fast_ws.cuh");
-  fast.push_back("kernels/sparse_mla/ws_plan.hpp");  // the warp-specialized kernel's length-balanced plan
-  fast.push_back("kernels/sparse_mla/wgmma.cuh");
   r.add({"sparse_mla.fast", "sparse_mla", "cuda", "candidate", {"sm_90a"},
-         {"sparse_mla_fast_kernel", "sparse_mla_fast_wg_kernel", "sparse_mla_fast_ws_kernel", "sparse_mla_fast_combine_kernel"}, fast,
+         {"sparse_mla_fast_kernel", "sparse_mla_fast_wg_kernel", "sparse_mla_fast_ws_kernel", "sparse_mla_fast_combine_kernel"}, dev,
          "up to 64 heads per CTA share each gathered row; the split's indices in shared memory; KV blocks gathered "
          "by cp.async one block ahead (FP8 staged raw, dequantized in shared memory); > 32 heads on sm_90a: wgmma "
          "on 64-column blocks, warp-specialized (a producer warpgroup gathers and dequantizes, two consumer "
@@ -118,20 +104,19 @@ void register_family_sparse_mla(Registry& r) {
           return std::string(t) + ": FP8 tables are whole page blocks of page_block rows";
     return "";
   };
-  f.tolerance = [](const json& p) {
-    return p["kv_dtype"] == "fp8" ? Tolerance{0.1, 0.1} : Tolerance{1e-2, 1e-2};
-  };
+  f.tolerance = &sparse_mla::tolerance;  // references/sparse_mla/sparse_mla_check.cpp
   f.work = &sparse_mla::work;
   f.make_cpu_context = &sparse_mla::make_cpu_context;
 #ifdef KGATE_HAVE_CUDA
   f.make_gpu_context = &sparse_mla::make_gpu_context;
 #endif
   // Export arms (the FlashMLA peer) run through the same GPU context and oracle.
-  f.export_sources = {"references/sparse_mla/sparse_mla.hpp", "references/sparse_mla/sparse_mla_ref.cpp",
-                      "references/sparse_mla/sparse_mla_check.cpp", "kernels/sparse_mla/abi.h",
-                      "kernels/sparse_mla/gpu_context.cpp", "harness/export/kgate_export.h",
-                      "references/sparse_mla/sparse_mla_ref_gpu.hpp", "references/sparse_mla/sparse_mla_ref_gpu.cu",
-                      "harness/gpu/compare_device.hpp", "harness/gpu/compare_device.cu"};
+#ifdef KGATE_HAVE_CUDA
+  f.export_sources = built_export_sources("sparse_mla", {"kernels/sparse_mla/gpu_context.cpp"});
+#else
+  // Without the GPU backend no context runs an export arm; the loader still reads libraries.
+  f.export_sources = built_export_sources("sparse_mla", {});
+#endif
   r.add_family(std::move(f));
   sparse_mla::add_arms(r);
 }

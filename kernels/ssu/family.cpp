@@ -1,9 +1,10 @@
-// The ssu family: schema, cross-field check, tolerances, the contract of every arm, and the
-// check every context applies. Conventions: references/ssu/ssu.hpp.
+// The ssu family: schema, cross-field check and the contract of every arm. What decides a
+// verdict (tolerances, the check every context applies) lives with the oracle, in
+// references/ssu/ssu_check.cpp, so that it is one of every arm's sources; this file is not.
+// Conventions: references/ssu/ssu.hpp.
 #include "kernels/ssu/family.hpp"
 
-#include <cstring>
-
+#include "harness/core/artifacts.hpp"
 #include "harness/core/registry.hpp"
 #include "kernels/ssu/config.hpp"
 #ifdef KGATE_HAVE_CUDA
@@ -23,55 +24,24 @@ std::string check(const json& p) {
   return "";
 }
 
-// What an arm's digest covers: the oracle it is checked against, the contract, its own code.
-std::vector<std::string> sources(std::initializer_list<const char*> own) {
-  std::vector<std::string> s = {"references/ssu/ssu.hpp", "references/ssu/ssu_ref.cpp", "references/ssu/ssu_check.cpp",
-                                "kernels/ssu/abi.h", "kernels/ssu/family.hpp", "kernels/ssu/family.cpp"};
-  s.insert(s.end(), own.begin(), own.end());
-  return s;
-}
-
 void add_arms(Registry& r) {
-  const auto cpu = sources({"kernels/ssu/cpu_arms.cpp"});
+  // An arm's sources: the dependencies of the units that implement it, and the oracle's.
+  const auto cpu = built_arm_sources("ssu", "cpu", {"kernels/ssu/cpu_arms.cpp"});
   r.add({"ssu.cpu_scalar", "ssu", "cpu", "baseline", {"host"}, {}, cpu, "plain fp32 loops over (batch, head, d, n)",
          nullptr, reinterpret_cast<void*>(&cpu_scalar)});
   r.add({"ssu.cpu_eigen", "ssu", "cpu", "candidate", {"host"}, {}, cpu,
          "Eigen rank-1 update + GEMV per (batch, head), threaded", nullptr, reinterpret_cast<void*>(&cpu_eigen_threaded)});
 #ifdef KGATE_HAVE_CUDA
   using namespace gpu;
-  // launch.cu is one translation unit; an arm's digest names the kernel headers it launches.
-  const auto dev = sources({"kernels/ssu/config.hpp", "kernels/ssu/device.cuh", "kernels/ssu/launch.hpp",
-                            "kernels/ssu/launch.cu", "kernels/ssu/gpu_context.cpp", "kernels/ssu/gpu_arms.hpp",
-                            "references/ssu/ssu_ref_gpu.hpp", "references/ssu/ssu_ref_gpu.cu",
-                            "harness/gpu/compare_device.hpp", "harness/gpu/compare_device.cu"});
+  const auto dev = built_arm_sources("ssu", "cuda", {"kernels/ssu/launch.cu", "kernels/ssu/gpu_context.cpp"});
   for (const ArmInfo& a : kGpuArms) {
-    auto src = dev;
-    for (const char* h : a.headers)
-      if (h) src.push_back(h);
-    r.add({a.name, "ssu", "cuda", a.role, {"sm_90a"}, {a.kernel}, src, a.description, nullptr,
+    r.add({a.name, "ssu", "cuda", a.role, {"sm_90a"}, {a.kernel}, dev, a.description, nullptr,
            const_cast<void*>(static_cast<const void*>(a.arm))});
   }
 #endif
 }
 
 }  // namespace
-
-Correctness check_arm(const Implementation& impl, const HostProblem& hp, const std::function<const Reference&()>& ref,
-                      const std::vector<float>& state, const std::vector<float>& out, const Tolerance& tol) {
-  if (impl.role != "floor") return check_outputs(hp, ref(), state, out, tol);
-  // The floor arm only moves the state bytes: it must leave every byte as it found it.
-  Correctness c;
-  c.elements = static_cast<int64_t>(state.size());
-  c.mismatches = std::memcmp(state.data(), hp.state.data(), state.size() * 4) ? 1 : 0;
-  for (size_t i = 0; c.mismatches && i < state.size(); ++i)
-    if (std::memcmp(&state[i], &hp.state[i], 4)) {
-      c.worst = "state[" + std::to_string(i) + "]";
-      break;
-    }
-  c.passed = c.mismatches == 0;
-  c.note = "floor arm: state bytes read and written back bit-identical; computes no output";
-  return c;
-}
 
 }  // namespace kgate::ssu
 
@@ -96,9 +66,7 @@ void register_family_ssu(Registry& r) {
       {"fused_extra", PS::Kind::Int, false, 0, 1 << 16, {}, 0, "extra elements in the x/B/C/z batch stride"},
   };
   f.check = ssu::check;
-  f.tolerance = [](const json& p) {
-    return p["io_dtype"] == "bf16" ? Tolerance{1e-2, 1e-2} : Tolerance{1e-4, 1e-4};
-  };
+  f.tolerance = &ssu::tolerance;  // references/ssu/ssu_check.cpp
   // Bytes: the owned state tiles read + written once in place, plus every side tensor once;
   // FLOPs: the update and output arithmetic (kernels/ssu/config.hpp, work_terms).
   f.work = [](const json& p) {
@@ -110,10 +78,13 @@ void register_family_ssu(Registry& r) {
   f.make_gpu_context = &ssu::make_gpu_context;
 #endif
   // An export arm is checked by the same oracle and run by the same GPU context (which calls
-  // the library through harness/export/loader.hpp), against the ABI it was built for.
-  f.export_sources = ssu::sources({"kernels/ssu/gpu_context.cpp", "harness/export/kgate_export.h",
-                                   "references/ssu/ssu_ref_gpu.hpp", "references/ssu/ssu_ref_gpu.cu",
-                                   "harness/gpu/compare_device.hpp", "harness/gpu/compare_device.cu"});
+  // the library through harness/export/loader.hpp): the context's and the oracle's sources.
+#ifdef KGATE_HAVE_CUDA
+  f.export_sources = built_export_sources("ssu", {"kernels/ssu/gpu_context.cpp"});
+#else
+  // Without the GPU backend no context runs an export arm; the loader still reads libraries.
+  f.export_sources = built_export_sources("ssu", {});
+#endif
   r.add_family(std::move(f));
   ssu::add_arms(r);
 }

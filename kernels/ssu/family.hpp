@@ -23,11 +23,6 @@ std::unique_ptr<RowContext> make_cpu_context(const CaseRow& row, uint64_t seed);
 #ifdef KGATE_HAVE_CUDA
 std::unique_ptr<RowContext> make_gpu_context(const CaseRow& row, uint64_t seed, void* gpu_backend);
 #endif
-
-// The check every ssu context applies to an arm's outputs, whatever its role: a floor arm
-// (it moves the state bytes and computes nothing) must leave the pool bit-identical; every
-// other arm is compared with the oracle. `ref` is called only when the oracle is needed.
-Correctness check_arm(const Implementation& impl, const HostProblem& hp, const std::function<const Reference&()>& ref,
-                      const std::vector<float>& state, const std::vector<float>& out, const Tolerance& tol);
+// check_arm, the check every context applies: references/ssu/ssu.hpp.
 
 }  // namespace kgate::ssu

@@ -10,27 +10,25 @@ struct ArmInfo {
   const char* name;
   const char* role;
   const char* kernel;       // the one kernel its launch issues
-  const char* headers[2];   // the kernel headers its digest names (nullptr = none)
   const char* description;
   const GpuArm* arm;
 };
 
 inline const ArmInfo kGpuArms[] = {
-    {"ssu.baseline", "baseline", "ssu_baseline_kernel", {"kernels/ssu/baseline.cuh", nullptr},
+    {"ssu.baseline", "baseline", "ssu_baseline_kernel",
      "Triton selective_state_update structure, BLOCK_SIZE_M=8, 4 warps, grid (dim tiles, batch, heads)", &kBaselineArm},
     // Its side-warp kernel, ssu_fast_kernel_side_warp, matches the declared name (a prefix).
-    {"ssu.fast", "candidate", "ssu_fast_kernel", {"kernels/ssu/fast.cuh", nullptr},
+    {"ssu.fast", "candidate", "ssu_fast_kernel",
      "BF16 state up to 768 tiles: state warps that only move the state plus one side-input warp per CTA; else row "
      "owner: 2-warp CTAs over row slices of a (batch, head), state through cp.async, side rows prefetched to L2 "
      "(BF16 state)",
      &kFastArm},
-    // floor.cuh uses fast.cuh's Geo.
-    {"ssu.floor", "floor", "ssu_floor_kernel", {"kernels/ssu/fast.cuh", "kernels/ssu/floor.cuh"},
+    {"ssu.floor", "floor", "ssu_floor_kernel",
      "copies the state bytes the update reads and writes, in place (bandwidth anchor)", &kFloorArm},
-    {"ssu.floor_copy", "floor", "ssu_floor_copy_kernel", {"kernels/ssu/fast.cuh", "kernels/ssu/floor.cuh"},
+    {"ssu.floor_copy", "floor", "ssu_floor_copy_kernel",
      "the same state bytes read from the pool and written to a second pool (out-of-place copy: the absolute anchor)",
      &kFloorCopyArm},
-    {"ssu.floor_stream", "floor", "ssu_floor_stream_kernel", {"kernels/ssu/fast.cuh", "kernels/ssu/floor.cuh"},
+    {"ssu.floor_stream", "floor", "ssu_floor_stream_kernel",
      "the same bytes by persistent warps, round-robin 4 KiB tiles, cp.async pipeline (second anchor)",
      &kFloorStreamArm},
 };

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "harness/core/family.hpp"
 #include "harness/core/jcs.hpp"
 #include "harness/core/numeric.hpp"
 
@@ -53,5 +54,7 @@ struct HostProblem {
 
 HostProblem make_problem(const Params& p, uint64_t seed);
 std::vector<double> reference(const HostProblem& hp);  // [w*m, N], rounded to C's dtype
+// A row's default tolerance (a case row may set its own).
+Tolerance tolerance(const json& params);
 
 }  // namespace kgate::ag_gemm

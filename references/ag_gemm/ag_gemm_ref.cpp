@@ -40,4 +40,6 @@ std::vector<double> reference(const HostProblem& hp) {
   return C;
 }
 
+Tolerance tolerance(const json&) { return Tolerance{1e-2, 1e-2}; }
+
 }  // namespace kgate::ag_gemm

@@ -81,5 +81,7 @@ Reference reference(const HostProblem& hp);
 // still bit-identical poison.
 Correctness check_outputs(const HostProblem& hp, const Reference& ref, const std::vector<float>& out,
                           const std::vector<float>& lse, const Tolerance& tol);
+// A row's default tolerance, by its KV dtype (a case row may set its own).
+Tolerance tolerance(const json& params);
 
 }  // namespace kgate::sparse_mla

@@ -43,4 +43,8 @@ Correctness check_outputs(const HostProblem& hp, const Reference& ref, const std
   return c;
 }
 
+Tolerance tolerance(const json& params) {
+  return params["kv_dtype"] == "fp8" ? Tolerance{0.1, 0.1} : Tolerance{1e-2, 1e-2};
+}
+
 }  // namespace kgate::sparse_mla

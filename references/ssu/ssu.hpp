@@ -17,6 +17,7 @@
 //    contiguous, in io_dtype.
 //  - Weights A, D, dt_bias, and dt are in weight_dtype (bf16 or fp32).
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -73,5 +74,14 @@ Reference reference(const HostProblem& hp);
 // Checks out (row tolerance) and the whole pool (state-dtype tolerance, unowned entries exact).
 Correctness check_outputs(const HostProblem& hp, const Reference& ref, const std::vector<float>& state,
                           const std::vector<float>& out, const Tolerance& tol);
+
+// A row's default tolerance for out, by its io dtype (a case row may set its own).
+Tolerance tolerance(const json& params);
+
+// The check every ssu context applies to an arm's outputs, whatever its role: a floor arm
+// (it moves the state bytes and computes nothing) must leave the pool bit-identical; every
+// other arm is compared with the oracle. `ref` is called only when the oracle is needed.
+Correctness check_arm(const Implementation& impl, const HostProblem& hp, const std::function<const Reference&()>& ref,
+                      const std::vector<float>& state, const std::vector<float>& out, const Tolerance& tol);
 
 }  // namespace kgate::ssu

@@ -70,9 +70,11 @@ TEST(FamilySsu, ArmsNameTheirOracleAndOwnSourcesAndArchs) {
     ++seen;
     std::set<std::string> src(impl.sources.begin(), impl.sources.end());
     for (const char* f : {"references/ssu/ssu.hpp", "references/ssu/ssu_ref.cpp", "references/ssu/ssu_check.cpp",
-                          "kernels/ssu/abi.h", "kernels/ssu/family.cpp"})
+                          "kernels/ssu/family.hpp"})
       EXPECT_TRUE(src.count(f)) << impl.name << " lacks " << f;
+    EXPECT_FALSE(src.count("kernels/ssu/family.cpp")) << impl.name << ": family.cpp is prose and registration";
     EXPECT_TRUE(src.count(impl.backend == "cpu" ? "kernels/ssu/cpu_arms.cpp" : "kernels/ssu/launch.cu")) << impl.name;
+    if (impl.backend == "cuda") EXPECT_TRUE(src.count("kernels/ssu/abi.h")) << impl.name;
     EXPECT_EQ(impl.archs, std::vector<std::string>{impl.backend == "cpu" ? "host" : "sm_90a"}) << impl.name;
   }
   EXPECT_GE(seen, 2);

@@ -4,10 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 #include <set>
 
+#include "harness/core/artifacts.hpp"
 #include "harness/core/crypto.hpp"
 #include "harness/core/receipt.hpp"
 #include "harness/core/registry.hpp"
@@ -155,17 +157,19 @@ TEST(OneLine, EscapesAndTruncates) {
   EXPECT_EQ(one_line("abc", 3), "abc");
 }
 
-// An arm's receipt goes stale when one of its listed sources changes, so every kernel or reference file a listed
-// header includes must be listed too (a header left out would change the arm without staling its receipts). Only
-// headers: a family's launch and registration units include every arm's kernel header, each arm lists its own.
-TEST(ArmSources, EveryIncludedKernelOrReferenceFileIsListed) {
+// An arm's receipt goes stale when one of its sources changes, so its sources must be closed under inclusion: every
+// tree file a listed file includes is listed too (a header left out, as ws_plan.hpp and model1.cuh once were from
+// hand lists, would change the arm without staling its receipts). Sources come from the compiler's dependency output
+// of the units that implement the arm (built_arm_sources), so this holds for every unit and header, .cpp and .cu
+// included; with hand lists it failed at once (ssu_check.cpp's includes were never listed).
+TEST(ArmSources, EveryIncludedTreeFileIsListed) {
   const std::regex inc(R"re(^\s*#\s*include\s*"((kernels|references)/[^"]+)")re");
   size_t checked = 0;
   for (const Implementation& impl : Registry::instance().impls()) {
+    if (impl.library || impl.sources.empty()) continue;  // export arms and the fakes of other tests
     const std::set<std::string> listed(impl.sources.begin(), impl.sources.end());
+    EXPECT_TRUE(std::is_sorted(impl.sources.begin(), impl.sources.end())) << impl.name;
     for (const std::string& src : impl.sources) {
-      const std::string ext = src.substr(src.find_last_of('.') + 1);
-      if (ext != "h" && ext != "hpp" && ext != "cuh") continue;
       std::ifstream in(std::string(KGATE_SOURCE_DIR) + "/" + src);
       ASSERT_TRUE(in.good()) << impl.name << ": listed source " << src << " is not in the tree";
       std::string line;
@@ -177,7 +181,71 @@ TEST(ArmSources, EveryIncludedKernelOrReferenceFileIsListed) {
         }
     }
   }
-  // The check saw the bundled arms' kernel headers: 10 includes from the CPU arms alone (a build without CUDA, as the
-  // ASan build), more with the device arms.
-  EXPECT_GE(checked, 10u);
+  // The check saw the bundled arms' includes: over 100 from the CPU arms alone (a build without CUDA, as the ASan
+  // build), more with the device arms.
+  EXPECT_GE(checked, 100u);
+}
+
+namespace {
+const Implementation& bundled(const std::string& name) { return Registry::instance().impl(name); }
+bool names(const Implementation& impl, const std::string& file) {
+  return std::find(impl.sources.begin(), impl.sources.end(), file) != impl.sources.end();
+}
+}  // namespace
+
+// Each arm names its own units' dependencies and its family's oracle, never family.cpp (registration and prose).
+TEST(ArmSources, ComeFromTheUnitsThatImplementTheArm) {
+  for (const char* name : {"ssu.cpu_scalar", "ssu.cpu_eigen"}) {
+    const Implementation& a = bundled(name);
+    for (const char* f : {"kernels/ssu/cpu_arms.cpp", "kernels/ssu/family.hpp", "references/ssu/ssu.hpp",
+                          "references/ssu/ssu_ref.cpp", "references/ssu/ssu_check.cpp"})
+      EXPECT_TRUE(names(a, f)) << name << " lacks " << f;
+    // The harness an arm includes is not its subject: what of it decides a sample is the protocol's.
+    for (const auto& f : a.sources) EXPECT_TRUE(f.starts_with("kernels/") || f.starts_with("references/")) << name << ": " << f;
+    for (const char* f : {"kernels/ssu/family.cpp", "kernels/ssu/launch.cu", "references/ssu/ssu_ref_gpu.cu"})
+      EXPECT_FALSE(names(a, f)) << name << " names " << f;
+  }
+  for (const Implementation& impl : Registry::instance().impls())
+    if (!impl.library && !impl.sources.empty())
+      EXPECT_FALSE(names(impl, "kernels/" + impl.family + "/family.cpp")) << impl.name;
+  EXPECT_TRUE(names(bundled("sparse_mla.cpu_eigen"), "references/sparse_mla/sparse_mla_check.cpp"));
+  EXPECT_TRUE(names(bundled("ag_gemm.cpu_eigen"), "references/ag_gemm/ag_gemm_ref.cpp"));
+  // Export arms: the family's oracle and the ABI their library was built against (with CUDA, the GPU context too).
+  const auto& exp = Registry::instance().family("ssu").export_sources;
+  for (const char* f : {"harness/export/kgate_export.h", "references/ssu/ssu_check.cpp"})
+    EXPECT_NE(std::find(exp.begin(), exp.end(), f), exp.end()) << f;
+#ifdef KGATE_HAVE_CUDA
+  // launch.cu includes every kernel header; the warp-specialized kernel's plan and the FP8 layout are among them.
+  for (const char* f : {"kernels/sparse_mla/launch.cu", "kernels/sparse_mla/gpu_context.cpp", "kernels/sparse_mla/fast.cuh",
+                        "kernels/sparse_mla/fast_ws.cuh", "kernels/sparse_mla/ws_plan.hpp", "kernels/sparse_mla/model1.cuh",
+                        "kernels/sparse_mla/wgmma.cuh", "references/sparse_mla/sparse_mla_ref_gpu.cu",
+                        "references/sparse_mla/sparse_mla.hpp"})
+    EXPECT_TRUE(names(bundled("sparse_mla.fast"), f)) << "sparse_mla.fast lacks " << f;
+  for (const char* f : {"kernels/ssu/launch.cu", "kernels/ssu/gpu_context.cpp", "kernels/ssu/fast.cuh",
+                        "kernels/ssu/floor.cuh", "kernels/ssu/config.hpp", "references/ssu/ssu_ref_gpu.cu"})
+    EXPECT_TRUE(names(bundled("ssu.floor"), f)) << "ssu.floor lacks " << f;
+  EXPECT_TRUE(names(bundled("calib.spin_longer"), "kernels/calib/config.hpp"));  // its tolerance and supports()
+  EXPECT_TRUE(names(bundled("ag_gemm.gather"), "kernels/ag_gemm/config.hpp"));   // its supports()
+  // An export arm is run by the family's GPU context, which calls it through the export ABI.
+  EXPECT_NE(std::find(exp.begin(), exp.end(), "kernels/ssu/gpu_context.cpp"), exp.end());
+#endif
+}
+
+TEST(ArmSources, OnlyCompiledUnitsAndNeverFamilyCpp) {
+  EXPECT_THROW(built_arm_sources("ssu", "cpu", {"kernels/ssu/family.cpp"}), std::invalid_argument);
+  EXPECT_THROW(built_arm_sources("ssu", "cpu", {"kernels/ssu/no_such_unit.cpp"}), std::invalid_argument);
+  EXPECT_THROW(built_arm_sources("ssu", "cpu", {"kernels/sparse_mla/cpu_arms.cpp"}), std::invalid_argument);
+  // Every file an arm can name has a digest taken at build time.
+  for (const Implementation& impl : Registry::instance().impls())
+    if (!impl.library)
+      for (const auto& f : impl.sources) EXPECT_NO_THROW(built_source_sha256(f)) << impl.name << ": " << f;
+}
+
+// The protocol subject is one list (KGATE_PROTOCOL_SOURCES in CMakeLists.txt), by backend.
+TEST(ProtocolSources, OneListByBackend) {
+  EXPECT_EQ(protocol_sources("cpu"), std::vector<std::string>{"harness/core/schedule.cpp"});
+  EXPECT_EQ(protocol_sources("cuda"),
+            (std::vector<std::string>{"harness/core/schedule.cpp", "harness/gpu/timer.cpp", "harness/gpu/device.cpp",
+                                      "harness/gpu/compare_device.hpp", "harness/gpu/compare_device.cu"}));
+  for (const auto& f : protocol_sources("cuda")) EXPECT_EQ(built_source_sha256(f).size(), 64u) << f;
 }
