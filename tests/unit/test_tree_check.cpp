@@ -181,9 +181,9 @@ TEST(ArmSources, EveryIncludedTreeFileIsListed) {
         }
     }
   }
-  // The check saw the bundled arms' includes: over 100 from the CPU arms alone (a build without CUDA, as the ASan
-  // build), more with the device arms.
-  EXPECT_GE(checked, 100u);
+  // The check saw the bundled arms' kernel and oracle includes: 22 from the CPU arms alone (a build without CUDA, as
+  // the ASan build), more with the device arms.
+  EXPECT_GE(checked, 20u);
 }
 
 namespace {
