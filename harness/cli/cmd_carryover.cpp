@@ -31,10 +31,11 @@ void add_carryover(CLI::App& app, Action& action) {
   sc->add_option("receipt", o->receipt, "receipt file (its samples sidecar beside it)")->required();
   sc->add_flag("--json", o->json, "print JSON (schema kgate.carryover/1) instead of markdown");
   sc->add_option("--out", o->out, "write here instead of stdout");
-  sc->footer(help_footer("0 printed, 1 the receipt fails its audit or its samples do not fit its protocol's order, 2 "
-                         "usage or input error.",
-                         "  kgate carryover receipts/sm_90/sparse_mla_fast_vs_flashmla.json\n"
-                         "  kgate carryover R.json --json | jq '.by_baseline'\n"));
+  sc->footer(
+      help_footer("0 printed, 1 the receipt fails its audit or its samples do not fit its protocol's order, 2 "
+                  "usage or input error.",
+                  "  kgate carryover receipts/sm_90/sparse_mla_fast_vs_flashmla.json\n"
+                  "  kgate carryover R.json --json | jq '.by_baseline'\n"));
   sc->callback([o, &action] {
     action = [o]() -> int {
       if (!o->out.empty()) check_output_path(o->out, "--out");  // before the audit, not after it

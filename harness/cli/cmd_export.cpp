@@ -121,8 +121,7 @@ int run_export(const Opts& o0) {
   // library is built (its table must name exactly the arms asked for).
   if (own_source) check_arms(o, reg);
   const fs::path out = fs::absolute(o.out);
-  if (fs::exists(out) && !o.force)
-    throw InputError("export: --out: " + out.string() + " exists (--force replaces it)");
+  if (fs::exists(out) && !o.force) throw InputError("export: --out: " + out.string() + " exists (--force replaces it)");
   if (!fs::is_directory(out.parent_path()))
     throw InputError("export: --out: no directory " + out.parent_path().string());
   const fs::path bdir = fs::absolute(o.build_dir.empty() ? out.string() + ".build" : o.build_dir);
@@ -132,13 +131,20 @@ int run_export(const Opts& o0) {
 
   const std::string arms_csv = join(o.arms, ",");
   const std::string target = "kgate_export_" + o.family;
-  std::vector<std::string> configure = {KGATE_CMAKE_COMMAND, "-S", src.string(), "-B", bdir.string(),
-                                        "-DCMAKE_BUILD_TYPE=Release", "-DKGATE_BUILD_TESTS=OFF",
-                                        "-DKGATE_BUILD_BENCH=OFF", "-DKGATE_WITH_CUDA=ON",
+  std::vector<std::string> configure = {KGATE_CMAKE_COMMAND,
+                                        "-S",
+                                        src.string(),
+                                        "-B",
+                                        bdir.string(),
+                                        "-DCMAKE_BUILD_TYPE=Release",
+                                        "-DKGATE_BUILD_TESTS=OFF",
+                                        "-DKGATE_BUILD_BENCH=OFF",
+                                        "-DKGATE_WITH_CUDA=ON",
                                         "-DKGATE_EXPORT_ARMS=" + arms_csv};
   if (!fs::exists(bdir / "CMakeCache.txt") && !std::string(KGATE_CMAKE_GENERATOR).empty())
     configure.insert(configure.begin() + 1, {"-G", KGATE_CMAKE_GENERATOR});
-  if (!std::string(KGATE_CUDA_COMPILER).empty()) configure.push_back(std::string("-DCMAKE_CUDA_COMPILER=") + KGATE_CUDA_COMPILER);
+  if (!std::string(KGATE_CUDA_COMPILER).empty())
+    configure.push_back(std::string("-DCMAKE_CUDA_COMPILER=") + KGATE_CUDA_COMPILER);
   std::vector<std::string> build = {KGATE_CMAKE_COMMAND, "--build", bdir.string(), "--target", target};
   if (o.jobs > 0) build.insert(build.end(), {"-j", std::to_string(o.jobs)});
 
@@ -197,10 +203,12 @@ int run_export(const Opts& o0) {
 
 void add_export(CLI::App& app, Action& action) {
   auto o = std::make_shared<Opts>();
-  auto* sc = app.add_subcommand("export", "Build bundled GPU arms as an export library (the C ABI of "
-                                          "harness/export/kgate_export.h), to run as export:LIB:ARM.");
+  auto* sc = app.add_subcommand("export",
+                                "Build bundled GPU arms as an export library (the C ABI of "
+                                "harness/export/kgate_export.h), to run as export:LIB:ARM.");
   sc->add_option("--family", o->family, "the family whose arms to export (kgate list)")->required();
-  sc->add_option("--arms", o->arms, "arms to carry, comma-separated or repeated, in table order (ssu.fast,ssu.baseline)")
+  sc->add_option("--arms", o->arms,
+                 "arms to carry, comma-separated or repeated, in table order (ssu.fast,ssu.baseline)")
       ->required();
   sc->add_option("--out", o->out, "the library to write (LIB.so; its manifest goes to LIB.so.json)")->required();
   sc->add_option("--source", o->source,

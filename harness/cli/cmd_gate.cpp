@@ -47,22 +47,25 @@ std::optional<GateFailure> pair_failure(const RowRecord& row, const PairRecord& 
   if (!p.ratio || !p.ratio_ci || !p.baseline_stats || !p.candidate_stats)
     return fail("not measured (disposition " + to_string(row.disposition) + ")", nullptr, nullptr);
   const double r = *p.ratio;
-  const std::string ratio_ci = "ratio " + num(r) + ", " + num(level * 100, "%g") + " % interval [" + num(p.ratio_ci->lo) +
-                               ", " + num(p.ratio_ci->hi) + "]";
+  const std::string ratio_ci = "ratio " + num(r) + ", " + num(level * 100, "%g") + " % interval [" +
+                               num(p.ratio_ci->lo) + ", " + num(p.ratio_ci->hi) + "]";
   if (gate == "strict") {
     if (p.ratio_ci->lo > 1) return std::nullopt;
-    return fail(ratio_ci + ": lower bound " + num(p.ratio_ci->lo) + " is not > 1 (not resolved faster)", p.ratio_ci->lo, 1);
+    return fail(ratio_ci + ": lower bound " + num(p.ratio_ci->lo) + " is not > 1 (not resolved faster)", p.ratio_ci->lo,
+                1);
   }
   if (gate == "strict_median") {
     if (r > 1) return std::nullopt;
     return fail(ratio_ci + ": median ratio " + num(r) + " is not > 1", r, 1);
   }
   if (gate == "limit") {
-    if (!raw.contains("limit_value") || !raw["limit_value"].is_number()) return fail("no limit value", nullptr, nullptr);
-    const double L = raw["limit_value"].get<double>(), b = p.baseline_stats->median_us, c = p.candidate_stats->median_us;
+    if (!raw.contains("limit_value") || !raw["limit_value"].is_number())
+      return fail("no limit value", nullptr, nullptr);
+    const double L = raw["limit_value"].get<double>(), b = p.baseline_stats->median_us,
+                 c = p.candidate_stats->median_us;
     if (c <= (1 + L) * b) return std::nullopt;
-    return fail("candidate " + us(c) + " us > (1 + " + num(L, "%g") + ") x baseline " + us(b) + " us = " +
-                    us((1 + L) * b) + " us (ratio " + num(r) + ", needs >= " + num(1 / (1 + L)) + ")",
+    return fail("candidate " + us(c) + " us > (1 + " + num(L, "%g") + ") x baseline " + us(b) +
+                    " us = " + us((1 + L) * b) + " us (ratio " + num(r) + ", needs >= " + num(1 / (1 + L)) + ")",
                 c / b, 1 + L);
   }
   if (gate == "drift") {
@@ -78,15 +81,18 @@ std::optional<GateFailure> pair_failure(const RowRecord& row, const PairRecord& 
   if (gate == "parity" || gate == "fallback") {
     if (!row.signatures) return fail("no activity signatures (needs the cupti timer)", nullptr, nullptr);
     auto a = row.signatures->find(p.baseline), b = row.signatures->find(p.candidate);
-    if (a == row.signatures->end() || b == row.signatures->end()) return fail("an arm has no activity signature", nullptr, nullptr);
+    if (a == row.signatures->end() || b == row.signatures->end())
+      return fail("an arm has no activity signature", nullptr, nullptr);
     auto alk = [](const SignatureRecord& s) {
-      return std::to_string(s.A) + "/" + std::to_string(s.L) + "/" + std::to_string(s.K) + (s.consistent ? "" : " (inconsistent)");
+      return std::to_string(s.A) + "/" + std::to_string(s.L) + "/" + std::to_string(s.K) +
+             (s.consistent ? "" : " (inconsistent)");
     };
     if (gate == "parity") {
       const bool same = a->second.A == b->second.A && a->second.L == b->second.L && a->second.K == b->second.K &&
                         a->second.consistent && b->second.consistent;
       if (same) return std::nullopt;
-      return fail("activity A/L/K: candidate " + alk(b->second) + ", baseline " + alk(a->second), alk(b->second), alk(a->second));
+      return fail("activity A/L/K: candidate " + alk(b->second) + ", baseline " + alk(a->second), alk(b->second),
+                  alk(a->second));
     }
     if (b->second.undeclared.empty()) return std::nullopt;
     std::string names;
@@ -103,7 +109,8 @@ std::vector<GateFailure> explain(const RowRecord& row, const Policy& pol, double
     const size_t at = label.find('@');
     const std::string gate = label.substr(0, at), baseline = at == std::string::npos ? "" : label.substr(at + 1);
     if (gate == "disposition") {
-      const std::string why = "disposition " + to_string(row.disposition) + (row.error ? ": " + one_line(*row.error) : "");
+      const std::string why =
+          "disposition " + to_string(row.disposition) + (row.error ? ": " + one_line(*row.error) : "");
       out.push_back({why, {{"gate", label}, {"disposition", to_string(row.disposition)}, {"text", why}}});
       continue;
     }
@@ -111,15 +118,21 @@ std::vector<GateFailure> explain(const RowRecord& row, const Policy& pol, double
       for (const auto& c : row.correctness) {
         if (c.result.passed) continue;
         const Correctness& k = c.result;
-        const std::string why = "correct: " + c.arm + ": " + std::to_string(k.mismatches) + " of " +
-                                std::to_string(k.elements) + " elements outside atol " + num(row.tolerance.atol, "%g") +
-                                " + rtol " + num(row.tolerance.rtol, "%g") + " x |ref| (max abs err " +
-                                num(k.max_abs_err, "%.3g") + ", worst " + one_line(k.worst, 80) + "), " +
-                                std::to_string(k.nonfinite) + " non-finite, " + std::to_string(k.unwritten) + " unwritten";
-        out.push_back({why, {{"gate", label}, {"arm", c.arm}, {"mismatches", k.mismatches}, {"elements", k.elements},
-                             {"max_abs_err", k.max_abs_err}, {"text", why}}});
+        const std::string why =
+            "correct: " + c.arm + ": " + std::to_string(k.mismatches) + " of " + std::to_string(k.elements) +
+            " elements outside atol " + num(row.tolerance.atol, "%g") + " + rtol " + num(row.tolerance.rtol, "%g") +
+            " x |ref| (max abs err " + num(k.max_abs_err, "%.3g") + ", worst " + one_line(k.worst, 80) + "), " +
+            std::to_string(k.nonfinite) + " non-finite, " + std::to_string(k.unwritten) + " unwritten";
+        out.push_back({why,
+                       {{"gate", label},
+                        {"arm", c.arm},
+                        {"mismatches", k.mismatches},
+                        {"elements", k.elements},
+                        {"max_abs_err", k.max_abs_err},
+                        {"text", why}}});
       }
-      if (row.correctness.empty()) out.push_back({"correct: not checked", {{"gate", label}, {"text", "correct: not checked"}}});
+      if (row.correctness.empty())
+        out.push_back({"correct: not checked", {{"gate", label}, {"text", "correct: not checked"}}});
       continue;
     }
     const json& raw = baseline.empty() ? row.verdicts.raw : row.verdicts.raw["by_baseline"][baseline];
@@ -145,15 +158,17 @@ void add_gate(CLI::App& app, Action& action) {
     bool json = false;
   };
   auto o = std::make_shared<Opts>();
-  auto* sc = app.add_subcommand("gate", "CI gate: audit a receipt, re-judge every row under --policy, exit 1 on any "
-                                        "failing row; with --against-tree, also on any recorded source (kernels, case "
-                                        "table, oracle, protocol) that differs from or is missing in DIR or was "
-                                        "recorded outside it, and on a protocol schema version other than the tree's.\n"
-                                        "Each failing gate of a row gets a line: the ratio, its interval and the "
-                                        "threshold it was judged against.");
+  auto* sc = app.add_subcommand("gate",
+                                "CI gate: audit a receipt, re-judge every row under --policy, exit 1 on any "
+                                "failing row; with --against-tree, also on any recorded source (kernels, case "
+                                "table, oracle, protocol) that differs from or is missing in DIR or was "
+                                "recorded outside it, and on a protocol schema version other than the tree's.\n"
+                                "Each failing gate of a row gets a line: the ratio, its interval and the "
+                                "threshold it was judged against.");
   sc->add_option("receipt", o->receipt, "receipt file")->required();
-  sc->add_option("--policy", o->policy, "gates: correct,strict,strict_median,limit(L),drift(D),parity,fallback or a JSON "
-                                        "file (kgate run --help explains each); default: the policy the receipt records");
+  sc->add_option("--policy", o->policy,
+                 "gates: correct,strict,strict_median,limit(L),drift(D),parity,fallback or a JSON "
+                 "file (kgate run --help explains each); default: the policy the receipt records");
   sc->add_option("--against-tree", o->tree, "source tree to compare recorded source digests against");
   sc->add_flag("--json", o->json, "one JSON document on stdout: failures per row and gate, stale sources");
   sc->footer(help_footer(
@@ -188,7 +203,8 @@ void add_gate(CLI::App& app, Action& action) {
         if (a["role"] == "candidate") candidate = a["name"];
       check_accept_refusals(pol, candidate, baselines, "--policy");
       const json& interval = pred["protocol"].value("interval", json::object());
-      const double level = interval.is_object() && interval.value("level", json()).is_number() ? interval["level"].get<double>() : 0.99;
+      const double level =
+          interval.is_object() && interval.value("level", json()).is_number() ? interval["level"].get<double>() : 0.99;
       int failed = 0;
       json failures = json::array();
       std::vector<RowRecord> rows = rows_under_policy(audited, pol);
@@ -199,10 +215,13 @@ void add_gate(CLI::App& app, Action& action) {
         for (const auto& g : row.verdicts.failed) why += (why.empty() ? "" : ",") + g;
         json details = json::array();
         for (const GateFailure& f : explain(row, pol, level)) details.push_back(f.detail);
-        failures.push_back({{"row", row.id}, {"disposition", to_string(row.disposition)}, {"gates", row.verdicts.failed},
+        failures.push_back({{"row", row.id},
+                            {"disposition", to_string(row.disposition)},
+                            {"gates", row.verdicts.failed},
                             {"details", details}});
         if (o->json) continue;
-        std::printf("FAIL %-40s disposition=%s gates=%s\n", row.id.c_str(), to_string(row.disposition).c_str(), why.c_str());
+        std::printf("FAIL %-40s disposition=%s gates=%s\n", row.id.c_str(), to_string(row.disposition).c_str(),
+                    why.c_str());
         for (const auto& d : details) std::printf("  %s\n", d["text"].get<std::string>().c_str());
       }
       size_t stale_sources = 0, stale_protocol = 0, unchecked = 0;
@@ -223,17 +242,23 @@ void add_gate(CLI::App& app, Action& action) {
       const size_t stale = stale_sources + stale_protocol;
       const int rc = failed || stale ? kExitFail : kExitOk;
       if (o->json) {
-        print_json({{"receipt", o->receipt}, {"policy", o->policy}, {"rows", rows.size()}, {"failed_rows", failed},
-                    {"passed", rc == kExitOk}, {"failures", failures},
-                    {"against_tree", o->tree.empty() ? json(nullptr) : json(o->tree)}, {"stale", stale_items},
+        print_json({{"receipt", o->receipt},
+                    {"policy", o->policy},
+                    {"rows", rows.size()},
+                    {"failed_rows", failed},
+                    {"passed", rc == kExitOk},
+                    {"failures", failures},
+                    {"against_tree", o->tree.empty() ? json(nullptr) : json(o->tree)},
+                    {"stale", stale_items},
                     {"unchecked", unchecked_items}});
         return rc;
       }
       std::string tree_summary;
       if (!o->tree.empty())
-        tree_summary = ", " + std::to_string(stale) + " stale vs " + one_line(o->tree) + " (" +
-                       std::to_string(stale_sources) + " sources, " + std::to_string(stale_protocol) + " protocol)" +
-                       (unchecked ? ", " + std::to_string(unchecked) + " export libraries not present (unchecked)" : "");
+        tree_summary =
+            ", " + std::to_string(stale) + " stale vs " + one_line(o->tree) + " (" + std::to_string(stale_sources) +
+            " sources, " + std::to_string(stale_protocol) + " protocol)" +
+            (unchecked ? ", " + std::to_string(unchecked) + " export libraries not present (unchecked)" : "");
       std::printf("%s: %zu rows, %d fail policy '%s'%s\n", o->receipt.c_str(), rows.size(), failed, o->policy.c_str(),
                   tree_summary.c_str());
       return rc;

@@ -22,8 +22,9 @@ void add_list(CLI::App& app, Action& action) {
     bool json = false;
   };
   auto o = std::make_shared<Opts>();
-  auto* sc = app.add_subcommand("list", "Families, implementations (with backend, role, kernel names), case tables, "
-                                        "and this machine's architecture.");
+  auto* sc = app.add_subcommand("list",
+                                "Families, implementations (with backend, role, kernel names), case tables, "
+                                "and this machine's architecture.");
   sc->add_option("--cases-dir", o->dir, "where to look for case tables (default: <source>/cases)");
   sc->add_option("--export", o->exports, "also list the arms of this export library (export:PATH:NAME; repeatable)");
   sc->add_flag("--json", o->json, "one JSON document on stdout");
@@ -38,23 +39,34 @@ void add_list(CLI::App& app, Action& action) {
       for (const auto& f : reg.families()) {
         json params = json::array();
         for (const auto& p : f.params)
-          params.push_back({{"name", p.name}, {"help", p.help}, {"required", p.required},
+          params.push_back({{"name", p.name},
+                            {"help", p.help},
+                            {"required", p.required},
                             {"default", p.required ? json(nullptr) : p.fallback}});
         families.push_back({{"name", f.name}, {"summary", f.summary}, {"params", params}});
       }
       for (const auto& i : reg.impls()) {
-        json j = {{"name", i.name},   {"family", i.family},           {"backend", i.backend},        {"role", i.role},
-                  {"archs", i.archs}, {"kernel_names", i.kernel_names}, {"description", i.description},
+        json j = {{"name", i.name},
+                  {"family", i.family},
+                  {"backend", i.backend},
+                  {"role", i.role},
+                  {"archs", i.archs},
+                  {"kernel_names", i.kernel_names},
+                  {"description", i.description},
                   {"sources", i.sources}};  // the tree files its receipts name (compiler dependency output)
-        if (i.library) j["library"] = {{"path", i.library->path}, {"sha256", i.library->sha256}, {"size", i.library->size}};
+        if (i.library)
+          j["library"] = {{"path", i.library->path}, {"sha256", i.library->sha256}, {"size", i.library->size}};
         impls.push_back(std::move(j));
       }
       const std::string dir = o->dir.empty() ? cases_dir() : o->dir;
       for (const auto& f : find_case_tables(dir)) {
         try {
           CaseTable t = load_case_table(f);
-          tables.push_back({{"path", portable_path(f)}, {"table", t.name}, {"family", t.family},
-                            {"rows", t.rows.size()}, {"description", t.description}});
+          tables.push_back({{"path", portable_path(f)},
+                            {"table", t.name},
+                            {"family", t.family},
+                            {"rows", t.rows.size()},
+                            {"description", t.description}});
         } catch (const InputError& e) {
           tables.push_back({{"path", portable_path(f)}, {"error", e.what()}});
         }
@@ -66,7 +78,10 @@ void add_list(CLI::App& app, Action& action) {
       if (gpu) arch = "GPU backend, " + gpu::describe_device();
 #endif
       if (o->json) {
-        print_json({{"families", families}, {"implementations", impls}, {"case_tables_dir", dir}, {"case_tables", tables},
+        print_json({{"families", families},
+                    {"implementations", impls},
+                    {"case_tables_dir", dir},
+                    {"case_tables", tables},
                     {"machine", {{"backend", gpu ? "cuda" : "cpu"}, {"description", arch}}}});
         return kExitOk;
       }
@@ -81,13 +96,14 @@ void add_list(CLI::App& app, Action& action) {
       for (const auto& i : reg.impls()) {
         std::string names;
         for (const auto& n : i.kernel_names) names += (names.empty() ? "" : ",") + n;
-        std::printf("  %-28s %-5s %-9s %s%s\n", i.name.c_str(), i.backend.c_str(), i.role.c_str(), i.description.c_str(),
-                    names.empty() ? "" : (" [kernels: " + names + "]").c_str());
+        std::printf("  %-28s %-5s %-9s %s%s\n", i.name.c_str(), i.backend.c_str(), i.role.c_str(),
+                    i.description.c_str(), names.empty() ? "" : (" [kernels: " + names + "]").c_str());
       }
       std::printf("case tables (%s):\n", dir.c_str());
       for (const auto& t : tables) {
         if (t.contains("error"))
-          std::printf("  %-40s INVALID: %s\n", t["path"].get<std::string>().c_str(), t["error"].get<std::string>().c_str());
+          std::printf("  %-40s INVALID: %s\n", t["path"].get<std::string>().c_str(),
+                      t["error"].get<std::string>().c_str());
         else
           std::printf("  %-40s %-10s %3zu rows  %s\n", t["path"].get<std::string>().c_str(),
                       t["family"].get<std::string>().c_str(), t["rows"].get<size_t>(),
@@ -109,7 +125,8 @@ void add_env(CLI::App& app, Action& action) {
     action = [backend]() -> int {
       auto b = select_backend(*backend, "cupti", false, true);
       json e = b->environment();
-      e["kgate"] = {{"version", KGATE_VERSION}, {"git_commit", built_git_commit()}, {"binary_sha256", self_binary_sha256()}};
+      e["kgate"] = {
+          {"version", KGATE_VERSION}, {"git_commit", built_git_commit()}, {"binary_sha256", self_binary_sha256()}};
       std::printf("%s\n", e.dump(2).c_str());
       return kExitOk;
     };
@@ -118,10 +135,12 @@ void add_env(CLI::App& app, Action& action) {
 
 void add_keygen(CLI::App& app, Action& action) {
   auto prefix = std::make_shared<std::string>();
-  auto* sc = app.add_subcommand("keygen", "Make an Ed25519 key pair for --sign / audit --pubkey: PREFIX.key, PREFIX.pub.");
+  auto* sc =
+      app.add_subcommand("keygen", "Make an Ed25519 key pair for --sign / audit --pubkey: PREFIX.key, PREFIX.pub.");
   sc->add_option("prefix", *prefix, "path prefix")->required();
-  sc->footer(help_footer("0 written, 2 usage error or PREFIX.key exists (never overwritten).",
-                         "  kgate keygen ci/kgate\n  kgate run ... --sign ci/kgate.key && kgate audit R --pubkey ci/kgate.pub\n"));
+  sc->footer(help_footer(
+      "0 written, 2 usage error or PREFIX.key exists (never overwritten).",
+      "  kgate keygen ci/kgate\n  kgate run ... --sign ci/kgate.key && kgate audit R --pubkey ci/kgate.pub\n"));
   sc->callback([prefix, &action] {
     action = [prefix]() -> int {
       if (std::filesystem::exists(*prefix + ".key")) throw InputError(*prefix + ".key exists; not overwriting a key");

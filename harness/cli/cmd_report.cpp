@@ -54,10 +54,10 @@ void add_report(CLI::App& app, Action& action) {
         emit_text(report_wide(rows, o->anchor), o->out);
       } else {
         emit_text(f == "md"     ? report_markdown(v)
-             : f == "html" ? report_html(v)
-             : f == "json" ? report_json(v)
-                           : report_csv(v),
-             o->out);
+                  : f == "html" ? report_html(v)
+                  : f == "json" ? report_json(v)
+                                : report_csv(v),
+                  o->out);
       }
       return kExitOk;
     };
@@ -90,10 +90,12 @@ void add_compare(CLI::App& app, Action& action) {
   sc->add_option("--threshold", o->threshold, "T: the smallest change that counts as FASTER or SLOWER (a fraction)")
       ->capture_default_str();
   sc->add_flag("--json", o->json, "print JSON (schema kgate.compare/1) instead of markdown");
-  sc->footer(help_footer("0 no pair SLOWER, 1 a pair SLOWER or a receipt fails its audit, 2 usage or input error or no "
-                         "rows match.",
-                         "  kgate compare main.json branch.json\n"
-                         "  kgate compare main.json branch.json --threshold 0.05 --json | jq '.pairs[] | select(.class == \"SLOWER\")'\n"));
+  sc->footer(
+      help_footer("0 no pair SLOWER, 1 a pair SLOWER or a receipt fails its audit, 2 usage or input error or no "
+                  "rows match.",
+                  "  kgate compare main.json branch.json\n"
+                  "  kgate compare main.json branch.json --threshold 0.05 --json | jq '.pairs[] | select(.class == "
+                  "\"SLOWER\")'\n"));
   sc->add_option("--out", o->out, "write here instead of stdout");
   sc->callback([o, &action] {
     action = [o]() -> int {

@@ -36,8 +36,10 @@ const json& field(const json& j, const char* key, const std::string& where) {
 void find_named(const fs::path& dir, const std::string& file, int depth, std::vector<fs::path>& found) {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, fs::directory_options::skip_permission_denied, ec)) {
-    if (e.is_regular_file(ec) && e.path().filename() == file) found.push_back(e.path());
-    else if (depth > 0 && e.is_directory(ec) && !e.is_symlink(ec)) find_named(e.path(), file, depth - 1, found);
+    if (e.is_regular_file(ec) && e.path().filename() == file)
+      found.push_back(e.path());
+    else if (depth > 0 && e.is_directory(ec) && !e.is_symlink(ec))
+      find_named(e.path(), file, depth - 1, found);
   }
 }
 
@@ -85,12 +87,16 @@ std::shared_ptr<RunOpts> recorded_run(const json& receipt, const std::string& pa
     const std::string role = field(a, "role", where).get<std::string>();
     std::string name = field(a, "name", where).get<std::string>();
     if (a.contains("export") && a["export"].is_object()) name = resolve_export(a, ro.peers, where, ro.quiet);
-    if (role == "candidate") o->candidate = name;
-    else baselines.push_back(name);
+    if (role == "candidate")
+      o->candidate = name;
+    else
+      baselines.push_back(name);
   }
   o->baselines = join(baselines, ",");
-  if (ro.policy.empty()) o->recorded_policy = Policy::from_json(field(pred, "policy", where), where + ": policy");
-  else o->policy = ro.policy;
+  if (ro.policy.empty())
+    o->recorded_policy = Policy::from_json(field(pred, "policy", where), where + ": policy");
+  else
+    o->policy = ro.policy;
   const json& proto = field(pred, "protocol", where);
   o->groups = field(proto, "groups", where).get<int>();
   o->blocks = field(proto, "blocks", where).get<int>();
@@ -106,8 +112,10 @@ std::shared_ptr<RunOpts> recorded_run(const json& receipt, const std::string& pa
   if (env.contains("ranks") && env["ranks"].is_object()) {
     const std::string runner = env["ranks"].value("runner", "single");
     const int world = env["ranks"].value("world_size", 1);
-    if (runner == "simulated") o->simulate_ranks = world;
-    else if (runner == "threads") o->gpus = world;
+    if (runner == "simulated")
+      o->simulate_ranks = world;
+    else if (runner == "threads")
+      o->gpus = world;
     else if (runner == "processes") {
       // A job of several processes is started by its launcher, each with --rendezvous; one
       // process alone needs none and meets itself in a fresh folder.
@@ -124,9 +132,12 @@ std::shared_ptr<RunOpts> recorded_run(const json& receipt, const std::string& pa
     }
   }
   const fs::path p(path);
-  if (ro.replace) o->out = path;
-  else if (!ro.out_dir.empty()) o->out = (fs::path(ro.out_dir) / p.filename()).string();
-  else o->out = (p.parent_path() / (p.stem().string() + ".rerun.json")).string();
+  if (ro.replace)
+    o->out = path;
+  else if (!ro.out_dir.empty())
+    o->out = (fs::path(ro.out_dir) / p.filename()).string();
+  else
+    o->out = (p.parent_path() / (p.stem().string() + ".rerun.json")).string();
   o->force = ro.force || ro.replace;
   o->quiet = ro.quiet;
   o->sign = ro.sign;
@@ -160,7 +171,8 @@ int run_rerun(const RerunOpts& ro) {
       throw InputError(printable(r) + ": " + e.what());
     }
     if (auto [it, fresh] = outs.emplace(fs::weakly_canonical(o->out).string(), r); !fresh)
-      throw InputError(printable(r) + " and " + printable(it->second) + " would both be rerun into " + printable(o->out));
+      throw InputError(printable(r) + " and " + printable(it->second) + " would both be rerun into " +
+                       printable(o->out));
     jobs.push_back({r, report_view(audited.receipt, r), std::move(o)});
   }
   int rc = kExitOk;
@@ -168,7 +180,8 @@ int run_rerun(const RerunOpts& ro) {
   for (size_t i = 0; i < jobs.size(); ++i) {
     Job& j = jobs[i];
     if (!ro.quiet)
-      std::fprintf(stderr, "kgate rerun: [%zu/%zu] %s -> %s\n", i + 1, jobs.size(), j.path.c_str(), j.opts->out.c_str());
+      std::fprintf(stderr, "kgate rerun: [%zu/%zu] %s -> %s\n", i + 1, jobs.size(), j.path.c_str(),
+                   j.opts->out.c_str());
     j.opts->json = ro.json;  // the run's summary joins rerun's JSON instead of printing
     json run;
     const int run_rc = execute_run(j.opts, ro.json ? &run : nullptr);
@@ -202,24 +215,28 @@ void add_rerun(CLI::App& app, Action& action) {
       "used and said).");
   sc->add_option("receipts", o->receipts, "receipts to re-run")->required();
   sc->add_option("--peers", o->peers, "folder holding export libraries (searched 4 levels down; repeatable)");
-  sc->add_option("--out-dir", o->out_dir, "write each new receipt here under its old file name "
-                                          "(default: beside it, as <name>.rerun.json)");
+  sc->add_option("--out-dir", o->out_dir,
+                 "write each new receipt here under its old file name "
+                 "(default: beside it, as <name>.rerun.json)");
   sc->add_flag("--replace", o->replace, "write each new receipt over the old one (its old sidecar goes with it)");
   sc->add_flag("--force", o->force, "overwrite an existing receipt at the new receipt's path");
-  sc->add_option("--policy", o->policy, "judge the new receipts by this policy instead of the recorded one "
-                                        "(a gate list or a JSON policy file)");
+  sc->add_option("--policy", o->policy,
+                 "judge the new receipts by this policy instead of the recorded one "
+                 "(a gate list or a JSON policy file)");
   sc->add_option("--sign", o->sign, "Ed25519 private key: sign the new receipts (kgate run --sign)");
-  sc->add_option("--rendezvous", o->rendezvous, "for a campaign of several rank processes: this process's "
-                                                "rendezvous path (kgate run --rendezvous)");
+  sc->add_option("--rendezvous", o->rendezvous,
+                 "for a campaign of several rank processes: this process's "
+                 "rendezvous path (kgate run --rendezvous)");
   sc->add_option("--threshold", o->threshold, "compare's T (kgate compare --help)")->capture_default_str();
   sc->add_flag("--no-peaks", o->no_peaks, "do not measure the device's peaks (kgate run --no-peaks)");
   sc->add_flag("--quiet", o->quiet, "no progress lines");
   sc->add_flag("--json", o->json, "one JSON document: per receipt its rerun's path, exit code and compare");
-  sc->footer(help_footer("0 every new receipt passes its policy, 1 one does not (the receipts are still written), 2 "
-                         "usage or input error (nothing is run), 3 device/runtime failure.",
-                         "  kgate rerun receipts/sm_90/h100/ssu_fast_vs_baseline.json            (-> ..._baseline.rerun.json)\n"
-                         "  kgate rerun receipts/sm_90/h100/*.json --peers build-peers --replace\n"
-                         "  kgate rerun old/*.json --out-dir receipts/sm_90/h200 --peers /tmp/peers\n"));
+  sc->footer(help_footer(
+      "0 every new receipt passes its policy, 1 one does not (the receipts are still written), 2 "
+      "usage or input error (nothing is run), 3 device/runtime failure.",
+      "  kgate rerun receipts/sm_90/h100/ssu_fast_vs_baseline.json            (-> ..._baseline.rerun.json)\n"
+      "  kgate rerun receipts/sm_90/h100/*.json --peers build-peers --replace\n"
+      "  kgate rerun old/*.json --out-dir receipts/sm_90/h200 --peers /tmp/peers\n"));
   sc->callback([o, &action] { action = [o]() -> int { return run_rerun(*o); }; });
 }
 

@@ -97,17 +97,24 @@ json run_one(const RunOpts& o, const BackendFactory& factory, Backend* backend, 
                          {"min_ratio_row", b.min_ratio_row ? json(*b.min_ratio_row) : json(nullptr)}};
   json host = nullptr;  // with --isolate the units ran in children
   if (!o.isolate)
-    host = {{"prepare", r.phases.prepare_s}, {"checks", r.phases.check_s}, {"warmup", r.phases.warmup_s},
+    host = {{"prepare", r.phases.prepare_s},
+            {"checks", r.phases.check_s},
+            {"warmup", r.phases.warmup_s},
             {"samples", r.phases.timing_s}};
-  json j = {{"receipt", r.receipt_path}, {"rows", s.rows},         {"policy_passed", s.policy_passed},
-            {"policy_failed", s.policy_failed}, {"passed", r.policy_passed}, {"by_baseline", by_baseline},
+  json j = {{"receipt", r.receipt_path},
+            {"rows", s.rows},
+            {"policy_passed", s.policy_passed},
+            {"policy_failed", s.policy_failed},
+            {"passed", r.policy_passed},
+            {"by_baseline", by_baseline},
             {"host_time_s", host}};
   if (o.json) return j;
   std::printf("%s: %lld rows, %lld pass policy, %lld fail", r.receipt_path.c_str(), static_cast<long long>(s.rows),
               static_cast<long long>(s.policy_passed), static_cast<long long>(s.policy_failed));
   for (const auto& [name, b] : s.by_baseline)
     if (b.geomean_ratio)
-      std::printf("; vs %s geomean %.4f, min %.4f (%s)", name.c_str(), *b.geomean_ratio, *b.min_ratio, b.min_ratio_row->c_str());
+      std::printf("; vs %s geomean %.4f, min %.4f (%s)", name.c_str(), *b.geomean_ratio, *b.min_ratio,
+                  b.min_ratio_row->c_str());
   std::printf("\n");
   if (!o.isolate)
     std::printf("host time: prepare %.1f s, correctness checks %.1f s, warm-up %.1f s, samples %.1f s\n",
@@ -137,9 +144,11 @@ std::vector<RunConfig> suite_configs(const RunOpts& o, const std::string& suite_
     if (!std::filesystem::exists(cases, ec)) cases = source_root() + "/" + cases;
     const std::string out = o.out_dir + "/" + e["out"].get<std::string>();
     if (auto [it, fresh] = outs.emplace(out, idx); !fresh)
-      throw InputError(where + ": field 'out': " + printable(out) + " is entry " + std::to_string(it->second) + "'s too");
+      throw InputError(where + ": field 'out': " + printable(out) + " is entry " + std::to_string(it->second) +
+                       "'s too");
     try {
-      configs.push_back(make_config(o, cases, e["candidate"], e["baseline"], e.value("policy", o.policy), out, backend_name));
+      configs.push_back(
+          make_config(o, cases, e["candidate"], e["baseline"], e.value("policy", o.policy), out, backend_name));
     } catch (const InputError& err) {
       throw InputError(where + ": " + err.what());
     }
@@ -191,15 +200,19 @@ int execute_run(const std::shared_ptr<RunOpts>& o, json* result) {
   const bool ranked = o->gpus || !o->rendezvous.empty();
   if (ranked) {
     if (o->gpus && !o->rendezvous.empty()) throw InputError("--gpus and --rendezvous: one runner at a time");
-    if (o->simulate_ranks) throw InputError("--simulate-ranks: plays ranks on one GPU; not with --gpus or --rendezvous");
-    if (o->isolate) throw InputError("--isolate: not with --gpus or --rendezvous (a rank's units run in its thread or process)");
+    if (o->simulate_ranks)
+      throw InputError("--simulate-ranks: plays ranks on one GPU; not with --gpus or --rendezvous");
+    if (o->isolate)
+      throw InputError("--isolate: not with --gpus or --rendezvous (a rank's units run in its thread or process)");
     if (o->resume && !o->rendezvous.empty())
       throw InputError("--resume: not with --rendezvous (each rank's journal may end at another unit)");
     if (o->cases.empty()) throw InputError("--gpus/--rendezvous: need --cases (a suite is not run by ranks)");
-    if (o->gpus < 0 || o->gpus > 1024) throw InputError("--gpus: N must be in [1, 1024], got " + std::to_string(o->gpus));
+    if (o->gpus < 0 || o->gpus > 1024)
+      throw InputError("--gpus: N must be in [1, 1024], got " + std::to_string(o->gpus));
     if (!(o->rank_timeout_s > 0 && o->rank_timeout_s <= 86400))
       throw InputError("--rank-timeout: must be in (0, 86400] seconds");
-    if (backend_name != "cuda") throw InputError("--gpus/--rendezvous: need the cuda backend (this machine: " + backend_name + ")");
+    if (backend_name != "cuda")
+      throw InputError("--gpus/--rendezvous: need the cuda backend (this machine: " + backend_name + ")");
     if (!o->rendezvous.empty()) {
       o->env = ranks::rank_env_from_process();
       check_output_path(o->rendezvous, "--rendezvous");
@@ -222,8 +235,10 @@ int execute_run(const std::shared_ptr<RunOpts>& o, json* result) {
     return select_backend(backend_name, o->timer, o->warm, false, o->simulate_ranks);
   };
   std::unique_ptr<Backend> shared;
-  if (ranked) shared = open_ranks(*o, configs.front());
-  else if (!o->isolate) shared = select_backend(o->backend, o->timer, o->warm, true, o->simulate_ranks);
+  if (ranked)
+    shared = open_ranks(*o, configs.front());
+  else if (!o->isolate)
+    shared = select_backend(o->backend, o->timer, o->warm, true, o->simulate_ranks);
   else if (o->backend == "auto" && backend_name == "cpu")
     std::fprintf(stderr, "kgate: no NVIDIA driver node: using the CPU backend (host timer)\n");
   int rc = kExitOk;
@@ -234,8 +249,10 @@ int execute_run(const std::shared_ptr<RunOpts>& o, json* result) {
     return rc;
   }
   if (o->json) {
-    if (suite_path.empty()) print_json(runs[0]);
-    else print_json({{"suite", suite_path}, {"passed", rc == kExitOk}, {"runs", runs}});
+    if (suite_path.empty())
+      print_json(runs[0]);
+    else
+      print_json({{"suite", suite_path}, {"passed", rc == kExitOk}, {"runs", runs}});
   }
   return rc;
 }
@@ -247,35 +264,50 @@ RunConfig configure_run(RunOpts& o) {
 
 void add_run(CLI::App& app, Action& action) {
   auto o = std::make_shared<RunOpts>();
-  auto* sc = app.add_subcommand("run", "Run a case table: correctness of every arm, then counterbalanced paired timing; "
-                                       "writes a sealed receipt (and its .samples.json sidecar).\n"
-                                       "Without --cases, runs the default suite (cases/suites.json) for this machine's backend.\n"
-                                       "Every flag and file (of every suite entry) is checked before the device is opened.");
+  auto* sc =
+      app.add_subcommand("run",
+                         "Run a case table: correctness of every arm, then counterbalanced paired timing; "
+                         "writes a sealed receipt (and its .samples.json sidecar).\n"
+                         "Without --cases, runs the default suite (cases/suites.json) for this machine's backend.\n"
+                         "Every flag and file (of every suite entry) is checked before the device is opened.");
   sc->add_option("--cases", o->cases, "case table (cases/*.json; kgate list shows them)");
   sc->add_option("--rows", o->rows, "only rows whose id matches these comma-separated globs");
   sc->add_option("--candidate", o->candidate, "candidate implementation (kgate list)");
-  sc->add_option("--baseline", o->baselines, "baseline implementation(s), comma-separated; each is its own ABBA pairing");
-  sc->add_option("--out", o->out, "receipt path (default: <out-dir>/<table>.<candidate>.vs.<baseline>[+<baseline>].<commit7>.json)");
+  sc->add_option("--baseline", o->baselines,
+                 "baseline implementation(s), comma-separated; each is its own ABBA pairing");
+  sc->add_option("--out", o->out,
+                 "receipt path (default: <out-dir>/<table>.<candidate>.vs.<baseline>[+<baseline>].<commit7>.json)");
   sc->add_option("--out-dir", o->out_dir, "directory for receipts when --out is not given")->capture_default_str();
-  sc->add_flag("--force", o->force, "overwrite an existing receipt (without it an existing receipt is an error, exit 2)");
-  sc->add_option("--policy", o->policy, "required gates: correct,strict,strict_median,limit(L),drift(D),parity,fallback or a JSON file")->capture_default_str();
+  sc->add_flag("--force", o->force,
+               "overwrite an existing receipt (without it an existing receipt is an error, exit 2)");
+  sc->add_option("--policy", o->policy,
+                 "required gates: correct,strict,strict_median,limit(L),drift(D),parity,fallback or a JSON file")
+      ->capture_default_str();
   sc->add_flag("--resume", o->resume, "continue a killed run from its journal (<out>.journal); not an overwrite");
-  sc->add_option("--sign", o->sign, "Ed25519 private key (PEM, from kgate keygen): seal.signature becomes a DSSE envelope (payloadType application/vnd.in-toto+json, payload = the body's canonical bytes) with the public key");
+  sc->add_option("--sign", o->sign,
+                 "Ed25519 private key (PEM, from kgate keygen): seal.signature becomes a DSSE envelope (payloadType "
+                 "application/vnd.in-toto+json, payload = the body's canonical bytes) with the public key");
   sc->add_option("--backend", o->backend, "auto | cpu | cuda")->capture_default_str()->check(CLI::IsMember(kBackends));
-  sc->add_option("--timer", o->timer, "GPU timer: cupti | events")->capture_default_str()->check(CLI::IsMember({"cupti", "events"}));
+  sc->add_option("--timer", o->timer, "GPU timer: cupti | events")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cupti", "events"}));
   sc->add_flag("--warm", o->warm, "GPU: do not flush L2 before samples (labelled in the receipt)");
   sc->add_option("--groups", o->groups, "groups G (drift is measured across groups)")->capture_default_str();
-  sc->add_option("--blocks", o->blocks, "blocks per pair per group (even: half ABBA, half BAAB)")->capture_default_str();
+  sc->add_option("--blocks", o->blocks, "blocks per pair per group (even: half ABBA, half BAAB)")
+      ->capture_default_str();
   sc->add_option("--m", o->m, "samples per letter of a block")->capture_default_str();
   sc->add_option("--seed", o->seed, "run seed (row order, inputs)")->capture_default_str();
-  sc->add_option("--warmup-us", o->warmup_us, "minimum warm-up work per arm per unit, microseconds")->capture_default_str();
+  sc->add_option("--warmup-us", o->warmup_us, "minimum warm-up work per arm per unit, microseconds")
+      ->capture_default_str();
   sc->add_option("--warmup-calls", o->warmup_calls, "minimum warm-up calls per arm per unit")->capture_default_str();
   sc->add_option("--suite", o->suite, "suite file for the default run (default: cases/suites.json)");
   sc->add_flag("--quiet", o->quiet, "no progress line");
-  sc->add_flag("--json", o->json, "the result as one JSON document on stdout (receipt, rows, pass/fail, per-baseline "
-                                  "geomean and min); a suite: {\"suite\", \"passed\", \"runs\": [...]}. Progress stays on stderr");
-  sc->add_flag("--no-peaks", o->no_peaks, "do not measure the device's copy bandwidth and GEMM rate for environment.peaks "
-                                          "(recorded as null, 'not measured'; e.g. under compute-sanitizer)");
+  sc->add_flag("--json", o->json,
+               "the result as one JSON document on stdout (receipt, rows, pass/fail, per-baseline "
+               "geomean and min); a suite: {\"suite\", \"passed\", \"runs\": [...]}. Progress stays on stderr");
+  sc->add_flag("--no-peaks", o->no_peaks,
+               "do not measure the device's copy bandwidth and GEMM rate for environment.peaks "
+               "(recorded as null, 'not measured'; e.g. under compute-sanitizer)");
   sc->add_option("--simulate-ranks", o->simulate_ranks,
                  "play W ranks on one GPU (families with ranks: ag_gemm): the peers' shards are local buffers moved by "
                  "the copy engine, the calls the candidate makes for peer copies; every row's world_size must be W. "
@@ -286,30 +318,38 @@ void add_run(CLI::App& app, Action& action) {
                  "must be N");
   sc->add_option("--rendezvous", o->rendezvous,
                  "PATH on a filesystem every rank sees: this process is one rank of a job started by srun or mpirun "
-                 "(rank, world size and local rank from SLURM_*, OMPI_COMM_WORLD_* or PMI_*; GPU = local rank, or the one GPU a task sees); "
+                 "(rank, world size and local rank from SLURM_*, OMPI_COMM_WORLD_* or PMI_*; GPU = local rank, or the "
+                 "one GPU a task sees); "
                  "rank 0 hands out the NCCL id through PATH, units' results meet in PATH.units/; rank 0's receipt is "
                  "--out, rank r's --out with .rank<r> (the same merged rows)");
   sc->add_option("--rank-timeout", o->rank_timeout_s,
                  "seconds any rank waits for the others (communicator, a unit's results) before failing with the "
                  "ranks it waited for")
       ->capture_default_str();
-  sc->add_flag("--isolate", o->isolate, "run each row's units in a child process: a kernel that faults (illegal address, "
-                                        "trap) fails its row with the error recorded, and the campaign goes on");
-  sc->footer(help_footer(
-      "0 every row passed the policy, 1 a row failed it (the receipt is still written), 2 usage or input error\n"
-      "(a bad flag or file, an existing receipt without --force: nothing is run or written), 3 device/runtime failure.",
-      "  kgate run --cases cases/ssu.json --candidate ssu.fast --baseline ssu.baseline --policy correct,strict\n"
-      "        (writes out/ssu.ssu.fast.vs.ssu.baseline.<commit7>.json)\n"
-      "  kgate run --cases cases/ssu.json --candidate ssu.fast --baseline ssu.floor --policy cases/policies/ssu_floor.json\n"
-      "  kgate run --cases cases/calib.json --rows 'spin-*' --candidate calib.spin --baseline calib.spin_twin\n"
-      "  kgate run --backend cpu --cases cases/cpu/ssu.json --candidate ssu.cpu_eigen --baseline ssu.cpu_scalar --json\n"
-      "  kgate run --cases cases/ag_gemm_simulated.json --rows 'w8-*' --simulate-ranks 8 --candidate ag_gemm.overlap \\\n"
-      "            --baseline ag_gemm.baseline,ag_gemm.floor,ag_gemm.gather   (8 ranks played on one GPU)\n"
-      "  kgate run ... --resume          (same flags as the killed run)\n"
-      "  kgate run ... --force           (run again onto an existing receipt)\n"
-      "  kgate run --cases cases/ssu.json --candidate ssu.fast --baseline ssu.baseline,ssu.floor \\\n"
-      "            --policy cases/policies/ssu.json     (one campaign: strict vs the baseline, limit vs the floor)\n"
-      "  kgate run --out-dir out         (the default suite, cases/suites.json, for this machine's backend)\n") +
+  sc->add_flag("--isolate", o->isolate,
+               "run each row's units in a child process: a kernel that faults (illegal address, "
+               "trap) fails its row with the error recorded, and the campaign goes on");
+  sc->footer(
+      help_footer(
+          "0 every row passed the policy, 1 a row failed it (the receipt is still written), 2 usage or input error\n"
+          "(a bad flag or file, an existing receipt without --force: nothing is run or written), 3 device/runtime "
+          "failure.",
+          "  kgate run --cases cases/ssu.json --candidate ssu.fast --baseline ssu.baseline --policy correct,strict\n"
+          "        (writes out/ssu.ssu.fast.vs.ssu.baseline.<commit7>.json)\n"
+          "  kgate run --cases cases/ssu.json --candidate ssu.fast --baseline ssu.floor --policy "
+          "cases/policies/ssu_floor.json\n"
+          "  kgate run --cases cases/calib.json --rows 'spin-*' --candidate calib.spin --baseline calib.spin_twin\n"
+          "  kgate run --backend cpu --cases cases/cpu/ssu.json --candidate ssu.cpu_eigen --baseline ssu.cpu_scalar "
+          "--json\n"
+          "  kgate run --cases cases/ag_gemm_simulated.json --rows 'w8-*' --simulate-ranks 8 --candidate "
+          "ag_gemm.overlap \\\n"
+          "            --baseline ag_gemm.baseline,ag_gemm.floor,ag_gemm.gather   (8 ranks played on one GPU)\n"
+          "  kgate run ... --resume          (same flags as the killed run)\n"
+          "  kgate run ... --force           (run again onto an existing receipt)\n"
+          "  kgate run --cases cases/ssu.json --candidate ssu.fast --baseline ssu.baseline,ssu.floor \\\n"
+          "            --policy cases/policies/ssu.json     (one campaign: strict vs the baseline, limit vs the "
+          "floor)\n"
+          "  kgate run --out-dir out         (the default suite, cases/suites.json, for this machine's backend)\n") +
       "\nPolicy gates (per row; ratio = baseline median / candidate median, > 1 = candidate faster):\n"
       "  correct        every arm matches the reference within the row's tolerance\n"
       "  strict         resolved faster: the lower bound of the ratio's 99 % interval (a bootstrap over the\n"
@@ -320,7 +360,8 @@ void add_run(CLI::App& app, Action& action) {
       "  parity         same activity signature A/L/K (records / launches / kernel names per call)\n"
       "  fallback       the candidate launched no kernel outside its declared names\n"
       "A JSON policy may give each baseline its own pair gates: {\"gates\": [\"correct\"], \"by_baseline\": {\"B\":\n"
-      "{\"gates\": [\"limit\"], \"limit\": 0.05, \"limit_by_tag\": {\"tag=value\": 0.5}}}}; a failure then reads limit@B.\n"
+      "{\"gates\": [\"limit\"], \"limit\": 0.05, \"limit_by_tag\": {\"tag=value\": 0.5}}}}; a failure then reads "
+      "limit@B.\n"
       "Receipts: --out, or <out-dir>/<table>.<candidate>.vs.<baselines joined by +>.<first 7 of the git commit,\n"
       "or nogit>.json; a suite entry names its own. An existing receipt is never overwritten without --force.");
   sc->callback([o, &action] { action = [o]() -> int { return execute_run(o); }; });

@@ -39,8 +39,10 @@ std::string help_footer(const std::string& exit_codes, const std::string& exampl
 void print_json(const json& j) { std::printf("%s\n", j.dump(2).c_str()); }
 
 void emit_text(const std::string& text, const std::string& out) {
-  if (out.empty()) std::fputs(text.c_str(), stdout);
-  else write_file_atomic(out, text);
+  if (out.empty())
+    std::fputs(text.c_str(), stdout);
+  else
+    write_file_atomic(out, text);
 }
 
 bool gpu_available(std::string* why) {
@@ -59,8 +61,8 @@ std::string backend_name_for(const std::string& which, bool isolate) {
   return gpu_available(nullptr) ? "cuda" : "cpu";
 }
 
-std::unique_ptr<Backend> select_backend(const std::string& which, const std::string& timer, bool warm,
-                                        bool announce, int simulate_ranks) {
+std::unique_ptr<Backend> select_backend(const std::string& which, const std::string& timer, bool warm, bool announce,
+                                        int simulate_ranks) {
   std::string why;
   if (which == "cpu") return make_cpu_backend();
   bool have = gpu_available(&why);

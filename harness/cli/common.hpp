@@ -56,8 +56,8 @@ inline const std::vector<std::string> kBackends = {"auto", "cpu", "cuda"};
 // "auto" picks the GPU backend when kgate was built with CUDA and a device is present.
 // `announce` says so on stderr when auto falls back to the CPU: only once the backend is used.
 // simulate_ranks W > 0: the GPU backend plays W ranks on device 0 (run --simulate-ranks).
-std::unique_ptr<Backend> select_backend(const std::string& which, const std::string& timer, bool warm,
-                                        bool announce, int simulate_ranks = 0);
+std::unique_ptr<Backend> select_backend(const std::string& which, const std::string& timer, bool warm, bool announce,
+                                        int simulate_ranks = 0);
 // The backend --backend `which` will open ("cpu" | "cuda"), found without opening it or saying
 // anything, so a run can preflight its arms against it first. With `isolate` the parent must
 // not initialize CUDA: auto looks for the driver's device node instead.

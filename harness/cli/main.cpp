@@ -17,10 +17,8 @@ using namespace kgate;
 
 // What `kgate --version` says: the build's identity, from the build system (CMakeLists.txt).
 std::string version_text() {
-  return std::string("kgate ") + KGATE_VERSION + "\n" +
-         "git commit: " + built_git_commit() + "\n" +
-         "build type: " + KGATE_BUILD_TYPE + "\n" +
-         "compiler: " + KGATE_CXX_COMPILER + "\n" +
+  return std::string("kgate ") + KGATE_VERSION + "\n" + "git commit: " + built_git_commit() + "\n" +
+         "build type: " + KGATE_BUILD_TYPE + "\n" + "compiler: " + KGATE_CXX_COMPILER + "\n" +
          "CUDA: " + KGATE_CUDA_BUILD + "\n" +
          "sanitizers: " + (std::string(KGATE_SANITIZERS).empty() ? "none" : KGATE_SANITIZERS);
 }
@@ -53,14 +51,14 @@ std::string unknown_flag(const CLI::App& app, const std::vector<std::string>& wo
 std::string usage_error(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
   std::vector<std::string> words(argv + 1, argv + argc);
   std::vector<std::string> subcommands;
-  for (const CLI::App* sc : app.get_subcommands(std::function<bool(const CLI::App*)>{})) subcommands.push_back(sc->get_name());
+  for (const CLI::App* sc : app.get_subcommands(std::function<bool(const CLI::App*)>{}))
+    subcommands.push_back(sc->get_name());
   size_t i = 0;
   while (i < words.size() && !words[i].empty() && words[i][0] == '-' && words[i] != "--") ++i;
   const std::vector<std::string> before(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(i));
   if (std::string flag = unknown_flag(app, before); !flag.empty())
     return "unknown flag " + quoted(flag) + did_you_mean(flag, option_names(app)) + " (kgate --help)";
-  if (i == words.size())
-    return "a subcommand is required: " + join(subcommands, ", ") + " (kgate --help)";
+  if (i == words.size()) return "a subcommand is required: " + join(subcommands, ", ") + " (kgate --help)";
   const std::string& word = words[i];
   if (std::find(subcommands.begin(), subcommands.end(), word) == subcommands.end())
     return "unknown subcommand " + quoted(word) + did_you_mean(word, subcommands) + " (kgate --help lists them)";
@@ -79,13 +77,16 @@ std::string usage_error(const CLI::App& app, const CLI::ParseError& e, int argc,
 
 int main(int argc, char** argv) {
   register_bundled_families(Registry::instance());
-  CLI::App app{"kgate: time, check and seal GPU kernel comparisons, row by row over canonical case tables.\n"
-               "Exit codes: 0 ok, 1 gate/audit failure, 2 usage or input error, 3 device/runtime failure."};
-  app.set_version_flag("--version", version_text(), "the version, git commit, build type, compiler, CUDA and "
-                                                    "sanitizer settings of this binary");
+  CLI::App app{
+      "kgate: time, check and seal GPU kernel comparisons, row by row over canonical case tables.\n"
+      "Exit codes: 0 ok, 1 gate/audit failure, 2 usage or input error, 3 device/runtime failure."};
+  app.set_version_flag("--version", version_text(),
+                       "the version, git commit, build type, compiler, CUDA and "
+                       "sanitizer settings of this binary");
   app.require_subcommand(1);
-  app.footer("Typical: kgate list; kgate run --cases T --candidate I --baseline I; kgate audit R; kgate gate R --policy P.\n"
-             "kgate SUBCOMMAND --help shows its flags, exit codes and examples.");
+  app.footer(
+      "Typical: kgate list; kgate run --cases T --candidate I --baseline I; kgate audit R; kgate gate R --policy P.\n"
+      "kgate SUBCOMMAND --help shows its flags, exit codes and examples.");
   cli::Action action;
   cli::add_list(app, action);
   cli::add_env(app, action);

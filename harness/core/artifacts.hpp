@@ -8,7 +8,7 @@
 namespace kgate {
 
 struct SourceDigest {
-  const char* path;    // relative to the source root
+  const char* path;  // relative to the source root
   const char* sha256;
 };
 // Every file a built unit depends on and every protocol source; generated at build time

@@ -53,15 +53,19 @@ std::optional<std::pair<double, double>> range_of(const std::vector<double>& v) 
 }
 
 CarryoverSide split_of(const std::vector<double>& after, const std::vector<double>& repeat) {
-  return {static_cast<int64_t>(after.size()), static_cast<int64_t>(repeat.size()), median_of(after), median_of(repeat),
-          range_of(after), range_of(repeat)};
+  return {static_cast<int64_t>(after.size()),
+          static_cast<int64_t>(repeat.size()),
+          median_of(after),
+          median_of(repeat),
+          range_of(after),
+          range_of(repeat)};
 }
 
 // Per arm of several activities whose series has one entry per timed call (series_len: groups x its calls in a unit),
 // each activity's time over the given calls, split by what they follow (an activity a call did not run: 0).
-std::vector<CarryoverActivity> split_activities(const RowSamples& rs,
-                                                const std::map<std::string, std::vector<std::pair<size_t, bool>>>& calls,
-                                                const std::map<std::string, size_t>& series_len) {
+std::vector<CarryoverActivity> split_activities(
+    const RowSamples& rs, const std::map<std::string, std::vector<std::pair<size_t, bool>>>& calls,
+    const std::map<std::string, size_t>& series_len) {
   std::vector<CarryoverActivity> out;
   for (const auto& [arm, mine] : calls) {
     auto it = rs.side.find(arm);
@@ -95,7 +99,8 @@ CarryoverResult carryover(const json& receipt, const json& samples, const std::s
   c.device = v.device;
   c.candidate = v.candidate;
   c.baselines = v.baselines;
-  c.schedule = {static_cast<int>(v.groups), static_cast<int>(v.blocks), static_cast<int>(v.m), static_cast<uint64_t>(v.seed)};
+  c.schedule = {static_cast<int>(v.groups), static_cast<int>(v.blocks), static_cast<int>(v.m),
+                static_cast<uint64_t>(v.seed)};
   try {
     c.schedule.validate();
   } catch (const InputError& e) {
@@ -103,7 +108,8 @@ CarryoverResult carryover(const json& receipt, const json& samples, const std::s
   }
   // The executor warms every arm up unless both bounds are 0 (a loop of at least that many calls and us).
   c.warmed_up = v.protocol.value("warmup_min_calls", int64_t{1}) > 0 || v.protocol.value("warmup_min_us", 1.0) > 0;
-  if (v.protocol.contains("cold_l2") && v.protocol["cold_l2"].is_boolean()) c.cold_l2 = v.protocol["cold_l2"].get<bool>();
+  if (v.protocol.contains("cold_l2") && v.protocol["cold_l2"].is_boolean())
+    c.cold_l2 = v.protocol["cold_l2"].get<bool>();
   if (c.baselines.empty()) throw AuditError("field 'arms': no baseline arm, so no pairs to split");
   if (!samples.is_object() || !samples.contains("rows") || !samples["rows"].is_object())
     throw AuditError("the sidecar has no 'rows' object");
@@ -180,7 +186,8 @@ CarryoverResult carryover(const json& receipt, const json& samples, const std::s
   for (const auto& b : c.baselines) {
     std::vector<const CarryoverPair*> full;
     for (const auto& p : c.pairs)
-      if (p.baseline == b && p.ratio && p.ratio_after_other && p.ratio_repeat && p.base.carryover() && p.cand.carryover())
+      if (p.baseline == b && p.ratio && p.ratio_after_other && p.ratio_repeat && p.base.carryover() &&
+          p.cand.carryover())
         full.push_back(&p);
     if (full.empty()) continue;
     auto geo = [&](auto figure) {
@@ -210,28 +217,31 @@ std::string carry_text(const std::optional<double>& x) { return rt::opt(x, rt::c
 }  // namespace
 
 std::string carryover_markdown(const CarryoverResult& c) {
-  std::string o = "## kgate carryover: `" + rt::md(c.candidate) + "` on " + rt::md(c.device) + ", table `" + rt::md(c.table) +
-                  "`\n\n";
-  o += "Derived from receipt `" + rt::md(c.source) + "` (body sha256 `" + c.body_sha256 + "`, commit `" + rt::md(c.git_commit) +
-       "`) and its audited samples; nothing here is sealed or gated.\n\n";
+  std::string o = "## kgate carryover: `" + rt::md(c.candidate) + "` on " + rt::md(c.device) + ", table `" +
+                  rt::md(c.table) + "`\n\n";
+  o += "Derived from receipt `" + rt::md(c.source) + "` (body sha256 `" + c.body_sha256 + "`, commit `" +
+       rt::md(c.git_commit) + "`) and its audited samples; nothing here is sealed or gated.\n\n";
   o += "Each arm's samples split by the arm whose call came just before them in the run (groups " +
        std::to_string(c.schedule.groups) + ", blocks " + std::to_string(c.schedule.blocks) + ", m " +
        std::to_string(c.schedule.m) + ", seed " + std::to_string(c.schedule.seed) +
-       "): **after other** = another arm's (a timed call, or for a unit's first sample the last warm-up call); **repeat** = "
+       "): **after other** = another arm's (a timed call, or for a unit's first sample the last warm-up call); "
+       "**repeat** = "
        "the arm's own. ";
   if (c.cold_l2 == true)
     o += "The run flushed the L2 before every sample (its memset kernel runs between any two samples), so the split "
          "shows what survives that: the SMs' instruction and constant caches, the driver's state. ";
   else if (c.cold_l2 == false)
-    o += "The run did not flush the L2 between samples (a warm or CPU run): the split includes what the arm before left "
-         "in the caches. ";
+    o +=
+        "The run did not flush the L2 between samples (a warm or CPU run): the split includes what the arm before left "
+        "in the caches. ";
   else
     o += "The receipt does not say whether the L2 was flushed between samples. ";
   if (c.world_size > 1)
     o += "Its ranks agree (a collective on the timing stream) before every sample, so a repeat does not follow its own "
          "call directly. ";
   if (!c.warmed_up)
-    o += "It had no warm-up, so what ran before each unit's first sample is unknown: that sample is in neither subset. ";
+    o +=
+        "It had no warm-up, so what ran before each unit's first sample is unknown: that sample is in neither subset. ";
   o += "Carryover = after-other median / repeat median - 1 (> 0: the arm runs longer after another arm). Ratios are "
        "baseline median / candidate median (> 1: the candidate is faster); **ratio** is the receipt's (all samples). "
        "Medians of subsets, no intervals: a look, not a verdict.\n\n";
@@ -245,32 +255,35 @@ std::string carryover_markdown(const CarryoverResult& c) {
     }
     const CarryoverGeomeans& g = it->second;
     o += "| `" + rt::md(b) + "` | " + std::to_string(g.rows) + " | " + rt::ratio3(g.ratio) + " | **" +
-         rt::ratio3(g.ratio_after_other) + "** | " + rt::ratio3(g.ratio_repeat) + " | " + rt::change_pct(g.cand_carryover) +
-         " | " + rt::change_pct(g.base_carryover) + " |\n";
+         rt::ratio3(g.ratio_after_other) + "** | " + rt::ratio3(g.ratio_repeat) + " | " +
+         rt::change_pct(g.cand_carryover) + " | " + rt::change_pct(g.base_carryover) + " |\n";
   }
   o += "\n### Rows\n\nus: medians (sample count).\n\n";
   o += "| row | vs | candidate after other | candidate repeat | carryover | baseline after other | baseline repeat | "
        "carryover | ratio | after other | repeats |\n";
   o += "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& p : c.pairs) {
-    o += "| " + rt::md(p.row) + " | `" + rt::md(p.baseline) + "` | " + us_n(p.cand.after_other_us, p.cand.n_after_other) +
-         " | " + us_n(p.cand.repeat_us, p.cand.n_repeat) + " | " + carry_text(p.cand.carryover()) + " | " +
-         us_n(p.base.after_other_us, p.base.n_after_other) + " | " + us_n(p.base.repeat_us, p.base.n_repeat) + " | " +
-         carry_text(p.base.carryover()) + " | " + rt::opt(p.ratio, rt::ratio3) + " | **" +
-         rt::opt(p.ratio_after_other, rt::ratio3) + "** | " + rt::opt(p.ratio_repeat, rt::ratio3) + " |\n";
+    o += "| " + rt::md(p.row) + " | `" + rt::md(p.baseline) + "` | " +
+         us_n(p.cand.after_other_us, p.cand.n_after_other) + " | " + us_n(p.cand.repeat_us, p.cand.n_repeat) + " | " +
+         carry_text(p.cand.carryover()) + " | " + us_n(p.base.after_other_us, p.base.n_after_other) + " | " +
+         us_n(p.base.repeat_us, p.base.n_repeat) + " | " + carry_text(p.base.carryover()) + " | " +
+         rt::opt(p.ratio, rt::ratio3) + " | **" + rt::opt(p.ratio_after_other, rt::ratio3) + "** | " +
+         rt::opt(p.ratio_repeat, rt::ratio3) + " |\n";
   }
   if (c.pairs.empty()) o += "\nNo row was measured: nothing to split.\n";
   bool any = false;
   for (const auto& p : c.pairs) any |= !p.activities.empty();
   if (any) {
-    o += "\n### Activities\n\nFor arms of several activities (CUPTI: each kernel's own duration per call, 0 in a call that "
+    o += "\n### Activities\n\nFor arms of several activities (CUPTI: each kernel's own duration per call, 0 in a call "
+         "that "
          "did not run it): the same split over the pair's calls, so an arm's carryover can be placed in one of its "
-         "kernels.\n\n| row | vs | arm | activity | after other | repeat | carryover |\n|---|---|---|---|---:|---:|---:|\n";
+         "kernels.\n\n| row | vs | arm | activity | after other | repeat | carryover "
+         "|\n|---|---|---|---|---:|---:|---:|\n";
     for (const auto& p : c.pairs)
       for (const auto& a : p.activities)
         o += "| " + rt::md(p.row) + " | `" + rt::md(p.baseline) + "` | `" + rt::md(a.arm) + "` | `" +
-             rt::md(rt::activity_label(a.activity)) + "` | " + us_n(a.split.after_other_us, a.split.n_after_other) + " | " +
-             us_n(a.split.repeat_us, a.split.n_repeat) + " | " + carry_text(a.split.carryover()) + " |\n";
+             rt::md(rt::activity_label(a.activity)) + "` | " + us_n(a.split.after_other_us, a.split.n_after_other) +
+             " | " + us_n(a.split.repeat_us, a.split.n_repeat) + " | " + carry_text(a.split.carryover()) + " |\n";
   }
   return o;
 }
@@ -298,14 +311,18 @@ json carryover_json(const CarryoverResult& c) {
             {"candidate", c.candidate},
             {"baselines", c.baselines},
             {"schedule",
-             {{"groups", c.schedule.groups}, {"blocks", c.schedule.blocks}, {"m", c.schedule.m}, {"seed", c.schedule.seed},
+             {{"groups", c.schedule.groups},
+              {"blocks", c.schedule.blocks},
+              {"m", c.schedule.m},
+              {"seed", c.schedule.seed},
               {"warmed_up", c.warmed_up}}},
             {"cold_l2", opt(c.cold_l2)},
             {"world_size", c.world_size}};
   j["pairs"] = json::array();
   for (const auto& p : c.pairs) {
     json acts = json::array();
-    for (const auto& a : p.activities) acts.push_back({{"arm", a.arm}, {"activity", a.activity}, {"split", side(a.split)}});
+    for (const auto& a : p.activities)
+      acts.push_back({{"arm", a.arm}, {"activity", a.activity}, {"split", side(a.split)}});
     j["pairs"].push_back({{"row", p.row},
                           {"baseline", p.baseline},
                           {"tags", p.tags},

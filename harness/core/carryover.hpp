@@ -40,7 +40,7 @@ UnitOrder unit_order(const ScheduleConfig& schedule, int group, size_t row_index
 
 struct CarryoverSide {
   int64_t n_after_other = 0, n_repeat = 0;
-  std::optional<double> after_other_us, repeat_us;  // medians, pooled over the groups
+  std::optional<double> after_other_us, repeat_us;                           // medians, pooled over the groups
   std::optional<std::pair<double, double>> after_other_range, repeat_range;  // min, max
   // after_other_us / repeat_us (both > 0): > 1 means the arm runs longer right after another arm;
   // printed as a percent, carryover - 1.
@@ -70,10 +70,10 @@ struct CarryoverResult {
   std::string source, body_sha256, git_commit, table, device, candidate;
   std::vector<std::string> baselines;
   ScheduleConfig schedule;
-  bool warmed_up = true;           // protocol.warmup_min_calls or warmup_min_us > 0
-  std::optional<bool> cold_l2;     // protocol.cold_l2 as recorded
-  int64_t world_size = 1;          // the largest of the rows' (a rank run's ranks agree before every sample)
-  std::vector<CarryoverPair> pairs;                    // measured (row, baseline) pairs, in the receipt's order
+  bool warmed_up = true;             // protocol.warmup_min_calls or warmup_min_us > 0
+  std::optional<bool> cold_l2;       // protocol.cold_l2 as recorded
+  int64_t world_size = 1;            // the largest of the rows' (a rank run's ranks agree before every sample)
+  std::vector<CarryoverPair> pairs;  // measured (row, baseline) pairs, in the receipt's order
   std::map<std::string, CarryoverGeomeans> by_baseline;  // over each baseline's measured pairs
 };
 // From an audited receipt and its sidecar (AuditResult::receipt, ::samples). Throws AuditError

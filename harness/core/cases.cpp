@@ -35,9 +35,8 @@ std::string normalize_params(const Family& f, const json& in, json& out) {
         if (!v.is_number_integer()) return field + ": must be an integer";
         int64_t x = v.get<int64_t>();
         if (x < p.min || x > p.max)
-          return field + ": " + std::to_string(x) + " out of range [" + std::to_string(p.min) +
-                 ", " + (p.max == std::numeric_limits<int64_t>::max() ? std::string("inf")
-                                                                       : std::to_string(p.max)) + "]";
+          return field + ": " + std::to_string(x) + " out of range [" + std::to_string(p.min) + ", " +
+                 (p.max == std::numeric_limits<int64_t>::max() ? std::string("inf") : std::to_string(p.max)) + "]";
         out[p.name] = x;
         break;
       }
@@ -103,8 +102,8 @@ CaseTable parse_case_table(const std::string& path, const std::string& bytes) {
   if (!doc.contains("rows") || !doc["rows"].is_array()) throw fail("", "field 'rows': missing or not an array");
   if (doc["rows"].empty()) throw fail("", "field 'rows': table has no rows");
   for (auto it = doc.begin(); it != doc.end(); ++it)
-    if (it.key() != "table" && it.key() != "family" && it.key() != "description" &&
-        it.key() != "defaults" && it.key() != "rows")
+    if (it.key() != "table" && it.key() != "family" && it.key() != "description" && it.key() != "defaults" &&
+        it.key() != "rows")
       throw fail("", "field " + quoted(it.key()) + ": unknown top-level field");
   std::set<std::string> seen;
   size_t idx = 0;
@@ -135,7 +134,8 @@ CaseTable parse_case_table(const std::string& path, const std::string& bytes) {
       bool known = false;
       for (const auto& p : fam->params) known |= p.name == it.key();
       if (!known)
-        throw fail(where, "field " + quoted("params." + it.key()) + ": unknown parameter for family " + quoted(fam->name));
+        throw fail(where,
+                   "field " + quoted("params." + it.key()) + ": unknown parameter for family " + quoted(fam->name));
     }
     std::string err = normalize_params(*fam, params, row.params);
     if (!err.empty()) {
@@ -170,10 +170,17 @@ CaseTable parse_case_table(const std::string& path, const std::string& bytes) {
 bool glob_match(const std::string& p, const std::string& s) {
   size_t pi = 0, si = 0, star = std::string::npos, mark = 0;
   while (si < s.size()) {
-    if (pi < p.size() && (p[pi] == s[si] || p[pi] == '?')) { ++pi; ++si; }
-    else if (pi < p.size() && p[pi] == '*') { star = pi++; mark = si; }
-    else if (star != std::string::npos) { pi = star + 1; si = ++mark; }
-    else return false;
+    if (pi < p.size() && (p[pi] == s[si] || p[pi] == '?')) {
+      ++pi;
+      ++si;
+    } else if (pi < p.size() && p[pi] == '*') {
+      star = pi++;
+      mark = si;
+    } else if (star != std::string::npos) {
+      pi = star + 1;
+      si = ++mark;
+    } else
+      return false;
   }
   while (pi < p.size() && p[pi] == '*') ++pi;
   return pi == p.size();

@@ -13,9 +13,15 @@
 namespace kgate {
 namespace {
 
-struct PkeyFree { void operator()(EVP_PKEY* p) const { EVP_PKEY_free(p); } };
-struct MdCtxFree { void operator()(EVP_MD_CTX* p) const { EVP_MD_CTX_free(p); } };
-struct BioFree { void operator()(BIO* p) const { BIO_free(p); } };
+struct PkeyFree {
+  void operator()(EVP_PKEY* p) const { EVP_PKEY_free(p); }
+};
+struct MdCtxFree {
+  void operator()(EVP_MD_CTX* p) const { EVP_MD_CTX_free(p); }
+};
+struct BioFree {
+  void operator()(BIO* p) const { BIO_free(p); }
+};
 using Pkey = std::unique_ptr<EVP_PKEY, PkeyFree>;
 using MdCtx = std::unique_ptr<EVP_MD_CTX, MdCtxFree>;
 
@@ -100,8 +106,7 @@ std::string ed25519_sign(const std::string& priv_path, std::string_view msg) {
   MdCtx ctx(EVP_MD_CTX_new());
   size_t siglen = 0;
   if (!ctx || EVP_DigestSignInit(ctx.get(), nullptr, nullptr, nullptr, k.get()) != 1 ||
-      EVP_DigestSign(ctx.get(), nullptr, &siglen,
-                     reinterpret_cast<const unsigned char*>(msg.data()), msg.size()) != 1)
+      EVP_DigestSign(ctx.get(), nullptr, &siglen, reinterpret_cast<const unsigned char*>(msg.data()), msg.size()) != 1)
     throw std::runtime_error("OpenSSL: Ed25519 sign init failed");
   std::string sig(siglen, '\0');
   if (EVP_DigestSign(ctx.get(), reinterpret_cast<unsigned char*>(sig.data()), &siglen,
@@ -121,8 +126,7 @@ std::string ed25519_raw_public_key(const std::string& pem) {
   if (!k) return "";
   std::string raw(32, '\0');
   size_t n = raw.size();
-  if (EVP_PKEY_get_raw_public_key(k.get(), reinterpret_cast<unsigned char*>(raw.data()), &n) != 1 || n != 32)
-    return "";
+  if (EVP_PKEY_get_raw_public_key(k.get(), reinterpret_cast<unsigned char*>(raw.data()), &n) != 1 || n != 32) return "";
   return raw;
 }
 

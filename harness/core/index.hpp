@@ -13,8 +13,8 @@
 namespace kgate {
 
 struct IndexEntry {
-  std::string file;     // the receipt's file name in the folder
-  std::string problem;  // non-empty: the receipt failed its audit (the first problem, and how many more)
+  std::string file;               // the receipt's file name in the folder
+  std::string problem;            // non-empty: the receipt failed its audit (the first problem, and how many more)
   std::vector<std::string> gpus;  // each distinct GPU name, "N x name" where several; empty on the CPU backend
   std::string device;             // the GPU(s) or the CPU, as one line
   std::string commit;             // tool.git_commit, its first 12 characters

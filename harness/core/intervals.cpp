@@ -13,8 +13,10 @@ std::vector<std::pair<uint64_t, uint64_t>> merge_sorted(const std::vector<Interv
   std::vector<std::pair<uint64_t, uint64_t>> out;
   for (const auto& x : iv) {
     if (x.end <= x.start) continue;
-    if (out.empty() || x.start > out.back().second) out.emplace_back(x.start, x.end);
-    else out.back().second = std::max(out.back().second, x.end);
+    if (out.empty() || x.start > out.back().second)
+      out.emplace_back(x.start, x.end);
+    else
+      out.back().second = std::max(out.back().second, x.end);
   }
   return out;
 }

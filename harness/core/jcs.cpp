@@ -49,13 +49,27 @@ std::string jcs_string(const std::string& s) {
   std::string out = "\"";
   for (unsigned char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c < 0x20) {
           out += "\\u00";
@@ -76,10 +90,19 @@ static std::vector<uint16_t> to_utf16(const std::string& s) {
     unsigned char c = s[i];
     uint32_t cp;
     int len;
-    if (c < 0x80) { cp = c; len = 1; }
-    else if ((c >> 5) == 6) { cp = c & 0x1f; len = 2; }
-    else if ((c >> 4) == 14) { cp = c & 0x0f; len = 3; }
-    else { cp = c & 0x07; len = 4; }
+    if (c < 0x80) {
+      cp = c;
+      len = 1;
+    } else if ((c >> 5) == 6) {
+      cp = c & 0x1f;
+      len = 2;
+    } else if ((c >> 4) == 14) {
+      cp = c & 0x0f;
+      len = 3;
+    } else {
+      cp = c & 0x07;
+      len = 4;
+    }
     for (int j = 1; j < len && i + j < s.size(); ++j) cp = (cp << 6) | (s[i + j] & 0x3f);
     i += len;
     if (cp >= 0x10000) {
@@ -106,12 +129,24 @@ static void emit(const json& v, std::string& out, int depth) {
   if ((v.is_array() || v.is_object()) && depth >= kMaxCanonicalDepth)
     throw std::invalid_argument("JCS: nested deeper than " + std::to_string(kMaxCanonicalDepth) + " levels");
   switch (v.type()) {
-    case json::value_t::null: out += "null"; break;
-    case json::value_t::boolean: out += v.get<bool>() ? "true" : "false"; break;
-    case json::value_t::number_integer: out += jcs_number(static_cast<double>(v.get<int64_t>())); break;
-    case json::value_t::number_unsigned: out += jcs_number(static_cast<double>(v.get<uint64_t>())); break;
-    case json::value_t::number_float: out += jcs_number(v.get<double>()); break;
-    case json::value_t::string: out += jcs_string(v.get_ref<const std::string&>()); break;
+    case json::value_t::null:
+      out += "null";
+      break;
+    case json::value_t::boolean:
+      out += v.get<bool>() ? "true" : "false";
+      break;
+    case json::value_t::number_integer:
+      out += jcs_number(static_cast<double>(v.get<int64_t>()));
+      break;
+    case json::value_t::number_unsigned:
+      out += jcs_number(static_cast<double>(v.get<uint64_t>()));
+      break;
+    case json::value_t::number_float:
+      out += jcs_number(v.get<double>());
+      break;
+    case json::value_t::string:
+      out += jcs_string(v.get_ref<const std::string&>());
+      break;
     case json::value_t::array: {
       out += '[';
       bool first = true;
@@ -140,7 +175,8 @@ static void emit(const json& v, std::string& out, int depth) {
       out += '}';
       break;
     }
-    default: throw std::invalid_argument("JCS: binary or discarded JSON value");
+    default:
+      throw std::invalid_argument("JCS: binary or discarded JSON value");
   }
 }
 

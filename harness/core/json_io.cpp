@@ -11,8 +11,10 @@ int json_nesting_depth(std::string_view bytes, int stop_above) {
   for (size_t i = 0; i < bytes.size(); ++i) {
     const char c = bytes[i];
     if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {

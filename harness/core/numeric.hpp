@@ -21,7 +21,7 @@ KGATE_HD inline uint16_t f32_to_bf16_bits(float f) {
   uint32_t u;
   __builtin_memcpy(&u, &f, 4);
   if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40);  // NaN stays NaN
-  u += 0x7fffu + ((u >> 16) & 1u);  // round to nearest even
+  u += 0x7fffu + ((u >> 16) & 1u);                                                      // round to nearest even
   return static_cast<uint16_t>(u >> 16);
 }
 KGATE_HD inline float bf16_bits_to_f32(uint16_t b) {
@@ -37,8 +37,10 @@ inline float fp8_e4m3_to_f32(uint8_t v) {
   int s = v >> 7, e = (v >> 3) & 15, m = v & 7;
   float r;
   if (e == 15 && m == 7) return NAN;
-  if (e == 0) r = std::ldexp(static_cast<float>(m), -9);  // subnormal: m/8 * 2^-6
-  else r = std::ldexp(1.0f + static_cast<float>(m) / 8.0f, e - 7);
+  if (e == 0)
+    r = std::ldexp(static_cast<float>(m), -9);  // subnormal: m/8 * 2^-6
+  else
+    r = std::ldexp(1.0f + static_cast<float>(m) / 8.0f, e - 7);
   return s ? -r : r;
 }
 // Round to nearest even, saturating at +-448 (NaN -> 0). The finite non-negative codes

@@ -14,7 +14,8 @@
 namespace kgate {
 
 const std::vector<std::string>& all_gate_names() {
-  static const std::vector<std::string> g = {"correct", "strict", "strict_median", "limit", "drift", "parity", "fallback"};
+  static const std::vector<std::string> g = {"correct", "strict", "strict_median", "limit",
+                                             "drift",   "parity", "fallback"};
   return g;
 }
 
@@ -52,8 +53,8 @@ void check_accept_refusals(const Policy& p, const std::string& candidate, const 
     Policy one;
     one.accept_refusals = {entry};
     if (one.accepts_refusal(candidate))
-      throw InputError(where + ": accept_refusals entry " + quoted(entry) + " matches the candidate " + quoted(candidate) +
-                       ": only a baseline's refusal can be accepted (name the baseline in full)");
+      throw InputError(where + ": accept_refusals entry " + quoted(entry) + " matches the candidate " +
+                       quoted(candidate) + ": only a baseline's refusal can be accepted (name the baseline in full)");
     if (std::none_of(baselines.begin(), baselines.end(), [&](const std::string& b) { return one.accepts_refusal(b); }))
       throw InputError(where + ": accept_refusals names " + quoted(entry) + ", which matches no baseline (" +
                        join(baselines, ", ") + ")");
@@ -64,8 +65,9 @@ void check_gate_name(const std::string& g, const std::string& where) {
   for (const auto& n : all_gate_names())
     if (n == g) return;
   const std::string hint = did_you_mean(g, all_gate_names());
-  throw InputError(where + ": unknown gate " + quoted(g) +
-                   (hint.empty() ? " (known: correct, strict, strict_median, limit(L), drift(D), parity, fallback)" : hint));
+  throw InputError(
+      where + ": unknown gate " + quoted(g) +
+      (hint.empty() ? " (known: correct, strict, strict_median, limit(L), drift(D), parity, fallback)" : hint));
 }
 
 // A gate value: a finite number >= 0 (NaN would make every comparison false, inf every limit true).
@@ -78,7 +80,8 @@ static void check_keys(const json& j, const std::vector<std::string>& known, con
   for (auto it = j.begin(); it != j.end(); ++it)
     if (std::find(known.begin(), known.end(), it.key()) == known.end()) {
       const std::string hint = did_you_mean(it.key(), known);
-      throw InputError(where + ": unknown field " + quoted(it.key()) + (hint.empty() ? " (known: " + join(known, ", ") + ")" : hint));
+      throw InputError(where + ": unknown field " + quoted(it.key()) +
+                       (hint.empty() ? " (known: " + join(known, ", ") + ")" : hint));
     }
 }
 
@@ -86,8 +89,10 @@ static GateSet gateset_from_json(const json& j, const std::string& where, bool p
   GateSet p;
   if (!j.is_object() || !j.contains("gates") || !j["gates"].is_array())
     throw InputError(where + ": field 'gates': missing or not an array");
-  if (pair_gates_only) check_keys(j, {"description", "gates", "limit", "drift", "limit_by_tag"}, where);
-  else check_keys(j, {"description", "gates", "limit", "drift", "limit_by_tag", "by_baseline", "accept_refusals"}, where);
+  if (pair_gates_only)
+    check_keys(j, {"description", "gates", "limit", "drift", "limit_by_tag"}, where);
+  else
+    check_keys(j, {"description", "gates", "limit", "drift", "limit_by_tag", "by_baseline", "accept_refusals"}, where);
   std::set<std::string> seen;
   for (const auto& g : j["gates"]) {
     if (!g.is_string()) throw InputError(where + ": field 'gates': entries must be strings");
@@ -136,7 +141,8 @@ Policy Policy::from_json(const json& j, const std::string& where) {
     for (const auto& n : a) {
       if (!n.is_string() || n.get<std::string>().empty())
         throw InputError(where + ": field 'accept_refusals': entries must be non-empty arm names");
-      if (std::find(p.accept_refusals.begin(), p.accept_refusals.end(), n.get<std::string>()) == p.accept_refusals.end())
+      if (std::find(p.accept_refusals.begin(), p.accept_refusals.end(), n.get<std::string>()) ==
+          p.accept_refusals.end())
         p.accept_refusals.push_back(n.get<std::string>());
     }
   }
@@ -149,7 +155,8 @@ Policy Policy::parse(const std::string& spec) {
     throw InputError("--policy: " + std::to_string(spec.size()) + " bytes; a spec or policy file path is at most " +
                      std::to_string(kMaxPolicySpecBytes) + " bytes");
   std::error_code ec;  // a spec too long for a path is a spec, not a filesystem error
-  if (std::filesystem::is_regular_file(spec, ec)) return from_json(parse_json_bounded(read_file(spec), printable(spec)), printable(spec));
+  if (std::filesystem::is_regular_file(spec, ec))
+    return from_json(parse_json_bounded(read_file(spec), printable(spec)), printable(spec));
   json j;
   j["gates"] = json::array();
   size_t s = 0;
@@ -175,7 +182,8 @@ Policy Policy::parse(const std::string& spec) {
         check_gate_name(name, "--policy");  // an unknown gate, with the nearest names
         throw InputError("--policy: " + quoted(tok) + ": only limit(L) and drift(D) take a value");
       }
-      if (!std::isfinite(v) || v < 0) throw InputError("--policy: " + quoted(tok) + ": value must be a finite number >= 0");
+      if (!std::isfinite(v) || v < 0)
+        throw InputError("--policy: " + quoted(tok) + ": value must be a finite number >= 0");
       j[name] = v;
       j["gates"].push_back(name);
     } else {

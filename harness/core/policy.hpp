@@ -13,9 +13,9 @@ namespace kgate {
 // Gates and their values. Pair gates (strict, limit, drift, parity, fallback) judge pairs; the
 // row gate `correct` judges the row.
 struct GateSet {
-  std::vector<std::string> gates;  // subset of: correct strict limit drift parity fallback
-  std::optional<double> limit;     // limit(L): candidate <= (1 + L) * baseline, inclusive
-  std::optional<double> drift;     // drift(D)
+  std::vector<std::string> gates;              // subset of: correct strict limit drift parity fallback
+  std::optional<double> limit;                 // limit(L): candidate <= (1 + L) * baseline, inclusive
+  std::optional<double> drift;                 // drift(D)
   std::map<std::string, double> limit_by_tag;  // "key=value" -> L, overrides `limit` on rows so tagged
 };
 

@@ -58,9 +58,15 @@ std::string facts_digest(const json& pred) {
     if (r.contains("refused")) facts["refused"] = r["refused"];  // only rows with a refused baseline have one
     ids.push_back(facts);
   }
-  json bound = {{"tool", pred.at("tool")},         {"backend", pred.at("backend")},   {"timer", pred.at("timer")},
-                {"environment", pred.at("environment")}, {"protocol", pred.at("protocol")}, {"cases", pred.at("cases")},
-                {"arms", pred.at("arms")},         {"policy", pred.at("policy")},     {"rows", ids},
+  json bound = {{"tool", pred.at("tool")},
+                {"backend", pred.at("backend")},
+                {"timer", pred.at("timer")},
+                {"environment", pred.at("environment")},
+                {"protocol", pred.at("protocol")},
+                {"cases", pred.at("cases")},
+                {"arms", pred.at("arms")},
+                {"policy", pred.at("policy")},
+                {"rows", ids},
                 {"run", pred.at("run")}};
   return sha256_hex(canonicalize(bound));
 }
@@ -83,7 +89,8 @@ DeriveContext derive_context(const json& pred) {
   if (env.contains("gpus") && env["gpus"].is_array() && !env["gpus"].empty()) {
     const json& g = env["gpus"][0];
     if (g.is_object() && g.contains("max_sm_clock_mhz")) {
-      if (!g["max_sm_clock_mhz"].is_number()) throw AuditError("field 'environment.gpus[0].max_sm_clock_mhz': not a number");
+      if (!g["max_sm_clock_mhz"].is_number())
+        throw AuditError("field 'environment.gpus[0].max_sm_clock_mhz': not a number");
       ctx.max_sm_clock_mhz = g["max_sm_clock_mhz"].get<double>();
     }
   }
@@ -136,12 +143,14 @@ void rederive(const json& pred, const json& samples, const std::function<void(co
       continue;
     }
     if (!ids.insert(rec.id).second) bad("row " + quoted(rec.id) + ": listed twice");
-    if (canonicalize(to_json(rec)) != canonicalize(row)) bad("row " + quoted(rec.id) + ": has fields kgate does not write");
+    if (canonicalize(to_json(rec)) != canonicalize(row))
+      bad("row " + quoted(rec.id) + ": has fields kgate does not write");
     // A run goes past a baseline's refusal only where its policy accepts it: any other refusal
     // makes the row not_supported, so a refusal the recorded policy does not accept is forged.
     for (const auto& [arm, why] : rec.refused)
       if (!pol.accepts_refusal(arm))
-        bad("row " + quoted(rec.id) + ": " + quoted(arm) + " refused the row, but the recorded policy does not accept "
+        bad("row " + quoted(rec.id) + ": " + quoted(arm) +
+            " refused the row, but the recorded policy does not accept "
             "its refusal (kgate records such a row not_supported)");
     std::optional<RowSamples> rs;
     try {
@@ -151,7 +160,8 @@ void rederive(const json& pred, const json& samples, const std::function<void(co
       const json want = to_json(again);
       for (auto it = want.begin(); it != want.end(); ++it)
         if (canonicalize(it.value()) != canonicalize(row.at(it.key())))
-          bad("row " + quoted(rec.id) + ": field " + quoted(it.key()) + " differs from what its samples and policy give");
+          bad("row " + quoted(rec.id) + ": field " + quoted(it.key()) +
+              " differs from what its samples and policy give");
       // An optional derived field (cross_device_us, activity_us) the samples do not give.
       for (auto it = row.begin(); it != row.end(); ++it)
         if (!want.contains(it.key()))
@@ -163,7 +173,8 @@ void rederive(const json& pred, const json& samples, const std::function<void(co
   }
   for (auto it = srows.begin(); it != srows.end(); ++it)
     if (!ids.count(it.key())) bad("sidecar holds samples of a row the receipt does not list: " + quoted(it.key()));
-  if (records.size() == rows.size() && canonicalize(to_json(derive_summary(records))) != canonicalize(pred.at("summary")))
+  if (records.size() == rows.size() &&
+      canonicalize(to_json(derive_summary(records))) != canonicalize(pred.at("summary")))
     bad("summary differs from what the rows give");
 }
 
@@ -209,7 +220,8 @@ AuditResult audit_receipt(const std::string& path, const std::optional<std::stri
     std::string digest = sha256_hex(canonicalize(body));
     if (seal.at("body_sha256") != digest) {
       // Nothing past this point is what was sealed: report the mismatch, derive nothing from it.
-      bad("body digest mismatch: sealed " + seal["body_sha256"].dump().substr(0, 80) + ", recomputed \"" + digest + "\"");
+      bad("body digest mismatch: sealed " + seal["body_sha256"].dump().substr(0, 80) + ", recomputed \"" + digest +
+          "\"");
       return res;
     }
     if (!exact_keys(body, {"_type", "subject", "predicateType", "predicate"}) || !body["predicate"].is_object() ||
@@ -225,9 +237,11 @@ AuditResult audit_receipt(const std::string& path, const std::optional<std::stri
       bad("rows or the seal's row digests have the wrong type");
       return res;
     }
-    if (rd.size() != rows.size()) bad("seal lists " + std::to_string(rd.size()) + " row digests for " + std::to_string(rows.size()) + " rows");
+    if (rd.size() != rows.size())
+      bad("seal lists " + std::to_string(rd.size()) + " row digests for " + std::to_string(rows.size()) + " rows");
     for (const auto& row : rows) {
-      std::string id = row.is_object() && row.contains("id") && row["id"].is_string() ? row["id"].get<std::string>() : "";
+      std::string id =
+          row.is_object() && row.contains("id") && row["id"].is_string() ? row["id"].get<std::string>() : "";
       if (id.empty() || !rd.contains(id) || rd[id] != row_digest(row)) bad("row " + quoted(id) + ": digest mismatch");
     }
     // Signature.
@@ -251,7 +265,8 @@ AuditResult audit_receipt(const std::string& path, const std::optional<std::stri
             bad("DSSE payloadType is not " + std::string(kInTotoPayloadType));
           if (env->payload != canonicalize(body)) bad("DSSE payload is not this receipt's body");
           if (env->keyid != dsse_keyid(pem)) bad("DSSE keyid is not the SHA-256 of the signature's raw public key");
-          if (!dsse_verify_ed25519(*env, pem)) bad("DSSE Ed25519 signature does not verify with the signature's public key");
+          if (!dsse_verify_ed25519(*env, pem))
+            bad("DSSE Ed25519 signature does not verify with the signature's public key");
         }
       }
     } else if (pubkey_path) {
@@ -274,15 +289,18 @@ AuditResult audit_receipt(const std::string& path, const std::optional<std::stri
     bool sc_ok = false;
     try {
       std::string sb = read_file(sc_path);
-      if (json(sha256_hex(sb)) != sc.at("sha256")) bad("samples sidecar " + printable(sc_path) + ": digest mismatch");
+      if (json(sha256_hex(sb)) != sc.at("sha256"))
+        bad("samples sidecar " + printable(sc_path) + ": digest mismatch");
       else if (std::optional<json> sj = parse_json_checked(sb, why); !sj) {
         bad("samples sidecar " + printable(sc_path) + ": not valid JSON: " + why);
       } else {
         samples = std::move(*sj);
         sc_ok = samples.is_object() && samples.value("schema", "") == kSamplesSchema && samples.contains("rows");
-        if (!sc_ok) bad("samples sidecar " + printable(sc_path) + ": wrong schema");
+        if (!sc_ok)
+          bad("samples sidecar " + printable(sc_path) + ": wrong schema");
         else if (samples.value("facts_sha256", "") != facts_digest(pred)) {
-          bad("samples sidecar " + printable(sc_path) + ": made for another run (facts digest differs: environment, "
+          bad("samples sidecar " + printable(sc_path) +
+              ": made for another run (facts digest differs: environment, "
               "protocol, arms, policy, a row's recorded facts or the row order edited)");
           sc_ok = false;
         } else {

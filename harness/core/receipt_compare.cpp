@@ -41,11 +41,16 @@ json geomean_json(const GeomeanChange& g) { return {{"pairs", g.pairs}, {"geomea
 
 std::string to_string(ChangeClass c) {
   switch (c) {
-    case ChangeClass::faster: return "FASTER";
-    case ChangeClass::slower: return "SLOWER";
-    case ChangeClass::same: return "SAME";
-    case ChangeClass::unresolved: return "UNRESOLVED";
-    case ChangeClass::unmeasured: return "UNMEASURED";
+    case ChangeClass::faster:
+      return "FASTER";
+    case ChangeClass::slower:
+      return "SLOWER";
+    case ChangeClass::same:
+      return "SAME";
+    case ChangeClass::unresolved:
+      return "UNRESOLVED";
+    case ChangeClass::unmeasured:
+      return "UNMEASURED";
   }
   return "?";
 }

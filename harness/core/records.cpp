@@ -176,8 +176,10 @@ json signature_counts_json(const std::map<std::string, std::vector<SignatureCoun
   for (const auto& [arm, v] : m) {
     json a = json::array();
     for (const auto& s : v)
-      a.push_back({{"records", s.signature.records}, {"launches", s.signature.launches},
-                   {"kernel_names", s.signature.kernel_names}, {"calls", s.calls}});
+      a.push_back({{"records", s.signature.records},
+                   {"launches", s.signature.launches},
+                   {"kernel_names", s.signature.kernel_names},
+                   {"calls", s.calls}});
     out[arm] = a;
   }
   return out;
@@ -239,7 +241,8 @@ std::map<std::string, SideSeries> side_from(const Reader& r, const std::string& 
         const std::vector<double> v = act.nums(n.key());
         if (v.empty()) act.fail(n.key(), "its series has no calls");
         if (s.activity_us.empty()) s.activity_us.resize(v.size());
-        if (v.size() != s.activity_us.size()) act.fail(n.key(), "its series has another number of calls than the others");
+        if (v.size() != s.activity_us.size())
+          act.fail(n.key(), "its series has another number of calls than the others");
         for (size_t c = 0; c < v.size(); ++c) s.activity_us[c][n.key()] = v[c];
       }
     }
@@ -282,7 +285,7 @@ std::optional<std::map<std::string, SideSummary>> side_summary_from(const AuditR
 
 json stats_json(const std::optional<SampleStats>& s) {
   if (!s) return nullptr;
-  return {{"n", s->n},           {"median_us", s->median_us}, {"q1_us", s->q1_us}, {"q3_us", s->q3_us},
+  return {{"n", s->n},           {"median_us", s->median_us}, {"q1_us", s->q1_us},  {"q3_us", s->q3_us},
           {"iqr_us", s->iqr_us}, {"min_us", s->min_us},       {"max_us", s->max_us}};
 }
 
@@ -292,7 +295,7 @@ std::optional<SampleStats> stats_from(const AuditReader& r, const std::string& k
     return std::nullopt;
   }
   AuditReader s = r.sub(key);
-  return SampleStats{s.integer("n"),   s.num("median_us"), s.num("q1_us"), s.num("q3_us"),
+  return SampleStats{s.integer("n"),  s.num("median_us"), s.num("q1_us"), s.num("q3_us"),
                      s.num("iqr_us"), s.num("min_us"),    s.num("max_us")};
 }
 
@@ -315,10 +318,18 @@ Disposition disposition_from_string(const std::string& s) {
 }
 
 json Correctness::to_json(const std::string& arm) const {
-  return json{{"arm", arm},           {"passed", passed},       {"max_abs_err", max_abs_err},
-              {"max_rel_err", max_rel_err}, {"worst", worst},   {"worst_out", worst_out},
-              {"worst_ref", worst_ref}, {"elements", elements}, {"mismatches", mismatches},
-              {"nonfinite", nonfinite}, {"unwritten", unwritten}, {"note", note}};
+  return json{{"arm", arm},
+              {"passed", passed},
+              {"max_abs_err", max_abs_err},
+              {"max_rel_err", max_rel_err},
+              {"worst", worst},
+              {"worst_out", worst_out},
+              {"worst_ref", worst_ref},
+              {"elements", elements},
+              {"mismatches", mismatches},
+              {"nonfinite", nonfinite},
+              {"unwritten", unwritten},
+              {"note", note}};
 }
 
 const Implementation& Plan::impl(const std::string& arm) const {
@@ -335,16 +346,21 @@ json to_json(const UnitResult& u) {
   if (u.check) {
     json cfg = json::object();
     for (const auto& [arm, c] : u.check->configs) cfg[arm] = c;
-    j["check"] = {{"disposition", to_string(u.check->disposition)}, {"error", u.check->error},
-                  {"correctness", checks_json(u.check->checks)}, {"config", cfg}};
+    j["check"] = {{"disposition", to_string(u.check->disposition)},
+                  {"error", u.check->error},
+                  {"correctness", checks_json(u.check->checks)},
+                  {"config", cfg}};
     if (!u.check->refused.empty()) j["check"]["refused"] = u.check->refused;
   } else {
     j["check"] = nullptr;
   }
   json ranks = json::array();
   for (const auto& r : u.ranks)
-    ranks.push_back({{"rank", r.rank}, {"baseline", r.baseline}, {"candidate", r.candidate},
-                     {"side", side_json(r.side)}, {"signatures", signature_counts_json(r.signatures)}});
+    ranks.push_back({{"rank", r.rank},
+                     {"baseline", r.baseline},
+                     {"candidate", r.candidate},
+                     {"side", side_json(r.side)},
+                     {"signatures", signature_counts_json(r.signatures)}});
   j["ranks"] = ranks;
   return j;
 }
@@ -418,8 +434,12 @@ json to_json(const RowRecord& r) {
   if (r.signatures) {
     json s = json::object();
     for (const auto& [arm, g] : *r.signatures)
-      s[arm] = {{"A", g.A},           {"L", g.L},         {"K", g.K},
-                {"names", g.names},   {"consistent", g.consistent}, {"undeclared", g.undeclared},
+      s[arm] = {{"A", g.A},
+                {"L", g.L},
+                {"K", g.K},
+                {"names", g.names},
+                {"consistent", g.consistent},
+                {"undeclared", g.undeclared},
                 {"calls", g.calls}};
     j["signatures"] = s;
   } else {
@@ -462,8 +482,10 @@ RowRecord row_record_from_json(const json& j) {
   } catch (const std::invalid_argument& e) {
     r.fail("disposition", e.what());
   }
-  if (r.has_value("error")) row.error = r.str("error");
-  else r.at("error");
+  if (r.has_value("error"))
+    row.error = r.str("error");
+  else
+    r.at("error");
   if (j.contains("refused")) {
     row.refused = r.str_map("refused");
     if (row.refused.empty()) r.fail("refused", "empty (kgate writes the field only for a refusal)");
@@ -478,10 +500,14 @@ RowRecord row_record_from_json(const json& j) {
     pr.candidate_stats = stats_from(p, "candidate_stats");
     pr.ratio = opt_num(p, "ratio");
     pr.drift = opt_num(p, "drift");
-    if (p.has_value("group_ratios")) pr.group_ratios = p.nums("group_ratios");
-    else p.at("group_ratios");
-    if (p.has_value("groups_agree")) pr.groups_agree = p.boolean("groups_agree");
-    else p.at("groups_agree");
+    if (p.has_value("group_ratios"))
+      pr.group_ratios = p.nums("group_ratios");
+    else
+      p.at("group_ratios");
+    if (p.has_value("groups_agree"))
+      pr.groups_agree = p.boolean("groups_agree");
+    else
+      p.at("groups_agree");
     if (p.has_value("ratio_ci")) {
       AuditReader ci = p.sub("ratio_ci");
       pr.ratio_ci = RatioInterval{ci.num("lo"), ci.num("hi")};
@@ -501,7 +527,7 @@ RowRecord row_record_from_json(const json& j) {
     AuditReader s = r.sub("signatures");
     for (auto it = s.raw().begin(); it != s.raw().end(); ++it) {
       AuditReader a = s.sub(it.key());
-      m[it.key()] = {a.integer("A"), a.integer("L"), a.integer("K"), a.integer("calls"),
+      m[it.key()] = {a.integer("A"),  a.integer("L"),       a.integer("K"),         a.integer("calls"),
                      a.strs("names"), a.strs("undeclared"), a.boolean("consistent")};
     }
     row.signatures = std::move(m);
@@ -521,8 +547,10 @@ RowRecord row_record_from_json(const json& j) {
     }
     row.activity_us = std::move(m);
   }
-  if (r.has_value("throttled_samples")) row.throttled_samples = r.integer("throttled_samples");
-  else r.at("throttled_samples");
+  if (r.has_value("throttled_samples"))
+    row.throttled_samples = r.integer("throttled_samples");
+  else
+    r.at("throttled_samples");
   AuditReader v = r.sub("verdicts");
   row.verdicts.raw = v.obj("raw");
   row.verdicts.policy = v.boolean("policy");
@@ -532,8 +560,11 @@ RowRecord row_record_from_json(const json& j) {
 
 json to_json(const RowSamples& s) {
   json pairs = json::array();
-  for (size_t p = 0; p < s.baseline.size(); ++p) pairs.push_back({{"baseline", s.baseline[p]}, {"candidate", s.candidate[p]}});
-  return {{"world_size", s.world_size}, {"pairs", pairs}, {"side", side_json(s.side)},
+  for (size_t p = 0; p < s.baseline.size(); ++p)
+    pairs.push_back({{"baseline", s.baseline[p]}, {"candidate", s.candidate[p]}});
+  return {{"world_size", s.world_size},
+          {"pairs", pairs},
+          {"side", side_json(s.side)},
           {"signatures", signature_counts_json(s.signatures)}};
 }
 

@@ -82,8 +82,8 @@ struct SideSeries {
   // absent from that call (0).
   std::vector<std::map<std::string, double>> activity_us;
   bool empty() const {
-    return events_us.empty() && self_us.empty() && sm_clock_mhz.empty() && intervals_ns.empty() && cross_device_us.empty() &&
-           activity_us.empty();
+    return events_us.empty() && self_us.empty() && sm_clock_mhz.empty() && intervals_ns.empty() &&
+           cross_device_us.empty() && activity_us.empty();
   }
 };
 
@@ -114,10 +114,10 @@ struct UnitSpec {
   size_t row = 0;  // index into the plan's rows
   std::string row_id;
   int group = 0;
-  uint64_t seed = 0;        // the row's input seed
-  bool check = false;       // run the row's correctness phase first
-  bool last_of_row = false; // the row's last unit: its inputs may be freed afterwards
-  std::string letters;      // 'A' (baseline) / 'B' (candidate) per sample slot of each pair
+  uint64_t seed = 0;         // the row's input seed
+  bool check = false;        // run the row's correctness phase first
+  bool last_of_row = false;  // the row's last unit: its inputs may be freed afterwards
+  std::string letters;       // 'A' (baseline) / 'B' (candidate) per sample slot of each pair
 };
 
 // What one rank measured in one unit.
@@ -125,7 +125,7 @@ struct RankResult {
   int rank = 0;
   // Per pair (the row's pair order): the baseline's and candidate's samples of this unit.
   std::vector<std::vector<double>> baseline, candidate;
-  std::map<std::string, SideSeries> side;                    // per arm
+  std::map<std::string, SideSeries> side;                         // per arm
   std::map<std::string, std::vector<SignatureCount>> signatures;  // per arm
 };
 

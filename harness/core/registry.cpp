@@ -29,7 +29,8 @@ const Family& Registry::family(const std::string& name) const {
 
 const Implementation& Registry::impl(const std::string& name) const {
   if (auto* i = find_impl(name)) return *i;
-  throw InputError("unknown implementation " + quoted(name) + did_you_mean(name, impl_names()) + " (kgate list shows them)");
+  throw InputError("unknown implementation " + quoted(name) + did_you_mean(name, impl_names()) +
+                   " (kgate list shows them)");
 }
 
 const Implementation* Registry::find_impl(const std::string& name) const {

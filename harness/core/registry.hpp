@@ -25,10 +25,10 @@ struct ExportLibrary {
 };
 
 struct Implementation {
-  std::string name;    // stable, "<family>.<variant>"
+  std::string name;  // stable, "<family>.<variant>"
   std::string family;
-  std::string backend;  // "cpu" or "cuda"
-  std::string role;     // "candidate", "baseline", "floor", "reference" (a hint for list)
+  std::string backend;                    // "cpu" or "cuda"
+  std::string role;                       // "candidate", "baseline", "floor", "reference" (a hint for list)
   std::vector<std::string> archs;         // built for ("host", "sm_90a")
   std::vector<std::string> kernel_names;  // expected launches (parity, fallback gates)
   std::vector<std::string> sources;       // relative paths, hashed at build time

@@ -11,8 +11,12 @@ std::string md_inline(const Inline& in) {
   std::string o;
   for (const Span& s : in) {
     switch (s.kind) {
-      case Span::text: o += report_text::md(s.s); break;
-      case Span::bold: o += report_text::enclose("**", report_text::md(s.s), "**"); break;
+      case Span::text:
+        o += report_text::md(s.s);
+        break;
+      case Span::bold:
+        o += report_text::enclose("**", report_text::md(s.s), "**");
+        break;
       case Span::code: {
         // Inside a code span nothing is decoded: only the cell-ending pipe needs its escape
         // (GFM tables). Text holding a backtick is printed as plain text instead.
@@ -52,9 +56,15 @@ std::string html_inline(const Inline& in) {
   for (const Span& s : in) {
     const std::string t = report_text::html(s.s);
     switch (s.kind) {
-      case Span::text: o += t; break;
-      case Span::bold: o += report_text::enclose("<b>", t, "</b>"); break;
-      case Span::code: o += report_text::enclose("<code>", t, "</code>"); break;
+      case Span::text:
+        o += t;
+        break;
+      case Span::bold:
+        o += report_text::enclose("<b>", t, "</b>");
+        break;
+      case Span::code:
+        o += report_text::enclose("<code>", t, "</code>");
+        break;
     }
   }
   return o;
@@ -62,8 +72,12 @@ std::string html_inline(const Inline& in) {
 
 void md_block(const Block& b, std::string& o) {
   switch (b.kind) {
-    case Block::heading: o += std::string(b.level, '#') + " " + md_inline(b.text) + "\n\n"; break;
-    case Block::para: o += md_inline(b.text) + "\n\n"; break;
+    case Block::heading:
+      o += std::string(b.level, '#') + " " + md_inline(b.text) + "\n\n";
+      break;
+    case Block::para:
+      o += md_inline(b.text) + "\n\n";
+      break;
     case Block::list:
       for (const auto& it : b.items) o += report_text::enclose("- ", md_inline(it), "\n");
       o += "\n";
@@ -103,7 +117,9 @@ void html_block(const Block& b, std::string& o) {
       o += "<" + h + ">" + html_inline(b.text) + "</" + h + ">\n";
       break;
     }
-    case Block::para: o += "<p>" + html_inline(b.text) + "</p>\n"; break;
+    case Block::para:
+      o += "<p>" + html_inline(b.text) + "</p>\n";
+      break;
     case Block::list:
       o += "<ul>\n";
       for (const auto& it : b.items) o += "<li>" + html_inline(it) + "</li>\n";
@@ -138,7 +154,9 @@ void html_block(const Block& b, std::string& o) {
       for (const auto& c : b.children) html_block(c, o);
       o += "</details>\n";
       break;
-    case Block::code: o += "<pre>" + report_text::html_raw(b.code_text) + "</pre>\n"; break;
+    case Block::code:
+      o += "<pre>" + report_text::html_raw(b.code_text) + "</pre>\n";
+      break;
   }
 }
 

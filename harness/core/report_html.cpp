@@ -220,8 +220,10 @@ std::string varying_numeric_param(const ReportView& v) {
     bool all = true;
     for (const auto& rv : v.rows) {
       const json& p = rv.record.params;
-      if (!p.contains(k) || !p[k].is_number()) all = false;
-      else seen.insert(p[k].get<double>());
+      if (!p.contains(k) || !p[k].is_number())
+        all = false;
+      else
+        seen.insert(p[k].get<double>());
     }
     if (all && seen.size() > 1) return k;
   }
@@ -307,7 +309,8 @@ std::string time_chart(const ReportView& v, int index) {
   const Scale x = scale_over(xmin, xmax, !param.empty() && xmin > 0 && xmax / xmin >= 8, s.left(), s.right(), 0.04);
   const Scale y = scale_over(tmin, tmax, tmax / tmin >= 10, s.bottom(), s.top());
   s.y_axis(y, "median us" + std::string(y.log ? " (log scale)" : ""));
-  if (param.empty()) s.row_labels(ids, double(s.right() - s.left()) / std::max<size_t>(1, ids.size()));
+  if (param.empty())
+    s.row_labels(ids, double(s.right() - s.left()) / std::max<size_t>(1, ids.size()));
   else {
     const std::set<double> distinct(xs.begin(), xs.end());
     s.x_ticks(x, {distinct.begin(), distinct.end()});

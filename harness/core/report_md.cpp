@@ -148,8 +148,10 @@ std::vector<doc::Block> failures_section(const ReportView& v) {
       items.push_back({C(rv.record.id), T(" (" + to_string(rv.record.disposition) + "): "),
                        B(f.baseline.empty() ? f.gate : f.gate + "@" + f.baseline), T(": " + f.reason)});
   out.push_back(doc::heading(3, {T("Failures (" + std::to_string(v.summary.policy_failed) + " rows)")}));
-  if (items.empty()) out.push_back(doc::para({T("None: every row passes the policy.")}));
-  else out.push_back(doc::list(std::move(items)));
+  if (items.empty())
+    out.push_back(doc::para({T("None: every row passes the policy.")}));
+  else
+    out.push_back(doc::list(std::move(items)));
   return out;
 }
 

@@ -72,11 +72,16 @@ inline std::string md(std::string_view s, size_t max = 4000) {
   for (size_t i = 0; i < p.size(); ++i) {
     const char c = p[i], next = i + 1 < p.size() ? p[i + 1] : ' ';
     const bool tag = std::isalpha(static_cast<unsigned char>(next)) || next == '/' || next == '!' || next == '?';
-    if (c == '|') o += "\\|";
-    else if (c == '`') o += "\\`";
-    else if (c == '&') o += "&amp;";
-    else if (c == '<' && tag) o += "&lt;";
-    else o += c;
+    if (c == '|')
+      o += "\\|";
+    else if (c == '`')
+      o += "\\`";
+    else if (c == '&')
+      o += "&amp;";
+    else if (c == '<' && tag)
+      o += "&lt;";
+    else
+      o += c;
   }
   return o;
 }
@@ -87,12 +92,23 @@ inline std::string html_raw(std::string_view s) {
   std::string o;
   for (char c : s) {
     switch (c) {
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '&': o += "&amp;"; break;
-      case '"': o += "&quot;"; break;
-      case '\'': o += "&#39;"; break;
-      default: o += c;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '&':
+        o += "&amp;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      case '\'':
+        o += "&#39;";
+        break;
+      default:
+        o += c;
     }
   }
   return o;
@@ -112,8 +128,10 @@ inline std::string csv(const std::string& s) {
 // "flash_fwd_splitkv_mla_fp8_sparse_kernel"); other names as they are, cut at 60 characters.
 inline std::string activity_label(const std::string& name) {
   size_t i = 0;
-  if (name.rfind("_ZN", 0) == 0) i = 3;
-  else if (name.rfind("_Z", 0) == 0) i = 2;
+  if (name.rfind("_ZN", 0) == 0)
+    i = 3;
+  else if (name.rfind("_Z", 0) == 0)
+    i = 2;
   std::string last;
   while (i > 0 && i < name.size()) {
     while (i < name.size() && (name[i] == 'K' || name[i] == 'V' || name[i] == 'L')) ++i;  // qualifiers

@@ -274,8 +274,10 @@ ReportView report_view(const json& receipt, const std::string& source) {
         if (k.is_string()) info.kernel_names.push_back(k.get<std::string>());
     if (a.contains("sources") && a["sources"].is_array())
       for (const auto& s : a["sources"]) info.sources.emplace_back(opt_str(s, "path"), opt_str(s, "sha256"));
-    if (info.role == "candidate") v.candidate = info.name;
-    else v.baselines.push_back(info.name);
+    if (info.role == "candidate")
+      v.candidate = info.name;
+    else
+      v.baselines.push_back(info.name);
     v.arms.push_back(std::move(info));
   }
   try {

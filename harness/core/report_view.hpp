@@ -65,7 +65,7 @@ struct ReportView {
   std::string device;  // "NVIDIA H200 (sm 9.0)" or "CPU Intel(R) Xeon(R) (2 logical CPUs)"
   json environment;    // as recorded (details only)
   std::optional<Peaks> peaks;
-  json protocol;  // as recorded (details only)
+  json protocol;                                    // as recorded (details only)
   int64_t groups = 0, blocks = 0, m = 0, seed = 0;  // the pairing schedule (schedule.hpp)
   IntervalSpec interval;
   std::string cases_path, cases_sha256, table, family;

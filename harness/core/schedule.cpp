@@ -7,8 +7,7 @@ namespace kgate {
 void ScheduleConfig::validate() const {
   if (groups < 1) throw InputError("--groups: must be >= 1 (got " + std::to_string(groups) + ")");
   if (blocks < 2 || blocks % 2)
-    throw InputError("--blocks: must be even and >= 2 (equal ABBA and BAAB), got " +
-                     std::to_string(blocks));
+    throw InputError("--blocks: must be even and >= 2 (equal ABBA and BAAB), got " + std::to_string(blocks));
   if (m < 1) throw InputError("--m: samples per letter must be >= 1 (got " + std::to_string(m) + ")");
   // Receipts are I-JSON: integers above 2^53 would not survive a round trip through a double.
   if (seed > (uint64_t{1} << 53)) throw InputError("--seed: must be <= 2^53 (receipts record it as a JSON number)");
@@ -28,7 +27,8 @@ std::vector<size_t> seeded_permutation(size_t n, uint64_t seed) {
   for (size_t i = n; i > 1; --i) {
     // Rejection sampling: an unbiased index in [0, i).
     uint64_t bound = i, limit = UINT64_MAX - UINT64_MAX % bound, r;
-    do r = splitmix64(s); while (r >= limit);
+    do r = splitmix64(s);
+    while (r >= limit);
     std::swap(p[i - 1], p[r % bound]);
   }
   return p;

@@ -49,8 +49,7 @@ SampleSummary summarize(std::vector<double> v) {
   return s;
 }
 
-PairStats pair_stats(const std::vector<std::vector<double>>& gb,
-                     const std::vector<std::vector<double>>& gc) {
+PairStats pair_stats(const std::vector<std::vector<double>>& gb, const std::vector<std::vector<double>>& gc) {
   if (gb.size() != gc.size() || gb.empty())
     throw std::invalid_argument("pair_stats: baseline and candidate group counts differ or are 0");
   std::vector<double> pb, pc;
@@ -102,8 +101,8 @@ uint64_t interval_seed(uint64_t run_seed, const std::string& row_id, size_t pair
   return splitmix64(s);
 }
 
-RatioInterval ratio_interval(const std::vector<std::vector<double>>& gb, const std::vector<std::vector<double>>& gc, int blocks,
-                        const IntervalSpec& spec, uint64_t seed) {
+RatioInterval ratio_interval(const std::vector<std::vector<double>>& gb, const std::vector<std::vector<double>>& gc,
+                             int blocks, const IntervalSpec& spec, uint64_t seed) {
   if (gb.size() != gc.size() || gb.empty()) throw std::invalid_argument("ratio_interval: group counts differ or are 0");
   if (blocks < 1) throw std::invalid_argument("ratio_interval: blocks must be >= 1");
   if (!(spec.level > 0 && spec.level < 1) || spec.resamples < 1)

@@ -50,8 +50,8 @@ struct RatioInterval {
 // groups_b[g] / groups_c[g]: group g's samples in call order, `blocks` equal consecutive blocks
 // (throws std::invalid_argument when a group's length is not a multiple of `blocks`).
 RatioInterval ratio_interval(const std::vector<std::vector<double>>& groups_b,
-                        const std::vector<std::vector<double>>& groups_c, int blocks, const IntervalSpec& spec,
-                        uint64_t seed);
+                             const std::vector<std::vector<double>>& groups_c, int blocks, const IntervalSpec& spec,
+                             uint64_t seed);
 // The per-pair seed: the run seed mixed with the row id and the pair's index.
 uint64_t interval_seed(uint64_t run_seed, const std::string& row_id, size_t pair_index);
 

@@ -106,7 +106,8 @@ std::string did_you_mean_path(std::string_view path, const std::vector<std::stri
     const std::string_view word = path.substr(common);
     std::string_view name = std::string_view(k).substr(common);
     size_t cut = name.size();
-    for (size_t slashes = std::count(word.begin(), word.end(), '/') + 1; slashes && cut != std::string_view::npos; --slashes)
+    for (size_t slashes = std::count(word.begin(), word.end(), '/') + 1; slashes && cut != std::string_view::npos;
+         --slashes)
       cut = cut ? name.find_last_of('/', cut - 1) : std::string_view::npos;
     if (cut != std::string_view::npos) name = name.substr(cut + 1);
     if (auto d = closeness(word, name)) return d;

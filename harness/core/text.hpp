@@ -20,13 +20,20 @@ inline std::string printable(std::string_view s, size_t max = 200, bool escape_q
     const unsigned char c = static_cast<unsigned char>(s[i]);
     std::string piece;
     size_t len = 1;
-    if (c == '\n') piece = "\\n";
-    else if (c == '\r') piece = "\\r";
-    else if (c == '\t') piece = "\\t";
-    else if (c == '\\') piece = "\\\\";
-    else if (c == '\'' && escape_quote) piece = "\\'";
-    else if (c < 0x20 || c == 0x7f) piece = {'\\', 'x', hex[c >> 4], hex[c & 15]};
-    else if (c < 0x80) piece = std::string(1, static_cast<char>(c));
+    if (c == '\n')
+      piece = "\\n";
+    else if (c == '\r')
+      piece = "\\r";
+    else if (c == '\t')
+      piece = "\\t";
+    else if (c == '\\')
+      piece = "\\\\";
+    else if (c == '\'' && escape_quote)
+      piece = "\\'";
+    else if (c < 0x20 || c == 0x7f)
+      piece = {'\\', 'x', hex[c >> 4], hex[c & 15]};
+    else if (c < 0x80)
+      piece = std::string(1, static_cast<char>(c));
     else {
       // Well-formed UTF-8 (RFC 3629): no overlongs, no surrogates, nothing above U+10FFFF.
       size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;

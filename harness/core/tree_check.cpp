@@ -13,10 +13,14 @@ std::string one_line(const std::string& s, size_t max) {
   for (size_t i = 0; i < s.size(); ++i) {
     if (out.size() >= max) return out + "...(" + std::to_string(s.size()) + " bytes)";
     const auto c = static_cast<unsigned char>(s[i]);
-    if (c == '\n') out += "\\n";
-    else if (c == '\t') out += "\\t";
-    else if (c == '\r') out += "\\r";
-    else if (c == '\\') out += "\\\\";
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '\t')
+      out += "\\t";
+    else if (c == '\r')
+      out += "\\r";
+    else if (c == '\\')
+      out += "\\\\";
     else if (c < 0x20 || c >= 0x7f) {
       char hex[5];
       std::snprintf(hex, sizeof hex, "\\x%02x", c);
@@ -80,12 +84,14 @@ std::vector<StaleItem> stale_against_tree(const json& body, const std::string& d
                                         : std::filesystem::path(dir) / name;
     std::error_code ec;
     std::string have;
-    if (!std::filesystem::exists(p, ec)) have = "missing";
-    else if (!std::filesystem::is_regular_file(p, ec)) have = "not a regular file";
+    if (!std::filesystem::exists(p, ec))
+      have = "missing";
+    else if (!std::filesystem::is_regular_file(p, ec))
+      have = "not a regular file";
     if (library && have == "missing") {
-      stale.push_back({StaleItem::Kind::unchecked, "UNCHECKED export library " + shown + ": receipt " +
-                                                       short_digest(digest) + ", not present at " + one_line(p.string()) +
-                                                       " (a built artifact: build it there to check it)"});
+      stale.push_back({StaleItem::Kind::unchecked,
+                       "UNCHECKED export library " + shown + ": receipt " + short_digest(digest) + ", not present at " +
+                           one_line(p.string()) + " (a built artifact: build it there to check it)"});
       continue;
     }
     if (!have.empty()) {

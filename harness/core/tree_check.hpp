@@ -16,7 +16,8 @@ namespace kgate {
 
 struct StaleItem {
   enum class Kind { source, protocol, unchecked } kind;
-  std::string line;  // "STALE <what>: <why>" (UNCHECKED for an absent export library), one line: recorded names are escaped
+  std::string
+      line;  // "STALE <what>: <why>" (UNCHECKED for an absent export library), one line: recorded names are escaped
 };
 
 // `body` is a receipt's body (an in-toto Statement); an empty result means current.

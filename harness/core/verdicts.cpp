@@ -35,7 +35,8 @@ SignatureRecord signature_record(const std::vector<SignatureCount>& v, const std
   r.names.assign(names.begin(), names.end());
   // A declared name matches any observed name containing it (observed names are mangled).
   for (const auto& n : r.names)
-    if (std::none_of(declared.begin(), declared.end(), [&](const std::string& d) { return n.find(d) != std::string::npos; }))
+    if (std::none_of(declared.begin(), declared.end(),
+                     [&](const std::string& d) { return n.find(d) != std::string::npos; }))
       r.undeclared.push_back(n);
   return r;
 }
@@ -80,7 +81,8 @@ std::optional<std::map<std::string, std::map<std::string, SideSummary>>> activit
 
 // Pair gates over some of a row's pairs (strict, limit with the row's effective limit, drift,
 // parity, fallback); null where not applicable or not measurable.
-json pair_gates(const RowRecord& row, const std::vector<const PairRecord*>& pairs, const GateSet& policy, bool measured) {
+json pair_gates(const RowRecord& row, const std::vector<const PairRecord*>& pairs, const GateSet& policy,
+                bool measured) {
   std::optional<double> L = policy.limit;
   for (const auto& [kv, v] : policy.limit_by_tag) {
     auto eq = kv.find('=');
@@ -151,22 +153,27 @@ IntervalSpec interval_spec_from_json(const json& protocol) {
   IntervalSpec s;
   if (!j.contains("method") || j["method"] != s.method)
     throw AuditError("field 'protocol.interval.method': not " + s.method + " (the method this kgate computes)");
-  if (!j.contains("level") || !j["level"].is_number() || !(j["level"].get<double>() > 0 && j["level"].get<double>() < 1))
+  if (!j.contains("level") || !j["level"].is_number() ||
+      !(j["level"].get<double>() > 0 && j["level"].get<double>() < 1))
     throw AuditError("field 'protocol.interval.level': not a number in (0, 1)");
   if (!j.contains("resamples") || !j["resamples"].is_number_integer() || j["resamples"].get<int64_t>() < 1 ||
       j["resamples"].get<int64_t>() > 1000000)
     throw AuditError("field 'protocol.interval.resamples': not an integer in [1, 1e6]");
   s.level = j["level"].get<double>();
   s.resamples = static_cast<int>(j["resamples"].get<int64_t>());
-  if (canonicalize(to_json(s)) != canonicalize(j)) throw AuditError("field 'protocol.interval': has fields kgate does not write");
+  if (canonicalize(to_json(s)) != canonicalize(j))
+    throw AuditError("field 'protocol.interval': has fields kgate does not write");
   return s;
 }
 
 void merge_signature_counts(std::vector<SignatureCount>& into, const std::vector<SignatureCount>& more) {
   for (const auto& s : more) {
-    auto it = std::find_if(into.begin(), into.end(), [&](const SignatureCount& x) { return x.signature == s.signature; });
-    if (it == into.end()) into.push_back(s);
-    else it->calls += s.calls;
+    auto it =
+        std::find_if(into.begin(), into.end(), [&](const SignatureCount& x) { return x.signature == s.signature; });
+    if (it == into.end())
+      into.push_back(s);
+    else
+      it->calls += s.calls;
   }
 }
 
@@ -178,7 +185,8 @@ static void check_refused(const RowRecord& row) {
       throw AuditError("row '" + row.id + "': field 'refused' names " + quoted(arm) + ", not a baseline of the row");
     if (why.empty()) throw AuditError("row '" + row.id + "': field 'refused." + arm + "': no reason");
     for (const auto& c : row.correctness)
-      if (c.arm == arm) throw AuditError("row '" + row.id + "': " + quoted(arm) + " refused the row, but its correctness is recorded");
+      if (c.arm == arm)
+        throw AuditError("row '" + row.id + "': " + quoted(arm) + " refused the row, but its correctness is recorded");
   }
 }
 
@@ -201,8 +209,9 @@ void derive_row(RowRecord& row, const RowSamples* samples, const Policy& policy,
       PairRecord& p = row.pairs[i];
       const bool none = samples->baseline[i].empty() && samples->candidate[i].empty();
       if (row.refused.count(p.baseline)) {
-        if (!none) throw AuditError("row '" + row.id + "': pair " + std::to_string(i) + ": " + p.baseline +
-                                    " refused the row, but the sidecar holds samples of its pair");
+        if (!none)
+          throw AuditError("row '" + row.id + "': pair " + std::to_string(i) + ": " + p.baseline +
+                           " refused the row, but the sidecar holds samples of its pair");
         continue;  // not measured: the pair keeps no statistics
       }
       if (none) throw AuditError("row '" + row.id + "': pair " + std::to_string(i) + ": no samples");
@@ -231,7 +240,8 @@ void derive_row(RowRecord& row, const RowSamples* samples, const Policy& policy,
       for (const auto& [arm, v] : samples->signatures) {
         if (v.empty()) continue;
         auto d = ctx.declared_kernels.find(arm);
-        if (d == ctx.declared_kernels.end()) throw AuditError("row '" + row.id + "': signatures of an arm not in the run: " + arm);
+        if (d == ctx.declared_kernels.end())
+          throw AuditError("row '" + row.id + "': signatures of an arm not in the run: " + arm);
         sig[arm] = signature_record(v, d->second);
       }
       if (!sig.empty()) row.signatures = std::move(sig);
@@ -260,7 +270,8 @@ void derive_row(RowRecord& row, const RowSamples* samples, const Policy& policy,
   auto judge = [&](const std::string& set, const GateSet& gs, const std::vector<const PairRecord*>& pairs) {
     std::vector<const PairRecord*> ran;
     std::vector<std::string> refused;
-    for (const PairRecord* p : pairs) (row.refused.count(p->baseline) ? refused.push_back(p->baseline) : ran.push_back(p));
+    for (const PairRecord* p : pairs)
+      (row.refused.count(p->baseline) ? refused.push_back(p->baseline) : ran.push_back(p));
     json r = pair_gates(row, ran, gs, measured);
     if (refused.empty()) return r;
     r["refused"] = refused;

@@ -44,7 +44,8 @@ inline std::vector<kgate_export_arm_t> select(const kgate_export_arm_t* all, siz
   if (selected.empty()) return std::vector<kgate_export_arm_t>(all, all + n);
   std::vector<kgate_export_arm_t> out;
   for (const std::string& name : split_commas(selected)) {
-    const kgate_export_arm_t* a = std::find_if(all, all + n, [&](const kgate_export_arm_t& x) { return name == x.name; });
+    const kgate_export_arm_t* a =
+        std::find_if(all, all + n, [&](const kgate_export_arm_t& x) { return name == x.name; });
     if (a == all + n) return {};
     out.push_back(*a);
   }

@@ -53,7 +53,8 @@ std::string table_string(const std::string& path, const char* s, const std::stri
 }
 
 std::vector<std::string> table_list(const std::string& path, const char* const* v, size_t n, const std::string& what) {
-  if (n > kMaxListed) fail(path, what + ": " + std::to_string(n) + " entries (at most " + std::to_string(kMaxListed) + ")");
+  if (n > kMaxListed)
+    fail(path, what + ": " + std::to_string(n) + " entries (at most " + std::to_string(kMaxListed) + ")");
   if (n && !v) fail(path, what + " is NULL with a count of " + std::to_string(n));
   std::vector<std::string> out;
   for (size_t i = 0; i < n; ++i) out.push_back(table_string(path, v[i], what + "[" + std::to_string(i) + "]"));
@@ -63,7 +64,8 @@ std::vector<std::string> table_list(const std::string& path, const char* const* 
 // The family must be registered and take export arms; `expected`, when given, must be it.
 const Family& check_family(const Registry& r, const std::string& path, const std::string& family,
                            const std::string& expected) {
-  if (!expected.empty() && family != expected) fail(path, "family " + quoted(family) + ", expected " + quoted(expected));
+  if (!expected.empty() && family != expected)
+    fail(path, "family " + quoted(family) + ", expected " + quoted(expected));
   const Family* f = r.find_family(family);
   if (!f) {
     std::vector<std::string> names;
@@ -95,7 +97,8 @@ const kgate_export_table_t* open_table(const std::string& path) {
   const kgate_export_table_t* t = entry();
   if (!t) fail(path, KGATE_EXPORT_ENTRY "() returned NULL");
   if (t->abi_version != KGATE_EXPORT_ABI_VERSION)
-    fail(path, "ABI version " + std::to_string(t->abi_version) + ", expected " + std::to_string(KGATE_EXPORT_ABI_VERSION));
+    fail(path,
+         "ABI version " + std::to_string(t->abi_version) + ", expected " + std::to_string(KGATE_EXPORT_ABI_VERSION));
   return t;
 }
 
@@ -163,7 +166,8 @@ std::vector<std::string> load_export_library(Registry& r, const std::string& pat
   const std::string family = table_string(path, t->family, "family");
   const Family& fam = check_family(r, path, family, expected_family);
   if (t->arm_count == 0 || !t->arms) fail(path, "declares no arms");
-  if (t->arm_count > kMaxArms) fail(path, std::to_string(t->arm_count) + " arms (at most " + std::to_string(kMaxArms) + ")");
+  if (t->arm_count > kMaxArms)
+    fail(path, std::to_string(t->arm_count) + " arms (at most " + std::to_string(kMaxArms) + ")");
   std::error_code ec;
   const auto size = static_cast<uint64_t>(std::filesystem::file_size(path, ec));
   const std::string manifest = manifest_name(path, sha);

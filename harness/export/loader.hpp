@@ -41,7 +41,7 @@ std::vector<std::string> load_export_library(Registry& r, const std::string& pat
 
 // The calls a family context makes for an export arm (impl.exported set); `args` points to the
 // family's C args struct, `stream` is a cudaStream_t.
-void export_supports(const Implementation& impl, const void* args);               // InputError if not
+void export_supports(const Implementation& impl, const void* args);              // InputError if not
 void export_launch(const Implementation& impl, const void* args, void* stream);  // DeviceError if not 0
 
 }  // namespace kgate

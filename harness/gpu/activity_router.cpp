@@ -39,7 +39,7 @@ uint64_t ActivityRouter::begin(uint32_t device) {
 namespace {
 thread_local std::vector<std::pair<uint64_t, uint64_t>> t_last_intervals;
 thread_local std::map<std::string, double> t_last_activity;
-}
+}  // namespace
 
 const std::vector<std::pair<uint64_t, uint64_t>>& ActivityRouter::last_taken_intervals() { return t_last_intervals; }
 const std::map<std::string, double>& ActivityRouter::last_taken_activity() { return t_last_activity; }

@@ -63,8 +63,8 @@ class ActivityRouter {
   uint64_t begin(uint32_t device);
   struct Taken {
     std::vector<ActivityRecord> records;  // every record mapped to the id, any device
-    uint64_t dropped = 0;  // records CUPTI dropped since begin() on the measuring device, on a
-                           // device the records touch, or for no known context
+    uint64_t dropped = 0;                 // records CUPTI dropped since begin() on the measuring device, on a
+                                          // device the records touch, or for no known context
   };
   // Extracts and erases the records of `ext` (begun on `device`); waits for deliveries in
   // progress (a buffer being parsed by another thread's flush) to land first.

@@ -48,7 +48,8 @@ GpuBackend::GpuBackend(const std::string& timer, bool warm, int ordinal, RankRol
   if (timer == "cupti") {
     timer_ = make_cupti_timer(device_, &fallback_reason_);
     if (!timer_) {
-      std::fprintf(stderr, "kgate: CUPTI unavailable (%s): falling back to the events timer\n", fallback_reason_.c_str());
+      std::fprintf(stderr, "kgate: CUPTI unavailable (%s): falling back to the events timer\n",
+                   fallback_reason_.c_str());
       timer_ = make_event_timer();
     }
   } else if (timer == "events") {
@@ -133,8 +134,8 @@ double measure_gemm_bf16_flops_per_s(cudaStream_t s) {
   KGATE_CUBLAS(cublasSetStream(h.get(), s));
   const float alpha = 1.f, beta = 0.f;
   const double t = best_seconds(s, [&](cudaStream_t) {
-    KGATE_CUBLAS(cublasGemmEx(h.get(), CUBLAS_OP_T, CUBLAS_OP_N, kN, kN, kN, &alpha, a.get(), CUDA_R_16BF, kN,
-                              b.get(), CUDA_R_16BF, kN, &beta, c.get(), CUDA_R_16BF, kN, CUBLAS_COMPUTE_32F,
+    KGATE_CUBLAS(cublasGemmEx(h.get(), CUBLAS_OP_T, CUBLAS_OP_N, kN, kN, kN, &alpha, a.get(), CUDA_R_16BF, kN, b.get(),
+                              CUDA_R_16BF, kN, &beta, c.get(), CUDA_R_16BF, kN, CUBLAS_COMPUTE_32F,
                               CUBLAS_GEMM_DEFAULT));
   });
   return 2.0 * kN * kN * kN / t;
@@ -181,10 +182,8 @@ json GpuBackend::environment() const {
   e["backend"] = "cuda";
   e["gpus"] = json::array({device_.info().to_json()});
   e["nccl_version"] = nccl_version_string();
-  e["ranks"] = {{"world_size", role_.world_size},
-                {"rank", role_.rank},
-                {"simulated", role_.simulated},
-                {"runner", role_.runner}};
+  e["ranks"] = {
+      {"world_size", role_.world_size}, {"rank", role_.rank}, {"simulated", role_.simulated}, {"runner", role_.runner}};
   uint32_t cupti = 0;
   cuptiGetVersion(&cupti);
   e["cupti_api_version"] = cupti;
@@ -237,7 +236,8 @@ std::pair<bool, double> GpuBackend::agree(bool ok, double v) {
   if (!agree_) agree_ = std::make_unique<DeviceBuffer>(sizeof both);
   const cudaStream_t s = device_.stream();
   KGATE_CUDA(cudaMemcpyAsync(agree_->get(), both, sizeof both, cudaMemcpyHostToDevice, s));
-  KGATE_NCCL(ncclAllReduce(agree_->get(), agree_->get(), 2, ncclFloat64, ncclMax, static_cast<ncclComm_t>(role_.comm), s));
+  KGATE_NCCL(
+      ncclAllReduce(agree_->get(), agree_->get(), 2, ncclFloat64, ncclMax, static_cast<ncclComm_t>(role_.comm), s));
   KGATE_CUDA(cudaMemcpyAsync(both, agree_->get(), sizeof both, cudaMemcpyDeviceToHost, s));
   KGATE_CUDA(cudaStreamSynchronize(s));
   return {both[0] == 0.0, both[1]};

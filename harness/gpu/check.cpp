@@ -17,8 +17,8 @@ void throw_device_error(const char* subsystem, const char* file, int line, const
   throw DeviceError(device_error_message(subsystem, file, line, call, name, text));
 }
 
-void report_device_error(const char* subsystem, const char* file, int line, const char* call,
-                         const std::string& name, const std::string& text) noexcept {
+void report_device_error(const char* subsystem, const char* file, int line, const char* call, const std::string& name,
+                         const std::string& text) noexcept {
   try {
     std::fprintf(stderr, "kgate: %s\n", device_error_message(subsystem, file, line, call, name, text).c_str());
   } catch (...) {
@@ -28,15 +28,24 @@ void report_device_error(const char* subsystem, const char* file, int line, cons
 
 std::string nccl_result_name(ncclResult_t r) {
   switch (r) {
-    case ncclSuccess: return "ncclSuccess";
-    case ncclUnhandledCudaError: return "ncclUnhandledCudaError";
-    case ncclSystemError: return "ncclSystemError";
-    case ncclInternalError: return "ncclInternalError";
-    case ncclInvalidArgument: return "ncclInvalidArgument";
-    case ncclInvalidUsage: return "ncclInvalidUsage";
-    case ncclRemoteError: return "ncclRemoteError";
-    case ncclInProgress: return "ncclInProgress";
-    default: return "ncclResult_t " + std::to_string(static_cast<int>(r));
+    case ncclSuccess:
+      return "ncclSuccess";
+    case ncclUnhandledCudaError:
+      return "ncclUnhandledCudaError";
+    case ncclSystemError:
+      return "ncclSystemError";
+    case ncclInternalError:
+      return "ncclInternalError";
+    case ncclInvalidArgument:
+      return "ncclInvalidArgument";
+    case ncclInvalidUsage:
+      return "ncclInvalidUsage";
+    case ncclRemoteError:
+      return "ncclRemoteError";
+    case ncclInProgress:
+      return "ncclInProgress";
+    default:
+      return "ncclResult_t " + std::to_string(static_cast<int>(r));
   }
 }
 

@@ -19,8 +19,8 @@ std::string device_error_message(const char* subsystem, const char* file, int li
 [[noreturn]] void throw_device_error(const char* subsystem, const char* file, int line, const char* call,
                                      const std::string& name, const std::string& text);
 // The same message on stderr, for destructors.
-void report_device_error(const char* subsystem, const char* file, int line, const char* call,
-                         const std::string& name, const std::string& text) noexcept;
+void report_device_error(const char* subsystem, const char* file, int line, const char* call, const std::string& name,
+                         const std::string& text) noexcept;
 
 // Name ("CUPTI_ERROR_NOT_INITIALIZED", "ncclInvalidUsage") and text of a status.
 std::string cupti_result_name(CUptiResult r);
@@ -30,10 +30,10 @@ std::string nccl_result_name(ncclResult_t r);
 }  // namespace kgate::gpu
 
 // One definition per subsystem: the status type, its success value, its name and its text.
-#define KGATE_DEVICE_CHECK_(subsystem, type, ok, name_of, text_of, on_error, call) \
-  do {                                                                           \
-    type kgate_s_ = (call);                                                      \
-    if (kgate_s_ != (ok))                                                        \
+#define KGATE_DEVICE_CHECK_(subsystem, type, ok, name_of, text_of, on_error, call)                        \
+  do {                                                                                                    \
+    type kgate_s_ = (call);                                                                               \
+    if (kgate_s_ != (ok))                                                                                 \
       ::kgate::gpu::on_error(subsystem, __FILE__, __LINE__, #call, name_of(kgate_s_), text_of(kgate_s_)); \
   } while (0)
 
@@ -42,24 +42,24 @@ std::string nccl_result_name(ncclResult_t r);
 #define KGATE_CUDA_NOEXCEPT(call) \
   KGATE_DEVICE_CHECK_("CUDA", cudaError_t, cudaSuccess, cudaGetErrorName, cudaGetErrorString, report_device_error, call)
 
-#define KGATE_CUPTI(call)                                                                              \
-  KGATE_DEVICE_CHECK_("CUPTI", CUptiResult, CUPTI_SUCCESS, ::kgate::gpu::cupti_result_name,              \
+#define KGATE_CUPTI(call)                                                                   \
+  KGATE_DEVICE_CHECK_("CUPTI", CUptiResult, CUPTI_SUCCESS, ::kgate::gpu::cupti_result_name, \
                       ::kgate::gpu::cupti_result_text, throw_device_error, call)
-#define KGATE_CUPTI_NOEXCEPT(call)                                                                     \
-  KGATE_DEVICE_CHECK_("CUPTI", CUptiResult, CUPTI_SUCCESS, ::kgate::gpu::cupti_result_name,              \
+#define KGATE_CUPTI_NOEXCEPT(call)                                                          \
+  KGATE_DEVICE_CHECK_("CUPTI", CUptiResult, CUPTI_SUCCESS, ::kgate::gpu::cupti_result_name, \
                       ::kgate::gpu::cupti_result_text, report_device_error, call)
 
-#define KGATE_CUBLAS(call)                                                                             \
-  KGATE_DEVICE_CHECK_("cuBLAS", cublasStatus_t, CUBLAS_STATUS_SUCCESS, cublasGetStatusName,              \
-                      cublasGetStatusString, throw_device_error, call)
-#define KGATE_CUBLAS_NOEXCEPT(call)                                                                    \
-  KGATE_DEVICE_CHECK_("cuBLAS", cublasStatus_t, CUBLAS_STATUS_SUCCESS, cublasGetStatusName,              \
-                      cublasGetStatusString, report_device_error, call)
+#define KGATE_CUBLAS(call)                                                                                         \
+  KGATE_DEVICE_CHECK_("cuBLAS", cublasStatus_t, CUBLAS_STATUS_SUCCESS, cublasGetStatusName, cublasGetStatusString, \
+                      throw_device_error, call)
+#define KGATE_CUBLAS_NOEXCEPT(call)                                                                                \
+  KGATE_DEVICE_CHECK_("cuBLAS", cublasStatus_t, CUBLAS_STATUS_SUCCESS, cublasGetStatusName, cublasGetStatusString, \
+                      report_device_error, call)
 
-#define KGATE_NCCL(call)                                                                               \
+#define KGATE_NCCL(call)                                                                                     \
   KGATE_DEVICE_CHECK_("NCCL", ncclResult_t, ncclSuccess, ::kgate::gpu::nccl_result_name, ncclGetErrorString, \
                       throw_device_error, call)
-#define KGATE_NCCL_NOEXCEPT(call)                                                                      \
+#define KGATE_NCCL_NOEXCEPT(call)                                                                            \
   KGATE_DEVICE_CHECK_("NCCL", ncclResult_t, ncclSuccess, ::kgate::gpu::nccl_result_name, ncclGetErrorString, \
                       report_device_error, call)
 

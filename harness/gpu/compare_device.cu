@@ -219,7 +219,7 @@ int64_t differing_tiles(const void* a, const void* b, unsigned char fill, int64_
   const unsigned f4 = 0x01010101u * fill;
   const long long words = tile_bytes / 4;
   tiles_kernel<<<grid_for(words * tiles), 256, 0, s>>>(static_cast<const unsigned*>(a), static_cast<const unsigned*>(b),
-                                                      f4, words, tiles, want, flags.as<unsigned>());
+                                                       f4, words, tiles, want, flags.as<unsigned>());
   KGATE_CUDA(cudaGetLastError());
   KGATE_CUDA(cudaStreamSynchronize(s));
   std::vector<unsigned> h(static_cast<size_t>(tiles));

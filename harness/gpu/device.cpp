@@ -80,8 +80,8 @@ DeviceInfo query_device(int ordinal) {
   d.name = p.name;
   char uuid[64];
   const unsigned char* u = reinterpret_cast<const unsigned char*>(p.uuid.bytes);
-  std::snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
-                u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+  std::snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
+                u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
   d.uuid = uuid;
   char bus[32] = {0};
   KGATE_CUDA(cudaDeviceGetPCIBusId(bus, sizeof bus, ordinal));
@@ -143,8 +143,7 @@ int select_device(int ordinal) {
 }
 }  // namespace
 
-Device::Device(int ordinal)
-    : ordinal_(select_device(ordinal)), info_(query_device(ordinal)), flusher_(ordinal) {}
+Device::Device(int ordinal) : ordinal_(select_device(ordinal)), info_(query_device(ordinal)), flusher_(ordinal) {}
 Device::~Device() = default;
 
 void Device::make_current() const { KGATE_CUDA(cudaSetDevice(ordinal_)); }

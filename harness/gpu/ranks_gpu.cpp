@@ -63,8 +63,8 @@ ProcessRank make_process_rank_backend(const std::string& timer, bool warm, const
   // One GPU per task (srun --gpus-per-task=1): the task sees only its own, as device 0.
   const int dev = have == 1 ? 0 : env.local_rank;
   if (dev >= have)
-    throw InputError("--rendezvous: local rank " + std::to_string(env.local_rank) + " (" + env.launcher + ") but only " +
-                     std::to_string(have) + " GPU(s) visible");
+    throw InputError("--rendezvous: local rank " + std::to_string(env.local_rank) + " (" + env.launcher +
+                     ") but only " + std::to_string(have) + " GPU(s) visible");
   const std::string tag = ranks::rendezvous_tag(env);
   ncclUniqueId id{};
   if (env.rank == 0) {

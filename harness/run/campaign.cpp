@@ -45,13 +45,18 @@ uint64_t row_seed(uint64_t run_seed, const std::string& id) {
 json arm_json(const PlanArm& a) {
   json src = json::array();
   for (const auto& p : a.impl->sources) src.push_back({{"path", p}, {"sha256", built_source_sha256(p)}});
-  json j = {{"name", a.name},         {"role", a.role}, {"registered_role", a.impl->role},
-            {"backend", a.impl->backend}, {"archs", a.impl->archs},
-            {"kernel_names", a.impl->kernel_names}, {"sources", src}};
+  json j = {{"name", a.name},
+            {"role", a.role},
+            {"registered_role", a.impl->role},
+            {"backend", a.impl->backend},
+            {"archs", a.impl->archs},
+            {"kernel_names", a.impl->kernel_names},
+            {"sources", src}};
   if (const auto& lib = a.impl->library) {
     // Hashed when it was loaded, by this process: the bytes this run mapped, not a build's.
     // Named by its portable identity (file name, sha256, manifest): never the path it was loaded from.
-    j["sources"].push_back({{"path", lib->file}, {"sha256", lib->sha256}, {"size", lib->size}, {"kind", kExportLibraryKind}});
+    j["sources"].push_back(
+        {{"path", lib->file}, {"sha256", lib->sha256}, {"size", lib->size}, {"kind", kExportLibraryKind}});
     j["export"] = {{"library", lib->file},
                    {"arm", lib->arm},
                    {"abi_version", KGATE_EXPORT_ABI_VERSION},
@@ -90,8 +95,10 @@ std::vector<double> cross_device_union_us(const std::vector<RankResult>& ranks, 
   for (size_t r = 0; r < ranks.size(); ++r) {
     auto it = ranks[r].side.find(arm);
     if (it == ranks[r].side.end() || it->second.intervals_ns.empty()) return {};
-    if (r == 0) calls = it->second.intervals_ns.size();
-    else if (it->second.intervals_ns.size() != calls) return {};
+    if (r == 0)
+      calls = it->second.intervals_ns.size();
+    else if (it->second.intervals_ns.size() != calls)
+      return {};
   }
   std::vector<double> out;
   for (size_t c = 0; c < calls; ++c) {
@@ -188,8 +195,9 @@ Plan make_plan(const RunConfig& cfg, const std::string& backend_name) {
       throw InputError(std::string(flag) + " " + name + ": family '" + im.family + "' but " + cfg.cases_path +
                        " is a '" + plan.table.family + "' table");
     if (im.backend != backend_name)
-      throw InputError(std::string(flag) + " " + name + ": a " + im.backend + " implementation, but this run uses the " +
-                       backend_name + " backend (use --backend or choose a " + backend_name + " arm; kgate list)");
+      throw InputError(std::string(flag) + " " + name + ": a " + im.backend +
+                       " implementation, but this run uses the " + backend_name +
+                       " backend (use --backend or choose a " + backend_name + " arm; kgate list)");
     for (const auto& a : plan.arms)
       if (a.name == name) throw InputError(std::string(flag) + " " + name + ": arm named twice");
     plan.arms.push_back({name, role, &im});
@@ -222,7 +230,9 @@ Plan make_plan(const RunConfig& cfg, const std::string& backend_name) {
   return plan;
 }
 
-RunOutcome run_campaign(const RunConfig& cfg, Backend& backend) { return run_campaign(cfg, BackendFactory{}, &backend); }
+RunOutcome run_campaign(const RunConfig& cfg, Backend& backend) {
+  return run_campaign(cfg, BackendFactory{}, &backend);
+}
 
 RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend, Backend* given) {
   preflight_run(cfg);  // every flag and file checked before any work (the CLI has done so too)
@@ -261,8 +271,12 @@ RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend
   for (const auto& r : plan.table.rows) row_ids.push_back(r.id);
 
   // Everything that must match for a resumed run to continue this one.
-  json run_identity = {{"cases_sha256", plan.table.sha256}, {"rows", row_ids},  {"arms", arms},
-                       {"protocol", protocol},              {"backend", bid.name}, {"binary_sha256", self_binary_sha256()}};
+  json run_identity = {{"cases_sha256", plan.table.sha256},
+                       {"rows", row_ids},
+                       {"arms", arms},
+                       {"protocol", protocol},
+                       {"backend", bid.name},
+                       {"binary_sha256", self_binary_sha256()}};
   std::string identity_digest = sha256_hex(canonicalize(run_identity));
   const std::string journal_path = cfg.out_path + ".journal";
   std::map<std::string, RowState> state;
@@ -276,8 +290,10 @@ RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend
   } else {
     auto parent = std::filesystem::path(cfg.out_path).parent_path();
     if (!parent.empty()) std::filesystem::create_directories(parent);
-    journal.emplace(Journal::create(journal_path, json{{"kind", "header"}, {"identity_sha256", identity_digest},
-                                                       {"identity", run_identity}, {"started_utc", utc_now()}}));
+    journal.emplace(Journal::create(journal_path, json{{"kind", "header"},
+                                                       {"identity_sha256", identity_digest},
+                                                       {"identity", run_identity},
+                                                       {"started_utc", utc_now()}}));
   }
 
   std::unique_ptr<Executor> executor;
@@ -352,14 +368,19 @@ RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend
   Summary summary = derive_summary(rows);
 
   json pred;
-  pred["tool"] = {{"name", "kgate"}, {"version", KGATE_VERSION}, {"git_commit", built_git_commit()},
+  pred["tool"] = {{"name", "kgate"},
+                  {"version", KGATE_VERSION},
+                  {"git_commit", built_git_commit()},
                   {"binary_sha256", self_binary_sha256()}};
   pred["backend"] = bid.name;
   pred["timer"] = bid.timer;
   pred["environment"] = bid.environment;
   pred["protocol"] = protocol;
-  pred["cases"] = {{"path", cfg.cases_path}, {"sha256", plan.table.sha256}, {"table", plan.table.name},
-                   {"family", plan.table.family}, {"rows_filter", cfg.rows_filter}};
+  pred["cases"] = {{"path", cfg.cases_path},
+                   {"sha256", plan.table.sha256},
+                   {"table", plan.table.name},
+                   {"family", plan.table.family},
+                   {"rows_filter", cfg.rows_filter}};
   pred["arms"] = arms;
   pred["policy"] = cfg.policy.to_json();
   pred["rows"] = json::array();
@@ -370,7 +391,8 @@ RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend
                  {"resumed_units", resumed_units},
                  {"units", plan.units.size()}};
 
-  json sidecar = {{"schema", kSamplesSchema}, {"unit", "us"}, {"facts_sha256", facts_digest(pred)}, {"rows", sample_rows}};
+  json sidecar = {
+      {"schema", kSamplesSchema}, {"unit", "us"}, {"facts_sha256", facts_digest(pred)}, {"rows", sample_rows}};
   const std::string sidecar_bytes = canonicalize(sidecar) + "\n";
   const std::string sidecar_sha = sha256_hex(sidecar_bytes);
   const std::string sidecar_name = sidecar_name_for(cfg.out_path, sidecar_sha);
@@ -392,8 +414,10 @@ RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend
     if (seen_src.insert(p).second) subject.push_back({{"name", p}, {"digest", {{"sha256", built_source_sha256(p)}}}});
   subject.push_back({{"name", kPolicySubject}, {"digest", {{"sha256", sha256_hex(canonicalize(pred["policy"]))}}}});
   subject.push_back({{"name", sidecar_name}, {"digest", {{"sha256", sidecar_sha}}}});
-  json body = {{"_type", "https://in-toto.io/Statement/v1"}, {"subject", subject},
-               {"predicateType", kPredicateType}, {"predicate", pred}};
+  json body = {{"_type", "https://in-toto.io/Statement/v1"},
+               {"subject", subject},
+               {"predicateType", kPredicateType},
+               {"predicate", pred}};
   json receipt = seal_receipt(body, cfg.sign_key);
 
   // The pair changes together: the sidecar is written under a new name (its digest), then the

@@ -24,8 +24,8 @@ Correctness compare_outputs(const std::vector<double>& out, const std::vector<do
 
 void merge_check(Correctness& into, const Correctness& o, const std::string& what) {
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%s%s: max_abs %.3g, mismatches %lld%s", into.note.empty() ? "" : "; ",
-                what.c_str(), o.max_abs_err, static_cast<long long>(o.mismatches + o.nonfinite + o.unwritten),
+  std::snprintf(buf, sizeof buf, "%s%s: max_abs %.3g, mismatches %lld%s", into.note.empty() ? "" : "; ", what.c_str(),
+                o.max_abs_err, static_cast<long long>(o.mismatches + o.nonfinite + o.unwritten),
                 o.note.empty() ? "" : (" (" + o.note + ")").c_str());
   into.note += buf;
   if (o.max_abs_err > into.max_abs_err && o.mismatches + o.nonfinite > 0 && into.mismatches + into.nonfinite == 0) {
@@ -64,8 +64,9 @@ json cpu_peaks() {
     }
     return json{{"copy_bytes_per_s", best_us > 0 ? json(2.0 * kBytes / (best_us * 1e-6)) : json(nullptr)},
                 {"gemm_bf16_flops_per_s", nullptr},
-                {"copy_method", "memcpy of a 256 MiB host buffer (pages touched first), best of 5; "
-                                "rate = 2 x 256 MiB (read + write) / time"},
+                {"copy_method",
+                 "memcpy of a 256 MiB host buffer (pages touched first), best of 5; "
+                 "rate = 2 x 256 MiB (read + write) / time"},
                 {"gemm_method", "none on the CPU backend"}};
   }();
   return peaks;
@@ -100,7 +101,8 @@ class CpuBackend final : public Backend {
     return e;
   }
   json protocol() const override {
-    return json{{"cold_l2", false}, {"flush_bytes", 0},
+    return json{{"cold_l2", false},
+                {"flush_bytes", 0},
                 {"note", "CPU backend: host steady_clock around each call; caches are not flushed"}};
   }
   std::unique_ptr<RowContext> prepare(const Family& fam, const CaseRow& row, uint64_t seed) override {

@@ -31,7 +31,8 @@ void timed(double& acc, F&& fn) {
 
 std::string describe_wait_status(int status) {
   if (WIFSIGNALED(status))
-    return "isolated child terminated by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+    return "isolated child terminated by signal " + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) + ")";
   return "isolated child exited with code " + std::to_string(WEXITSTATUS(status));
 }
 
@@ -98,7 +99,8 @@ std::map<std::string, std::string> InProcessExecutor::agreed_refusals(const std:
     if (!plan_.may_refuse.count(a.name)) continue;
     auto it = mine.find(a.name);
     // One agreement per arm that may refuse, in plan order, on every rank alike.
-    if (!backend_.ranks_agree(it == mine.end())) out[a.name] = it != mine.end() ? it->second : "refused on another rank";
+    if (!backend_.ranks_agree(it == mine.end()))
+      out[a.name] = it != mine.end() ? it->second : "refused on another rank";
   }
   return out;
 }
@@ -274,7 +276,8 @@ UnitResult IsolatedExecutor::run_unit(const UnitSpec& spec) {
   return u;
 }
 
-RankThreadsExecutor::RankThreadsExecutor(std::vector<std::shared_ptr<Executor>> ranks, std::chrono::milliseconds unit_timeout)
+RankThreadsExecutor::RankThreadsExecutor(std::vector<std::shared_ptr<Executor>> ranks,
+                                         std::chrono::milliseconds unit_timeout)
     : ranks_(std::move(ranks)), timeout_(unit_timeout) {
   if (ranks_.empty()) throw InputError("rank runner: no ranks");
 }
@@ -347,7 +350,8 @@ UnitResult merge_rank_units(const UnitSpec& spec, std::vector<UnitResult> got) {
     UnitResult& g = got[r];
     std::string& error = g.abandoned ? abandoned : u.error;
     if (!g.error.empty() && error.empty()) error = named(r, g.error);
-    if (g.check && (!u.check || (u.check->disposition == Disposition::passed && g.check->disposition != Disposition::passed))) {
+    if (g.check &&
+        (!u.check || (u.check->disposition == Disposition::passed && g.check->disposition != Disposition::passed))) {
       u.check = g.check;
       if (r > 0 && !u.check->error.empty()) u.check->error = named(r, u.check->error);
     }
@@ -410,7 +414,8 @@ UnitResult RankProcessExecutor::run_unit(const UnitSpec& spec) {
 std::unique_ptr<Executor> rank_process_executor(std::unique_ptr<Executor> local, std::shared_ptr<UnitExchange> exchange,
                                                 std::chrono::milliseconds unit_timeout) {
   std::vector<std::shared_ptr<Executor>> one{std::shared_ptr<Executor>(std::move(local))};
-  return std::make_unique<RankProcessExecutor>(std::make_unique<RankThreadsExecutor>(one, unit_timeout), std::move(exchange));
+  return std::make_unique<RankProcessExecutor>(std::make_unique<RankThreadsExecutor>(one, unit_timeout),
+                                               std::move(exchange));
 }
 
 void RankThreadsExecutor::drop_row(const std::string& row_id) {
@@ -426,7 +431,10 @@ BackendIdentity identity_from_child(const BackendFactory& make_backend) {
       [&] {
         auto b = make_backend();
         BackendIdentity id = identity_of(*b);
-        return json{{"name", id.name}, {"timer", id.timer}, {"arch", id.arch}, {"environment", id.environment},
+        return json{{"name", id.name},
+                    {"timer", id.timer},
+                    {"arch", id.arch},
+                    {"environment", id.environment},
                     {"protocol", id.protocol}}
             .dump();
       },

@@ -21,7 +21,8 @@ void lock_or_refuse(int fd, const std::string& path) {
     int e = errno;
     ::close(fd);
     if (e == EWOULDBLOCK)
-      throw InputError(path + ": another kgate run holds this journal (same --out still running); wait for it or "
+      throw InputError(path +
+                       ": another kgate run holds this journal (same --out still running); wait for it or "
                        "choose another --out");
     throw InputError(path + ": cannot lock (" + std::strerror(e) + ")");
   }
@@ -60,13 +61,15 @@ Journal Journal::resume(const std::string& path, const std::string& identity_sha
     std::optional<json> parsed = parse_json_checked(line, why);
     if (!parsed) {
       // Only the last line can be torn (killed mid-append); drop it.
-      if (in.peek() != EOF) throw InputError(path + ":" + std::to_string(lineno) + ": corrupt journal line (" + why + ")");
+      if (in.peek() != EOF)
+        throw InputError(path + ":" + std::to_string(lineno) + ": corrupt journal line (" + why + ")");
       break;
     }
     const json& rec = *parsed;
     if (lineno == 1) {
       if (!rec.is_object() || rec.value("kind", "") != "header" || rec.value("identity_sha256", "") != identity_sha256)
-        throw InputError(path + ": this journal is for a different run (cases, arms, protocol or binary differ); "
+        throw InputError(path +
+                         ": this journal is for a different run (cases, arms, protocol or binary differ); "
                          "rerun with the original flags or remove the journal");
     } else {
       try {

@@ -56,7 +56,8 @@ void check_cases_file(const std::string& path, const std::string& cases_dir, con
       if (e.path().extension() == ".json") known.push_back((dir / e.path().filename()).string());
   };
   const fs::path dir = fs::path(path).parent_path(), up = dir.parent_path();
-  if (fs::is_directory(dir.empty() ? "." : dir, ec)) tables_in(dir);
+  if (fs::is_directory(dir.empty() ? "." : dir, ec))
+    tables_in(dir);
   else if (!dir.empty() && fs::is_directory(up.empty() ? "." : up, ec))
     for (const auto& e : fs::directory_iterator(up.empty() ? "." : up, ec))
       if (e.is_directory(ec)) tables_in(up / e.path().filename());
@@ -130,7 +131,8 @@ void check_world_size(const RunConfig& cfg, const CaseTable& t, const std::strin
     return;
   }
   const Family& fam = Registry::instance().family(t.family);
-  const bool ranked = std::any_of(fam.params.begin(), fam.params.end(), [](const ParamSpec& p) { return p.name == "world_size"; });
+  const bool ranked =
+      std::any_of(fam.params.begin(), fam.params.end(), [](const ParamSpec& p) { return p.name == "world_size"; });
   if (!ranked) {
     if (cfg.world_size != 1 || cfg.simulated)
       throw InputError(std::string(flag) + ": family " + quoted(t.family) + " has no ranks (no world_size parameter)");
@@ -186,8 +188,8 @@ void preflight_run(const RunConfig& cfg, const std::string& backend_name) {
   check_world_size(cfg, t, backend_name);
   double samples = double(s.groups) * s.blocks * s.m * double(t.rows.size()) * double(cfg.baselines.size());
   if (samples > kMaxScheduledSamples)
-    throw InputError("--groups x --blocks x --m x rows x baselines = " + std::to_string(static_cast<long long>(samples)) +
-                     " samples per arm; refusing more than 1e8");
+    throw InputError("--groups x --blocks x --m x rows x baselines = " +
+                     std::to_string(static_cast<long long>(samples)) + " samples per arm; refusing more than 1e8");
   // The arms against the table and the backend: make_plan's own checks, once the schedule is
   // known to be of a sane size (the plan holds every unit's sample letters).
   if (!backend_name.empty()) make_plan(cfg, backend_name);

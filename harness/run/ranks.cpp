@@ -47,8 +47,8 @@ RankEnv rank_env(const EnvLookup& get) {
     const char *r = get(l.rank), *s = get(l.size);
     if (!r && !s) continue;
     if (!r || !s)
-      throw InputError(std::string("rank environment: ") + (r ? l.rank : l.size) + " is set but " + (r ? l.size : l.rank) +
-                       " is not (" + l.name + ")");
+      throw InputError(std::string("rank environment: ") + (r ? l.rank : l.size) + " is set but " +
+                       (r ? l.size : l.rank) + " is not (" + l.name + ")");
     RankEnv e;
     e.launcher = l.name;
     e.rank = int_var(l.rank, r);
@@ -64,9 +64,9 @@ RankEnv rank_env(const EnvLookup& get) {
       first = &l;
       env = e;
     } else if (e.rank != env.rank || e.world_size != env.world_size) {
-      throw InputError(std::string("rank environment: ") + first->name + " says rank " + std::to_string(env.rank) + " of " +
-                       std::to_string(env.world_size) + ", " + l.name + " says rank " + std::to_string(e.rank) + " of " +
-                       std::to_string(e.world_size));
+      throw InputError(std::string("rank environment: ") + first->name + " says rank " + std::to_string(env.rank) +
+                       " of " + std::to_string(env.world_size) + ", " + l.name + " says rank " +
+                       std::to_string(e.rank) + " of " + std::to_string(e.world_size));
     }
   }
   return env;
@@ -115,15 +115,16 @@ std::vector<uint8_t> wait_for(const std::string& path, const std::string& tag, i
         doc = nullptr;  // vanished between the check and the read: rank 0 replacing it
       }
       if (!doc.is_null()) {
-        if (!doc.is_object() || doc.value("kgate_rendezvous", 0) != 1 || !doc.contains("tag") || !doc["tag"].is_string() ||
-            !doc.contains("id") || !doc["id"].is_string() || !doc.contains("world_size") ||
+        if (!doc.is_object() || doc.value("kgate_rendezvous", 0) != 1 || !doc.contains("tag") ||
+            !doc["tag"].is_string() || !doc.contains("id") || !doc["id"].is_string() || !doc.contains("world_size") ||
             !doc["world_size"].is_number_integer())
           throw InputError("rendezvous " + quoted(path) + ": not a kgate rendezvous file (remove it)");
         const std::string t = doc["tag"].get<std::string>();
         if (t == tag) {
           if (doc["world_size"].get<int>() != world_size)
             throw InputError("rendezvous " + quoted(path) + ": tag " + quoted(tag) + " names world size " +
-                             std::to_string(doc["world_size"].get<int>()) + ", this rank has " + std::to_string(world_size));
+                             std::to_string(doc["world_size"].get<int>()) + ", this rank has " +
+                             std::to_string(world_size));
           return from_hex(doc["id"].get<std::string>());
         }
         seen = "tag " + quoted(t) + " (an earlier job's)";
@@ -133,13 +134,14 @@ std::vector<uint8_t> wait_for(const std::string& path, const std::string& tag, i
     if (waited >= timeout)
       throw DeviceError("rendezvous " + quoted(path) + ": no id for tag " + quoted(tag) + " after " +
                         std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(waited).count() / 1000.0) +
-                        " s (the file held: " + seen + "); is rank 0 running, and is the path on a filesystem every rank sees?");
+                        " s (the file held: " + seen +
+                        "); is rank 0 running, and is the path on a filesystem every rank sees?");
     std::this_thread::sleep_for(poll);
   }
 }
 
-FileExchange::FileExchange(std::string dir, std::string key, int rank, int world_size, std::chrono::milliseconds timeout,
-                           std::chrono::milliseconds poll)
+FileExchange::FileExchange(std::string dir, std::string key, int rank, int world_size,
+                           std::chrono::milliseconds timeout, std::chrono::milliseconds poll)
     : dir_(std::move(dir)), key_(std::move(key)), rank_(rank), world_(world_size), timeout_(timeout), poll_(poll) {
   if (world_ < 1 || rank_ < 0 || rank_ >= world_)
     throw InputError("unit exchange: rank " + std::to_string(rank_) + " of world size " + std::to_string(world_));

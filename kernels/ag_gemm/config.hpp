@@ -21,7 +21,8 @@ struct Problem {
     if (rank < 0 || rank >= world_size) return "rank: " + std::to_string(rank) + " is not in [0, world_size)";
     if (m < 1 || n < 1 || k < 1) return "m, n, k: must be >= 1";
     // cuBLAS takes int dimensions and leading dimensions.
-    if (rows() > 0x7fffffff || n > 0x7fffffff || k > 0x7fffffff) return "world_size * m, n, k: must fit in an int (cuBLAS)";
+    if (rows() > 0x7fffffff || n > 0x7fffffff || k > 0x7fffffff)
+      return "world_size * m, n, k: must fit in an int (cuBLAS)";
     return "";
   }
   json to_json() const { return {{"world_size", world_size}, {"rank", rank}, {"m", m}, {"n", n}, {"k", k}}; }
@@ -65,12 +66,14 @@ inline std::vector<GemmGroup> gemm_groups(const Problem& p, bool through_nccl) {
   for (int start = 1, size = std::max(1, min_steps); start < p.world_size; start += size, size *= 2) {
     size = std::min(size, p.world_size - start);
     if (p.world_size - (start + size) < min_steps) size = p.world_size - start;  // no runt after this group
-    const int end = start + size;  // steps [start, end)
+    const int end = start + size;                                                // steps [start, end)
     int lo = shard_at(p, start, through_nccl), hi = lo, after = start;
     for (int i = start + 1; i < end; ++i) {
       const int s = shard_at(p, i, through_nccl);
-      if (s == hi + 1) hi = s;
-      else if (s == lo - 1) lo = s;
+      if (s == hi + 1)
+        hi = s;
+      else if (s == lo - 1)
+        lo = s;
       else {  // the wrap: close the run so far
         g.push_back({lo, hi - lo + 1, after});
         lo = hi = s;

@@ -31,7 +31,7 @@ void register_family_calib([[maybe_unused]] Registry& r) {
       {"overlap_pct", PS::Kind::Int, false, 0, 100, {}, 50, "overlap: percent of T the two kernels overlap"},
       {"bytes", PS::Kind::Int, false, 1, int64_t(1) << 36, {}, 1 << 24, "copy: bytes"},
   };
-  f.tolerance = &calib::tolerance;  // config.hpp
+  f.tolerance = &calib::tolerance;                                                   // config.hpp
   f.work = [](const json& p) { return calib::work(calib::Problem::from_json(p)); };  // config.hpp
   f.make_gpu_context = &calib::make_gpu_context;
   r.add_family(std::move(f));
@@ -39,15 +39,35 @@ void register_family_calib([[maybe_unused]] Registry& r) {
   // An arm's sources: the dependencies of the units that implement it (calib has no oracle).
   const auto src = built_arm_sources("calib", "cuda", {"kernels/calib/launch.cu", "kernels/calib/gpu_context.cpp"});
   for (const char* name : {"calib.spin", "calib.spin_twin"})
-    r.add({name, "calib", "cuda", "baseline", {"sm_90a"}, {"calib_spin", "memcpy"}, src,
-           "spin / overlapping spins / D2D copy, per the row's kind", nullptr,
+    r.add({name,
+           "calib",
+           "cuda",
+           "baseline",
+           {"sm_90a"},
+           {"calib_spin", "memcpy"},
+           src,
+           "spin / overlapping spins / D2D copy, per the row's kind",
+           nullptr,
            reinterpret_cast<void*>(&calib::launch_timed)});
-  r.add({"calib.spin_longer", "calib", "cuda", "baseline", {"sm_90a"}, {"calib_spin"}, src,
-         "the spin of calib.spin for 2 % more SM cycles (spin rows of >= 5 us): a known real difference", 
+  r.add({"calib.spin_longer",
+         "calib",
+         "cuda",
+         "baseline",
+         {"sm_90a"},
+         {"calib_spin"},
+         src,
+         "the spin of calib.spin for 2 % more SM cycles (spin rows of >= 5 us): a known real difference",
          &calib::spin_longer_supports,  // config.hpp
          reinterpret_cast<void*>(&calib::launch_spin_longer)});
-  r.add({"calib.fault", "calib", "cuda", "negative_control", {"sm_90a"}, {"calib_fault"}, src,
-         "traps on the device (__trap) on every row: proves a failing row is recorded and the campaign goes on", nullptr,
+  r.add({"calib.fault",
+         "calib",
+         "cuda",
+         "negative_control",
+         {"sm_90a"},
+         {"calib_fault"},
+         src,
+         "traps on the device (__trap) on every row: proves a failing row is recorded and the campaign goes on",
+         nullptr,
          reinterpret_cast<void*>(&calib::launch_fault)});
 #endif
 }

@@ -15,30 +15,65 @@ namespace {
 void add_arms(Registry& r) {
   // An arm's sources: the dependencies of the units that implement it, and the oracle's.
   const auto cpu = built_arm_sources("sparse_mla", "cpu", {"kernels/sparse_mla/cpu_arms.cpp"});
-  r.add({"sparse_mla.cpu_scalar", "sparse_mla", "cpu", "baseline", {"host"}, {}, cpu,
-         "per-(token, head) scalar softmax attention", nullptr, reinterpret_cast<void*>(&cpu_scalar)});
-  r.add({"sparse_mla.cpu_eigen", "sparse_mla", "cpu", "candidate", {"host"}, {}, cpu,
-         "gather once per token, Eigen matrix products over all heads", nullptr,
+  r.add({"sparse_mla.cpu_scalar",
+         "sparse_mla",
+         "cpu",
+         "baseline",
+         {"host"},
+         {},
+         cpu,
+         "per-(token, head) scalar softmax attention",
+         nullptr,
+         reinterpret_cast<void*>(&cpu_scalar)});
+  r.add({"sparse_mla.cpu_eigen",
+         "sparse_mla",
+         "cpu",
+         "candidate",
+         {"host"},
+         {},
+         cpu,
+         "gather once per token, Eigen matrix products over all heads",
+         nullptr,
          reinterpret_cast<void*>(&cpu_eigen_batched)});
 #ifdef KGATE_HAVE_CUDA
   // launch.cu is one unit: every GPU arm names every kernel header it includes.
   const auto dev =
       built_arm_sources("sparse_mla", "cuda", {"kernels/sparse_mla/launch.cu", "kernels/sparse_mla/gpu_context.cpp"});
-  r.add({"sparse_mla.baseline", "sparse_mla", "cuda", "baseline", {"sm_90a"},
-         {"sparse_mla_baseline_kernel", "sparse_mla_combine_kernel"}, dev,
+  r.add({"sparse_mla.baseline",
+         "sparse_mla",
+         "cuda",
+         "baseline",
+         {"sm_90a"},
+         {"sparse_mla_baseline_kernel", "sparse_mla_combine_kernel"},
+         dev,
          "split-KV: 64-column blocks gathered to shared memory (FP8 dequantized to BF16), mma.sync QK^T and PV, online "
          "softmax, combine kernel",
-         nullptr, const_cast<void*>(static_cast<const void*>(&gpu::kBaselineArm))});
-  r.add({"sparse_mla.fast", "sparse_mla", "cuda", "candidate", {"sm_90a"},
-         {"sparse_mla_fast_kernel", "sparse_mla_fast_wg_kernel", "sparse_mla_fast_ws_kernel", "sparse_mla_fast_combine_kernel"}, dev,
+         nullptr,
+         const_cast<void*>(static_cast<const void*>(&gpu::kBaselineArm))});
+  r.add({"sparse_mla.fast",
+         "sparse_mla",
+         "cuda",
+         "candidate",
+         {"sm_90a"},
+         {"sparse_mla_fast_kernel", "sparse_mla_fast_wg_kernel", "sparse_mla_fast_ws_kernel",
+          "sparse_mla_fast_combine_kernel"},
+         dev,
          "up to 64 heads per CTA share each gathered row; the split's indices in shared memory; KV blocks gathered "
          "by cp.async one block ahead (FP8 staged raw, dequantized in shared memory); > 32 heads on sm_90a: wgmma "
          "on 64-column blocks, warp-specialized (a producer warpgroup gathers and dequantizes, two consumer "
          "warpgroups multiply; persistent grid) from 160 FP8 or 64 BF16 block steps, two lockstep warpgroups "
          "below; otherwise mma.sync on 32-column blocks; one split writes out itself, more merge in a combine kernel",
-         nullptr, const_cast<void*>(static_cast<const void*>(&gpu::kFastArm))});
-  r.add({"sparse_mla.floor", "sparse_mla", "cuda", "floor", {"sm_90a"}, {"sparse_mla_floor_kernel"}, dev,
-         "reads every active valid gathered row and q, writes out and lse, no math (memory floor)", nullptr,
+         nullptr,
+         const_cast<void*>(static_cast<const void*>(&gpu::kFastArm))});
+  r.add({"sparse_mla.floor",
+         "sparse_mla",
+         "cuda",
+         "floor",
+         {"sm_90a"},
+         {"sparse_mla_floor_kernel"},
+         dev,
+         "reads every active valid gathered row and q, writes out and lse, no math (memory floor)",
+         nullptr,
          const_cast<void*>(static_cast<const void*>(&gpu::kFloorArm))});
 #endif
 }
@@ -89,11 +124,38 @@ void register_family_sparse_mla(Registry& r) {
       {"ragged", PS::Kind::Bool, false, 0, 0, {}, false, "random lens in [1, W]"},
       {"empty_tokens", PS::Kind::Int, false, 0, 1 << 20, {}, 0, "tokens forced to lens = 0"},
       {"sink", PS::Kind::Bool, false, 0, 0, {}, false, "attention sink per head"},
-      {"page_block", PS::Kind::Int, false, 2, 1 << 12, {}, 64, "FP8: rows per MODEL1 page block (tables are whole blocks)"},
-      {"index_layout", PS::Kind::String, false, 0, 0, {"split", "concat"}, "split",
+      {"page_block",
+       PS::Kind::Int,
+       false,
+       2,
+       1 << 12,
+       {},
+       64,
+       "FP8: rows per MODEL1 page block (tables are whole blocks)"},
+      {"index_layout",
+       PS::Kind::String,
+       false,
+       0,
+       0,
+       {"split", "concat"},
+       "split",
        "indices as two tables (SWA [T, 128], compressed [T, topk]) or one [T, 128 + topk]"},
-      {"q_pad_rows", PS::Kind::Int, false, 0, 1 << 16, {}, 0, "padding query rows after the real ones (ignored, outputs untouched)"},
-      {"lens_offset", PS::Kind::Int, false, -(1 << 16), 1 << 16, {}, 0, "lens given raw: active columns = lens + offset"},
+      {"q_pad_rows",
+       PS::Kind::Int,
+       false,
+       0,
+       1 << 16,
+       {},
+       0,
+       "padding query rows after the real ones (ignored, outputs untouched)"},
+      {"lens_offset",
+       PS::Kind::Int,
+       false,
+       -(1 << 16),
+       1 << 16,
+       {},
+       0,
+       "lens given raw: active columns = lens + offset"},
   };
   f.check = [](const json& p) -> std::string {
     if (p["empty_tokens"].get<int64_t>() > p["batch"].get<int64_t>() * p["q_len"].get<int64_t>())

@@ -15,27 +15,49 @@ namespace kgate::ssu {
 namespace {
 
 std::string check(const json& p) {
-  if (p["nheads"].get<int64_t>() % p["ngroups"].get<int64_t>())
-    return "ngroups: must divide nheads";
+  if (p["nheads"].get<int64_t>() % p["ngroups"].get<int64_t>()) return "ngroups: must divide nheads";
   if (p["pool_slots"].get<int64_t>() < p["batch"].get<int64_t>())
     return "pool_slots: must be >= batch (slots are distinct)";
-  if (p["pad_slots"].get<int64_t>() > p["batch"].get<int64_t>())
-    return "pad_slots: must be <= batch";
+  if (p["pad_slots"].get<int64_t>() > p["batch"].get<int64_t>()) return "pad_slots: must be <= batch";
   return "";
 }
 
 void add_arms(Registry& r) {
   // An arm's sources: the dependencies of the units that implement it, and the oracle's.
   const auto cpu = built_arm_sources("ssu", "cpu", {"kernels/ssu/cpu_arms.cpp"});
-  r.add({"ssu.cpu_scalar", "ssu", "cpu", "baseline", {"host"}, {}, cpu, "plain fp32 loops over (batch, head, d, n)",
-         nullptr, reinterpret_cast<void*>(&cpu_scalar)});
-  r.add({"ssu.cpu_eigen", "ssu", "cpu", "candidate", {"host"}, {}, cpu,
-         "Eigen rank-1 update + GEMV per (batch, head), threaded", nullptr, reinterpret_cast<void*>(&cpu_eigen_threaded)});
+  r.add({"ssu.cpu_scalar",
+         "ssu",
+         "cpu",
+         "baseline",
+         {"host"},
+         {},
+         cpu,
+         "plain fp32 loops over (batch, head, d, n)",
+         nullptr,
+         reinterpret_cast<void*>(&cpu_scalar)});
+  r.add({"ssu.cpu_eigen",
+         "ssu",
+         "cpu",
+         "candidate",
+         {"host"},
+         {},
+         cpu,
+         "Eigen rank-1 update + GEMV per (batch, head), single-threaded",
+         nullptr,
+         reinterpret_cast<void*>(&cpu_eigen_threaded)});
 #ifdef KGATE_HAVE_CUDA
   using namespace gpu;
   const auto dev = built_arm_sources("ssu", "cuda", {"kernels/ssu/launch.cu", "kernels/ssu/gpu_context.cpp"});
   for (const ArmInfo& a : kGpuArms) {
-    r.add({a.name, "ssu", "cuda", a.role, {"sm_90a"}, {a.kernel}, dev, a.description, nullptr,
+    r.add({a.name,
+           "ssu",
+           "cuda",
+           a.role,
+           {"sm_90a"},
+           {a.kernel},
+           dev,
+           a.description,
+           nullptr,
            const_cast<void*>(static_cast<const void*>(a.arm))});
   }
 #endif

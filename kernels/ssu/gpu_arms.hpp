@@ -9,7 +9,7 @@ namespace kgate::ssu::gpu {
 struct ArmInfo {
   const char* name;
   const char* role;
-  const char* kernel;       // the one kernel its launch issues
+  const char* kernel;  // the one kernel its launch issues
   const char* description;
   const GpuArm* arm;
 };

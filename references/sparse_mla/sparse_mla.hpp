@@ -43,7 +43,7 @@ inline constexpr int kFp8ScaleBytes = 8;   // 7 ue8m0 + 1 pad
 struct Params {
   int64_t batch, q_len, heads, swa_rows, compressed_rows, topk, invalid_pct, empty_tokens;
   bool fp8, ragged, sink;
-  int64_t page_block = 64;  // FP8: rows per page block
+  int64_t page_block = 64;    // FP8: rows per page block
   bool index_concat = false;  // indices as one [T, W] table (hardening)
   int64_t q_pad_rows = 0;     // padding query rows after the T real ones (hardening)
   int64_t lens_offset = 0;    // lens given as raw lengths; active = lens + offset (hardening)
@@ -56,14 +56,14 @@ struct Params {
 
 struct HostProblem {
   Params p;
-  std::vector<float> q;  // [q_rows, H, 512], BF16-exact values (padding rows too: never read)
+  std::vector<float> q;                  // [q_rows, H, 512], BF16-exact values (padding rows too: never read)
   std::vector<uint8_t> swa, compressed;  // the tables' bytes (FP8: MODEL1 page blocks)
   std::vector<int32_t> indices;          // [T, W] logical columns (SWA first); storage: index_concat
   std::vector<int32_t> lens;             // [T] as given (raw: active = lens + lens_offset)
   int64_t active(int64_t t) const {      // active columns of token t
     return std::clamp<int64_t>(static_cast<int64_t>(lens[static_cast<size_t>(t)]) + p.lens_offset, 0, p.width());
   }
-  std::vector<float> sink;  // [H] or empty
+  std::vector<float> sink;                // [H] or empty
   double sm_scale = 0.04419417382415922;  // 512^-0.5
 };
 

@@ -38,8 +38,8 @@ Correctness check_outputs(const HostProblem& hp, const Reference& ref, const std
   Correctness c = run(out, ref.out, kD, "out");
   merge_check(c, run(lse, ref.lse, 1, "lse"), "lse");
   if (hp.p.q_pad_rows)
-    c.note += (c.note.empty() ? "" : "; ") + std::to_string(hp.p.q_pad_rows) + " padding query rows left untouched: " +
-              (c.passed ? "yes" : "checked");
+    c.note += (c.note.empty() ? "" : "; ") + std::to_string(hp.p.q_pad_rows) +
+              " padding query rows left untouched: " + (c.passed ? "yes" : "checked");
   return c;
 }
 

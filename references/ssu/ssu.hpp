@@ -43,10 +43,10 @@ struct Params {
 // dtype, so the device upload is exact.
 struct HostProblem {
   Params p;
-  std::vector<float> state;        // [pool_slots, nheads, P, N]
-  std::vector<int32_t> slots;      // [batch]
-  std::vector<float> x, B, C, z;   // strided views: x[b*x_stride + h*P + d], B[b*bc_stride + g*N + n]
-  std::vector<float> dt;           // [batch, nheads]
+  std::vector<float> state;          // [pool_slots, nheads, P, N]
+  std::vector<int32_t> slots;        // [batch]
+  std::vector<float> x, B, C, z;     // strided views: x[b*x_stride + h*P + d], B[b*bc_stride + g*N + n]
+  std::vector<float> dt;             // [batch, nheads]
   std::vector<float> A, D, dt_bias;  // [nheads]
 };
 

@@ -45,7 +45,8 @@ static json synthetic_body(int rows) {
     rs.push_back(to_json(row));
     recs.push_back(std::move(row));
   }
-  return json{{"_type", "https://in-toto.io/Statement/v1"}, {"subject", json::array()},
+  return json{{"_type", "https://in-toto.io/Statement/v1"},
+              {"subject", json::array()},
               {"predicate", {{"rows", rs}, {"summary", to_json(derive_summary(recs))}}}};
 }
 

@@ -39,7 +39,7 @@ int launch(const void* p, void* stream, char* err, size_t n) {
   const cudaError_t e = cudaGetLastError();
   return e == cudaSuccess ? 0 : (snprintf(err, n, "my.naive: %s", cudaGetErrorString(e)), 1);
 }
-const char* const kKernels[] = {"my_naive_ssu_kernel"}, *const kArchs[] = {"sm_90a"};
+const char *const kKernels[] = {"my_naive_ssu_kernel"}, *const kArchs[] = {"sm_90a"};
 const kgate_export_arm_t kArms[] = {{"my.naive", "one thread per state row", kKernels, 1, kArchs, 1, supports, launch}};
 const kgate_export_table_t kTable = {KGATE_EXPORT_ABI_VERSION, "ssu", kArms, 1};
 extern "C" const kgate_export_table_t* kgate_export_table(void) { return &kTable; }

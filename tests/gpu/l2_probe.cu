@@ -15,10 +15,11 @@ namespace {
 __global__ void prefetch_evict_last(const char* p, long long bytes) {
   uint64_t pol;
   asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
-  for (long long off = static_cast<long long>(threadIdx.x) * 16384; off < bytes; off += static_cast<long long>(blockDim.x) * 16384) {
+  for (long long off = static_cast<long long>(threadIdx.x) * 16384; off < bytes;
+       off += static_cast<long long>(blockDim.x) * 16384) {
     const long long n = bytes - off < 16384 ? bytes - off : 16384;
-    asm volatile("cp.async.bulk.prefetch.L2.global.L2::cache_hint [%0], %1, %2;" ::"l"(p + off), "r"(static_cast<unsigned>(n)),
-                 "l"(pol)
+    asm volatile("cp.async.bulk.prefetch.L2.global.L2::cache_hint [%0], %1, %2;" ::"l"(p + off),
+                 "r"(static_cast<unsigned>(n)), "l"(pol)
                  : "memory");
   }
 }

@@ -45,8 +45,12 @@ bool have_gpu() {
 struct SparseMlaOnDevice {
   gpu::DeviceBuffer q, swa, comp, idx, lens, sink;
   explicit SparseMlaOnDevice(const sparse_mla::HostProblem& hp)
-      : q(hp.q.size() * 2), swa(hp.swa.size()), comp(hp.compressed.size()), idx(hp.indices.size() * 4),
-        lens(hp.lens.size() * 4), sink(std::max<size_t>(16, hp.sink.size() * 4)) {
+      : q(hp.q.size() * 2),
+        swa(hp.swa.size()),
+        comp(hp.compressed.size()),
+        idx(hp.indices.size() * 4),
+        lens(hp.lens.size() * 4),
+        sink(std::max<size_t>(16, hp.sink.size() * 4)) {
     std::vector<uint16_t> qb(hp.q.size());
     for (size_t i = 0; i < qb.size(); ++i) qb[i] = f32_to_bf16_bits(hp.q[i]);
     q.upload(qb.data(), q.bytes());
@@ -62,12 +66,11 @@ struct SparseMlaOnDevice {
 
 TEST(CuptiRecords, FilterByExternalIdAndUnion) {
   // Pure logic (runs everywhere): records of other samples and of the L2 flush are excluded.
-  std::vector<gpu::ActivityRecord> recs = {
-      {100, 200, 0, 1, "memset", false},    // the flush: correlation 1 -> external 7
-      {300, 400, 0, 2, "k_a", true},        // sample 8
-      {350, 500, 1, 3, "k_b", true},        // sample 8, another device, overlapping
-      {600, 650, 0, 4, "memcpy", false},    // sample 8, after a gap
-      {700, 900, 0, 5, "k_a", true}};       // sample 9
+  std::vector<gpu::ActivityRecord> recs = {{100, 200, 0, 1, "memset", false},  // the flush: correlation 1 -> external 7
+                                           {300, 400, 0, 2, "k_a", true},      // sample 8
+                                           {350, 500, 1, 3, "k_b", true},      // sample 8, another device, overlapping
+                                           {600, 650, 0, 4, "memcpy", false},  // sample 8, after a gap
+                                           {700, 900, 0, 5, "k_a", true}};     // sample 9
   std::vector<std::pair<uint32_t, uint64_t>> corr = {{1, 7}, {2, 8}, {3, 8}, {4, 8}, {5, 9}};
   gpu::Measurement m = gpu::summarize_records(recs, corr, 8);
   EXPECT_DOUBLE_EQ(m.us, 0.25);       // [300,500] + [600,650] = 250 ns
@@ -112,8 +115,8 @@ TEST(Gpu, FlushEvictsEvictLastLines) {
   gpu::L2Flusher flusher(0);
   test::L2Probe probe(8 << 20);
   flusher.flush(stream.get());
-  const double cold = probe.cycles_per_load(stream.get());     // first touch after a flush: DRAM
-  const double hot = probe.cycles_per_load(stream.get());      // just read: L2
+  const double cold = probe.cycles_per_load(stream.get());  // first touch after a flush: DRAM
+  const double hot = probe.cycles_per_load(stream.get());   // just read: L2
   ASSERT_LT(hot, 0.8 * cold) << "the probe cannot tell L2 from DRAM here (hot " << hot << ", cold " << cold << ")";
   probe.prefetch_evict_last(stream.get());
   flusher.flush(stream.get());
@@ -176,9 +179,27 @@ TEST(Gpu, SsuFastGraphCaptureReplaysSameOutput) {
   dA.upload(hp.A.data(), dA.bytes());
   dD.upload(hp.D.data(), dD.bytes());
   ddb.upload(hp.dt_bias.data(), ddb.bytes());
-  ssu::gpu::Args a{dstate.get(), dslots.as<int32_t>(), dx.get(), dB.get(), dC.get(), dz.get(), dout.get(), ddt.get(),
-                   dA.get(), dD.get(), ddb.get(), static_cast<int>(p.batch), static_cast<int>(p.nheads),
-                   static_cast<int>(p.ngroups), p.x_stride(), p.bc_stride(), 1, 1, 0, 1, 1};
+  ssu::gpu::Args a{dstate.get(),
+                   dslots.as<int32_t>(),
+                   dx.get(),
+                   dB.get(),
+                   dC.get(),
+                   dz.get(),
+                   dout.get(),
+                   ddt.get(),
+                   dA.get(),
+                   dD.get(),
+                   ddb.get(),
+                   static_cast<int>(p.batch),
+                   static_cast<int>(p.nheads),
+                   static_cast<int>(p.ngroups),
+                   p.x_stride(),
+                   p.bc_stride(),
+                   1,
+                   1,
+                   0,
+                   1,
+                   1};
   // The stream is non-blocking and a pageable upload or a cudaMemset may still be in flight when
   // they return: each launch waits for the whole device first (a replay once saw the memset land
   // after the kernel's out stores: out all 0xffff).
@@ -314,15 +335,18 @@ TEST(GpuRef, SsuMatchesTheCpuReference) {
     const ssu::Params p = ssu::Params::from_json(json::parse(r));
     const ssu::HostProblem hp = ssu::make_problem(p, 11);
     const ssu::Reference cpu = ssu::reference(hp);
-    gpu::DeviceBuffer pool = upload_as(hp.state, p.state_bf16), slots(hp.slots.size() * 4), x = upload_as(hp.x, p.io_bf16),
-                      B = upload_as(hp.B, p.io_bf16), C = upload_as(hp.C, p.io_bf16), z = upload_as(hp.z, p.io_bf16),
-                      dt = upload_as(hp.dt, p.weight_bf16), A = upload_as(hp.A, p.weight_bf16),
-                      D = upload_as(hp.D, p.weight_bf16), db = upload_as(hp.dt_bias, p.weight_bf16);
+    gpu::DeviceBuffer pool = upload_as(hp.state, p.state_bf16), slots(hp.slots.size() * 4),
+                      x = upload_as(hp.x, p.io_bf16), B = upload_as(hp.B, p.io_bf16), C = upload_as(hp.C, p.io_bf16),
+                      z = upload_as(hp.z, p.io_bf16), dt = upload_as(hp.dt, p.weight_bf16),
+                      A = upload_as(hp.A, p.weight_bf16), D = upload_as(hp.D, p.weight_bf16),
+                      db = upload_as(hp.dt_bias, p.weight_bf16);
     slots.upload(hp.slots.data(), slots.bytes());
-    const size_t rows_n = static_cast<size_t>(p.batch * p.nheads * ssu::kP), per = static_cast<size_t>(p.nheads) * ssu::kP * ssu::kN;
+    const size_t rows_n = static_cast<size_t>(p.batch * p.nheads * ssu::kP),
+                 per = static_cast<size_t>(p.nheads) * ssu::kP * ssu::kN;
     gpu::DeviceBuffer rs(rows_n * ssu::kN * 8), ro(rows_n * 8);
-    ssu::reference_device(p, {pool.get(), slots.as<int32_t>(), x.get(), B.get(), C.get(), p.has_z ? z.get() : nullptr,
-                              dt.get(), A.get(), D.get(), db.get()},
+    ssu::reference_device(p,
+                          {pool.get(), slots.as<int32_t>(), x.get(), B.get(), C.get(), p.has_z ? z.get() : nullptr,
+                           dt.get(), A.get(), D.get(), db.get()},
                           rs.as<double>(), ro.as<double>(), s.get());
     KGATE_CUDA(cudaStreamSynchronize(s.get()));
     std::vector<double> gs(rows_n * ssu::kN), go(rows_n);
@@ -342,7 +366,8 @@ TEST(GpuRef, SsuMatchesTheCpuReference) {
       for (size_t e = 0; e < per; ++e)
         agree(gs[b * per + e], cpu.state[hp.slots[b] * per + e], unit, "state[b=" + std::to_string(b) + "]");
     }
-    EXPECT_LE(off_last_bit, compared / 1000) << r << ": " << off_last_bit << " of " << compared << " differ beyond fp64 rounding";
+    EXPECT_LE(off_last_bit, compared / 1000)
+        << r << ": " << off_last_bit << " of " << compared << " differ beyond fp64 rounding";
   }
 }
 
@@ -429,7 +454,8 @@ static void expect_ws_launches_correct(const CaseTable& t, const char* kernel, c
     auto ctx = be->prepare(reg.family("sparse_mla"), row, 5);
     const Implementation& fast = reg.impl("sparse_mla.fast");
     const std::string kernels = ctx->config(fast).value("kernel", "");
-    if (kernels.find("sparse_mla_fast_ws_kernel") == std::string::npos) GTEST_SKIP() << "not the sm_90a path: " << kernels;
+    if (kernels.find("sparse_mla_fast_ws_kernel") == std::string::npos)
+      GTEST_SKIP() << "not the sm_90a path: " << kernels;
     EXPECT_NE(kernels.find(kernel), std::string::npos) << row.id << ": " << kernels;
     if (absent) EXPECT_EQ(kernels.find(absent), std::string::npos) << row.id << ": " << kernels;
     for (int launch = 0; launch < 3; ++launch) {
@@ -523,15 +549,18 @@ TEST(GpuRef, SparseMlaMatchesTheCpuReference) {
     const gpu::DeviceBuffer &q = d.q, &swa = d.swa, &comp = d.comp, &idx = d.idx, &lens = d.lens, &sink = d.sink;
     gpu::DeviceBuffer ro(cpu.out.size() * 8), rl(cpu.lse.size() * 8);
     KGATE_CUDA(cudaDeviceSynchronize());
-    sparse_mla::reference_device(hp, {q.get(), swa.get(), comp.get(), idx.as<int32_t>(), lens.as<int32_t>(),
-                                      hp.sink.empty() ? nullptr : sink.as<float>()},
+    sparse_mla::reference_device(hp,
+                                 {q.get(), swa.get(), comp.get(), idx.as<int32_t>(), lens.as<int32_t>(),
+                                  hp.sink.empty() ? nullptr : sink.as<float>()},
                                  ro.as<double>(), rl.as<double>(), s.get());
     std::vector<double> go(cpu.out.size()), gl(cpu.lse.size());
     ro.download(go.data(), go.size() * 8);
     rl.download(gl.data(), gl.size() * 8);
     for (size_t i = 0; i < gl.size(); ++i) {
-      if (std::isinf(cpu.lse[i])) EXPECT_EQ(gl[i], cpu.lse[i]) << r << " lse " << i;
-      else EXPECT_NEAR(gl[i], cpu.lse[i], 1e-5) << r << " lse " << i;
+      if (std::isinf(cpu.lse[i]))
+        EXPECT_EQ(gl[i], cpu.lse[i]) << r << " lse " << i;
+      else
+        EXPECT_NEAR(gl[i], cpu.lse[i], 1e-5) << r << " lse " << i;
     }
     for (size_t i = 0; i < go.size(); ++i)
       EXPECT_LE(std::fabs(go[i] - cpu.out[i]), 0x1p-7 * std::fabs(cpu.out[i]) + 1e-6) << r << " out " << i;
@@ -569,11 +598,11 @@ TEST(GpuRef, DeviceCompareIsTheHostCompare) {
     ref[i] = rng.normal();
     got[i] = static_cast<float>(ref[i] + 1e-3 * rng.normal());
   }
-  got[1234] += 0.5f;                                  // mismatch
-  got[2345] = NAN;                                    // non-finite against a finite reference
-  ref[3456] = -INFINITY, got[3456] = -INFINITY;       // matched -inf
-  ref[4567] = -INFINITY, got[4567] = 1.f;             // unmatched -inf
-  got[5678] = poison_f32();                           // unwritten
+  got[1234] += 0.5f;                                        // mismatch
+  got[2345] = NAN;                                          // non-finite against a finite reference
+  ref[3456] = -INFINITY, got[3456] = -INFINITY;             // matched -inf
+  ref[4567] = -INFINITY, got[4567] = 1.f;                   // unmatched -inf
+  got[5678] = poison_f32();                                 // unwritten
   const std::vector<int32_t> row_of = {0, 1, -1, 3, 4, 5};  // row 2 skipped
   gpu::DeviceBuffer dg(got.size() * 4), dr(ref.size() * 8), drows(row_of.size() * 4);
   dg.upload(got.data(), dg.bytes());
@@ -630,16 +659,17 @@ TEST(Gpu, AgGemmDeviceArmsAreCorrect) {
     int world;
     const char* rows;
   };
-  const Run runs[] = {
-      {1, R"([{"id": "s", "params": {"world_size": 1, "m": 96, "n": 136, "k": 1000}},
+  const Run runs[] = {{1, R"([{"id": "s", "params": {"world_size": 1, "m": 96, "n": 136, "k": 1000}},
               {"id": "h", "params": {"world_size": 1, "m": 160, "n": 256, "k": 520, "dtype": "fp16"}},
               {"id": "g", "params": {"world_size": 1, "m": 1000, "n": 512, "k": 1024}}])"},
-      {4, R"([{"id": "s", "params": {"world_size": 4, "m": 24, "n": 136, "k": 1000}},
+                      {4, R"([{"id": "s", "params": {"world_size": 4, "m": 24, "n": 136, "k": 1000}},
               {"id": "g", "params": {"world_size": 4, "m": 520, "n": 256, "k": 2048, "dtype": "fp16"}}])"},
-      {3, R"([{"id": "g", "params": {"world_size": 3, "m": 700, "n": 384, "k": 1024}}])"}};
+                      {3, R"([{"id": "g", "params": {"world_size": 3, "m": 700, "n": 384, "k": 1024}}])"}};
   for (const Run& run : runs) {
-    CaseTable t = parse_case_table("inline.json", std::string(R"({"table": "a", "family": "ag_gemm", "rows": )") + run.rows + "}");
-    auto be = run.world == 1 ? gpu::make_backend("events", true) : gpu::make_simulated_backend("events", true, run.world);
+    CaseTable t = parse_case_table("inline.json",
+                                   std::string(R"({"table": "a", "family": "ag_gemm", "rows": )") + run.rows + "}");
+    auto be =
+        run.world == 1 ? gpu::make_backend("events", true) : gpu::make_simulated_backend("events", true, run.world);
     for (const CaseRow& row : t.rows) {
       auto ctx = be->prepare(reg.family("ag_gemm"), row, 9);
       for (const char* arm : {"ag_gemm.baseline", "ag_gemm.overlap", "ag_gemm.floor"}) {
@@ -655,7 +685,7 @@ TEST(Gpu, AgGemmDeviceArmsAreCorrect) {
       const Correctness g = ctx->check(gather);
       EXPECT_TRUE(g.passed) << run.world << " " << row.id << " gather: " << g.worst << " " << g.note;
       static const ag_gemm::gpu::GpuArm as_c{ag_gemm::gpu::kGatherArm.launch, ag_gemm::gpu::kGatherArm.config,
-                                              ag_gemm::gpu::Writes::C, false};
+                                             ag_gemm::gpu::Writes::C, false};
       Implementation fake = gather;
       fake.name = "ag_gemm.test_gather_as_gemm";
       fake.launch = const_cast<void*>(static_cast<const void*>(&as_c));
@@ -685,7 +715,8 @@ TEST(Gpu, AgGemmSimulatedRanksUseTheCopyEngine) {
   int memcpys = 0;
   for (const auto& k : s.signature->kernel_names) memcpys += k == "memcpy";
   EXPECT_EQ(memcpys, 1) << "kernel names are distinct: memcpy appears once";
-  EXPECT_GE(s.signature->records, 3 + 2);  // 3 shard copies, 2 GEMMs (the own shard; 256-row shards: the 3 others in one)
+  EXPECT_GE(s.signature->records,
+            3 + 2);  // 3 shard copies, 2 GEMMs (the own shard; 256-row shards: the 3 others in one)
 }
 
 // The ag_gemm GPU reference against the CPU reference: both dtypes, one and three ranks, odd
@@ -724,7 +755,9 @@ TEST(GpuRef, AgGemmDeviceInputsAreTheHostInputs) {
     std::vector<uint16_t> ha(hp.A[2].size()), hb(hp.B.size());
     a.download(ha.data(), ha.size() * 2);
     b.download(hb.data(), hb.size() * 2);
-    auto value = [fp16](uint16_t v) { return fp16 ? static_cast<float>(std::bit_cast<_Float16>(v)) : bf16_bits_to_f32(v); };
+    auto value = [fp16](uint16_t v) {
+      return fp16 ? static_cast<float>(std::bit_cast<_Float16>(v)) : bf16_bits_to_f32(v);
+    };
     for (size_t i = 0; i < ha.size(); ++i) ASSERT_EQ(value(ha[i]), hp.A[2][i]) << fp16 << " A " << i;
     for (size_t i = 0; i < hb.size(); ++i) ASSERT_EQ(value(hb[i]), hp.B[i]) << fp16 << " B " << i;
   }
@@ -734,7 +767,8 @@ TEST(GpuRef, AgGemmDeviceInputsAreTheHostInputs) {
 // on a row of `params` (FP8, one concatenated index table): lengths rewritten under the same epoch
 // give the first launch's bytes (reuse engaged), under a new epoch the new lengths' result (every
 // token empty: out 0, lse -inf). `launch` runs the arm on the arguments.
-static void expect_lens_epoch_contract(const char* params, const std::function<void(const sparse_mla_args&, cudaStream_t)>& launch) {
+static void expect_lens_epoch_contract(const char* params,
+                                       const std::function<void(const sparse_mla_args&, cudaStream_t)>& launch) {
   const sparse_mla::Params p = sparse_mla::Params::from_json(json::parse(params));
   const sparse_mla::HostProblem hp = sparse_mla::make_problem(p, 21);
   const sparse_mla::Reference ref = sparse_mla::reference(hp);
@@ -742,10 +776,28 @@ static void expect_lens_epoch_contract(const char* params, const std::function<v
   SparseMlaOnDevice d(hp);
   gpu::DeviceBuffer &q = d.q, &swa = d.swa, &comp = d.comp, &idx = d.idx, &lens = d.lens, &sink = d.sink;
   gpu::DeviceBuffer out(size_t(T) * H * 512 * 2), lse(size_t(T) * H * 4);
-  sparse_mla_args a{q.get(), swa.get(), comp.get(), idx.as<int32_t>(), idx.as<int32_t>() + 128, W, W,
-                    lens.as<int32_t>(), 0, sink.as<float>(), out.get(), lse.as<float>(), T, T, H,
-                    static_cast<int>(p.topk), p.swa_rows, p.compressed_rows, 1, static_cast<int>(p.page_block),
-                    static_cast<float>(hp.sm_scale), /*lens_epoch*/ 7};
+  sparse_mla_args a{q.get(),
+                    swa.get(),
+                    comp.get(),
+                    idx.as<int32_t>(),
+                    idx.as<int32_t>() + 128,
+                    W,
+                    W,
+                    lens.as<int32_t>(),
+                    0,
+                    sink.as<float>(),
+                    out.get(),
+                    lse.as<float>(),
+                    T,
+                    T,
+                    H,
+                    static_cast<int>(p.topk),
+                    p.swa_rows,
+                    p.compressed_rows,
+                    1,
+                    static_cast<int>(p.page_block),
+                    static_cast<float>(hp.sm_scale),
+                    /*lens_epoch*/ 7};
   gpu::Stream s;
   auto run = [&](unsigned long long epoch, std::vector<uint16_t>& ob, std::vector<float>& lb) {
     a.lens_epoch = epoch;

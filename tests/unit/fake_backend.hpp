@@ -33,8 +33,10 @@ class FakeJob {
   bool round(const std::string& kind, bool ok) {
     std::unique_lock<std::mutex> lock(m_);
     const uint64_t round = round_;
-    if (arrived_ == 0) kind_ = kind;
-    else if (kind_ != kind) mismatch_ = kind_ + " and " + kind;
+    if (arrived_ == 0)
+      kind_ = kind;
+    else if (kind_ != kind)
+      mismatch_ = kind_ + " and " + kind;
     all_ok_ = all_ok_ && ok;
     if (++arrived_ == world_) {
       result_ = all_ok_;
@@ -69,10 +71,8 @@ struct FakeBehaviour {
   std::shared_ptr<FakeJob> job;
   std::string arch = "fake";  // the architecture arms are matched against
   // Whether an arm's check passes on a row, after its call (may throw, as a reference can).
-  std::function<bool(const std::string& arm, const std::string& row_id)> passes = [](const std::string&,
-                                                                                      const std::string&) {
-    return true;
-  };
+  std::function<bool(const std::string& arm, const std::string& row_id)> passes =
+      [](const std::string&, const std::string&) { return true; };
   // Called after each timed call on a row (may throw, as a timer that lost records does): `call`
   // counts the arm's timed calls in the row's context, `row_call` every arm's.
   std::function<void(const std::string& arm, const std::string& row_id, int call, int row_call)> after_call =

@@ -34,7 +34,7 @@ std::set<uint32_t> correlations(const std::vector<ActivityRecord>& rs) {
 
 TEST(ActivityRouter, SummarizeIsTheUnionOverDevices) {
   std::vector<ActivityRecord> recs = {{300, 400, 0, 2, "k_a", true},
-                                      {350, 500, 1, 3, "k_b", true},  // another device, overlapping
+                                      {350, 500, 1, 3, "k_b", true},       // another device, overlapping
                                       {600, 650, 0, 4, "memcpy", false}};  // after a gap
   auto s = kgate::gpu::summarize(recs);
   EXPECT_DOUBLE_EQ(s.union_us, 0.25);  // [300,500] + [600,650]
@@ -52,7 +52,7 @@ TEST(ActivityRouter, RecordsBeforeAndAfterTheirCorrelation) {
   r.add_record(rec(0, 10));  // its correlation comes in a later buffer
   r.add_correlation(10, id);
   r.add_correlation(11, id);
-  r.add_record(rec(0, 11));  // correlation already known
+  r.add_record(rec(0, 11));   // correlation already known
   r.add_correlation(12, id);  // an API call with no activity (cudaGetLastError, say)
   auto t = r.take(0, id);
   EXPECT_EQ(correlations(t.records), (std::set<uint32_t>{10, 11}));
@@ -171,8 +171,8 @@ TEST(ActivityRouter, LateAndAbandonedRecordsReachNobodyElse) {
   r.add_record(rec(0, 1));  // a late duplicate for a taken id: pending, then an orphan
   uint64_t b = r.begin(0);
   r.add_correlation(2, b);
-  r.abandon(b);              // its launch threw
-  r.add_record(rec(0, 2));   // its records still arrive
+  r.abandon(b);             // its launch threw
+  r.add_record(rec(0, 2));  // its records still arrive
   for (int i = 0; i < 5; ++i) {
     uint64_t id = r.begin(0);
     r.add_correlation(100 + static_cast<uint32_t>(i), id);

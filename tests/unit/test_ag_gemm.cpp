@@ -16,22 +16,22 @@ using ag_gemm::GemmGroup;
 TEST(AgGemmPlan, DoublingGroupsFromTheOwnShard) {
   const ag_gemm::Problem p{8, 0, 4096, 64, 64};
   EXPECT_EQ(ag_gemm::shard_order(p, false), (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
-  EXPECT_EQ(ag_gemm::gemm_groups(p, false),
-            (std::vector<GemmGroup>{{0, 1, 0}, {1, 1, 1}, {2, 2, 3}, {4, 4, 7}}));
+  EXPECT_EQ(ag_gemm::gemm_groups(p, false), (std::vector<GemmGroup>{{0, 1, 0}, {1, 1, 1}, {2, 2, 3}, {4, 4, 7}}));
   // Through NCCL rank 3 receives from 2, 1, 0, 7, 6, 5, 4: the runs are descending, contiguous.
   const ag_gemm::Problem q{8, 3, 4096, 64, 64};
   EXPECT_EQ(ag_gemm::shard_order(q, true), (std::vector<int>{3, 2, 1, 0, 7, 6, 5, 4}));
-  EXPECT_EQ(ag_gemm::gemm_groups(q, true),
-            (std::vector<GemmGroup>{{3, 1, 0}, {2, 1, 1}, {0, 2, 3}, {4, 4, 7}}));
+  EXPECT_EQ(ag_gemm::gemm_groups(q, true), (std::vector<GemmGroup>{{3, 1, 0}, {2, 1, 1}, {0, 2, 3}, {4, 4, 7}}));
   // Rank 5 through the copy engine: 6, then 7 and 0 (one group of steps, split at the wrap), then 1-4.
   const ag_gemm::Problem r{8, 5, 2048, 64, 64};
   EXPECT_EQ(ag_gemm::gemm_groups(r, false),
             (std::vector<GemmGroup>{{5, 1, 0}, {6, 1, 1}, {7, 1, 2}, {0, 1, 3}, {1, 4, 7}}));
   EXPECT_EQ(ag_gemm::gemm_groups({1, 0, 8, 8, 8}, false), (std::vector<GemmGroup>{{0, 1, 0}}));
   // Small shards (kMinGroupRows 1536): 512 rows group 3 steps at least, then the doubling: 3, 4.
-  EXPECT_EQ(ag_gemm::gemm_groups({8, 0, 512, 64, 64}, false), (std::vector<GemmGroup>{{0, 1, 0}, {1, 3, 3}, {4, 4, 7}}));
+  EXPECT_EQ(ag_gemm::gemm_groups({8, 0, 512, 64, 64}, false),
+            (std::vector<GemmGroup>{{0, 1, 0}, {1, 3, 3}, {4, 4, 7}}));
   // 1024 rows: 2 steps, then 4, and the single step left joins them.
-  EXPECT_EQ(ag_gemm::gemm_groups({8, 0, 1024, 64, 64}, false), (std::vector<GemmGroup>{{0, 1, 0}, {1, 2, 2}, {3, 5, 7}}));
+  EXPECT_EQ(ag_gemm::gemm_groups({8, 0, 1024, 64, 64}, false),
+            (std::vector<GemmGroup>{{0, 1, 0}, {1, 2, 2}, {3, 5, 7}}));
   // Shards of 1 row at 4 ranks: every peer in one group.
   EXPECT_EQ(ag_gemm::gemm_groups({4, 0, 1, 64, 64}, false), (std::vector<GemmGroup>{{0, 1, 0}, {1, 3, 3}}));
 }
@@ -42,7 +42,7 @@ TEST(AgGemmPlan, NcclStepsPairAcrossRanks) {
     for (int r = 0; r < w; ++r)
       for (int i = 0; i < w; ++i) {
         const int from = ag_gemm::shard_at({w, r, 4, 4, 4}, i, true);  // whom r receives from
-        EXPECT_EQ((from + i) % w, r) << w << " " << r << " " << i;      // that rank sends to (from + i) % w
+        EXPECT_EQ((from + i) % w, r) << w << " " << r << " " << i;     // that rank sends to (from + i) % w
       }
 }
 
@@ -53,22 +53,22 @@ TEST(AgGemmPlan, GroupsCoverEverySlotOnceInArrivalOrder) {
     for (int rank = 0; rank < w; ++rank)
       for (bool nccl : {false, true}) {
         for (long long m : {1LL, 700LL, 4096LL}) {
-        const ag_gemm::Problem p{w, rank, m, 4, 4};
-        std::vector<int> step_of(static_cast<size_t>(w));
-        for (int i = 0; i < w; ++i) step_of[static_cast<size_t>(ag_gemm::shard_at(p, i, nccl))] = i;
-        std::set<int> seen;
-        int last = -1;
-        for (const GemmGroup& g : ag_gemm::gemm_groups(p, nccl)) {
-          ASSERT_GE(g.count, 1);
-          ASSERT_GE(g.after, last) << w << " " << rank << " " << nccl;
-          last = g.after;
-          for (int s = g.first; s < g.first + g.count; ++s) {
-            ASSERT_LT(s, w);
-            ASSERT_TRUE(seen.insert(s).second) << "slot " << s << " twice";
-            ASSERT_LE(step_of[static_cast<size_t>(s)], g.after) << "slot " << s << " not yet arrived";
+          const ag_gemm::Problem p{w, rank, m, 4, 4};
+          std::vector<int> step_of(static_cast<size_t>(w));
+          for (int i = 0; i < w; ++i) step_of[static_cast<size_t>(ag_gemm::shard_at(p, i, nccl))] = i;
+          std::set<int> seen;
+          int last = -1;
+          for (const GemmGroup& g : ag_gemm::gemm_groups(p, nccl)) {
+            ASSERT_GE(g.count, 1);
+            ASSERT_GE(g.after, last) << w << " " << rank << " " << nccl;
+            last = g.after;
+            for (int s = g.first; s < g.first + g.count; ++s) {
+              ASSERT_LT(s, w);
+              ASSERT_TRUE(seen.insert(s).second) << "slot " << s << " twice";
+              ASSERT_LE(step_of[static_cast<size_t>(s)], g.after) << "slot " << s << " not yet arrived";
+            }
           }
-        }
-        ASSERT_EQ(static_cast<int>(seen.size()), w);
+          ASSERT_EQ(static_cast<int>(seen.size()), w);
         }
       }
 }

@@ -76,7 +76,8 @@ TEST_F(CampaignTest, ARefusedRowIsNotSupportedAndTheRunGoesOn) {
   RunOutcome o = run_campaign(cfg_, be);
   json rows = rows_by_id();
   EXPECT_EQ(rows["r1"]["disposition"], "not_supported");
-  EXPECT_NE(rows["r1"]["error"].get<std::string>().find("ssu.fake_picky: batch 2 is not a tile multiple"), std::string::npos);
+  EXPECT_NE(rows["r1"]["error"].get<std::string>().find("ssu.fake_picky: batch 2 is not a tile multiple"),
+            std::string::npos);
   EXPECT_EQ(rows["r0"]["disposition"], "passed");
   EXPECT_EQ(rows["r2"]["disposition"], "passed");
   EXPECT_EQ(o.summary.dispositions["not_supported"], 1);
@@ -239,7 +240,7 @@ TEST_F(CampaignTest, AKilledRunResumesWithoutLosingOrRepeatingAUnit) {
   json samples = json::parse(read_file(sidecar_path_of(cfg_.out_path, json::parse(read_file(cfg_.out_path)))));
   for (const char* id : {"r0", "r1", "r2"}) {
     const json& p = samples["rows"][id]["pairs"][0];
-    ASSERT_EQ(p["baseline"].size(), 2u) << id;  // both groups, each once
+    ASSERT_EQ(p["baseline"].size(), 2u) << id;                    // both groups, each once
     for (const auto& g : p["baseline"]) EXPECT_EQ(g.size(), 8u);  // 2 blocks x 2 A letters x m=2
   }
   EXPECT_TRUE(rows_by_id()["r2"]["disposition"] == "passed");
@@ -275,7 +276,7 @@ TEST_F(CampaignTest, ARowRecordsEachArmsTimePerActivity) {
     if (arm == "ssu.fake_ref") return std::map<std::string, double>{{"memcpy", 1.5}};
     std::map<std::string, double> m{{"_ZN3ssu4fast11main_kernelILi2EEEvP8ssu_args", 6.0},
                                     {"_ZN18446744073709551596x", 0.5}};  // a length that wraps: shown as it is
-    if (call % 4 == 0) m["combine_kernel"] = 2.0;  // one call in four runs it
+    if (call % 4 == 0) m["combine_kernel"] = 2.0;                        // one call in four runs it
     return m;
   };
   FakeBackend be(b);

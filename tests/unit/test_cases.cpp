@@ -47,9 +47,12 @@ TEST(Cases, DefaultsFillOptionalParams) {
 
 TEST(Cases, BadInputNamesFileRowAndField) {
   EXPECT_NE(expect_input_error("{not json").find("malformed JSON"), std::string::npos);
-  EXPECT_NE(expect_input_error(R"({"table": "t", "family": "nope", "rows": [{"id": "a"}]})").find("unknown family 'nope'"), std::string::npos);
+  EXPECT_NE(
+      expect_input_error(R"({"table": "t", "family": "nope", "rows": [{"id": "a"}]})").find("unknown family 'nope'"),
+      std::string::npos);
   auto row = [](const std::string& params, const std::string& extra = "") {
-    return std::string(R"({"table": "t", "family": "ag_gemm", "rows": [{"id": "r7", "params": )") + params + extra + "}]}";
+    return std::string(R"({"table": "t", "family": "ag_gemm", "rows": [{"id": "r7", "params": )") + params + extra +
+           "}]}";
   };
   std::string m = expect_input_error(row(R"({"world_size": 1, "m": 2, "n": 3})"));
   EXPECT_NE(m.find("row 'r7'"), std::string::npos) << m;
@@ -65,7 +68,8 @@ TEST(Cases, BadInputNamesFileRowAndField) {
   EXPECT_NE(m.find("out of range"), std::string::npos) << m;
   m = expect_input_error(row(R"({"world_size": 1, "m": 2, "n": 3, "k": 4, "q": 1})"));
   EXPECT_NE(m.find("params.q"), std::string::npos) << m;
-  m = expect_input_error(row(R"({"world_size": 1, "m": 2, "n": 3, "k": 4})", R"(, "tolerance": {"atol": -1, "rtol": 0})"));
+  m = expect_input_error(
+      row(R"({"world_size": 1, "m": 2, "n": 3, "k": 4})", R"(, "tolerance": {"atol": -1, "rtol": 0})"));
   EXPECT_NE(m.find("tolerance.atol"), std::string::npos) << m;
   m = expect_input_error(R"({"table": "t", "family": "ag_gemm", "rows": [
     {"id": "d", "params": {"world_size": 1, "m": 2, "n": 3, "k": 4}},
@@ -82,12 +86,15 @@ TEST(Cases, BadInputNamesFileRowAndField) {
   m = expect_input_error(R"({"table": "t", "family": "ssu", "rows": [
     {"id": "p", "params": {"batch": 2, "nheads": 4, "ngroups": 2, "pool_slots": 4, "state_dtype": "fp16"}}]})");
   EXPECT_NE(m.find("params.state_dtype"), std::string::npos) << m;
-  EXPECT_NE(expect_input_error(R"({"table": "t", "family": "ag_gemm", "rows": []})").find("no rows"), std::string::npos);
-  EXPECT_NE(expect_input_error(R"({"table": "t", "family": "ag_gemm", "rows": [{"params": {}}]})").find("rows[0]"), std::string::npos);
+  EXPECT_NE(expect_input_error(R"({"table": "t", "family": "ag_gemm", "rows": []})").find("no rows"),
+            std::string::npos);
+  EXPECT_NE(expect_input_error(R"({"table": "t", "family": "ag_gemm", "rows": [{"params": {}}]})").find("rows[0]"),
+            std::string::npos);
 }
 
 TEST(Cases, DeepTablesAreInputErrors) {
-  std::string arrays = R"({"table": "t", "family": "ssu", "rows": )" + std::string(1000000, '[') + std::string(1000000, ']') + "}";
+  std::string arrays =
+      R"({"table": "t", "family": "ssu", "rows": )" + std::string(1000000, '[') + std::string(1000000, ']') + "}";
   EXPECT_NE(expect_input_error(arrays).find("t.json: JSON nested deeper than 64 levels"), std::string::npos);
   std::string objects = R"({"table": "t", "family": "ssu", "defaults": )";
   for (int i = 0; i < 100000; ++i) objects += "{\"a\":";
@@ -105,7 +112,8 @@ TEST(Cases, MessagesQuoteAndBoundUserText) {
   EXPECT_NE(m.find("row 'r\\nx'"), std::string::npos) << m;
   EXPECT_NE(m.find("(5000007 bytes)"), std::string::npos) << m;  // "params." + the key
   // A key holding ':' is still named whole.
-  m = expect_input_error(R"({"table": "t", "family": "ag_gemm", "rows": [{"id": "r", "params": {)" + ok + R"(, "a:b": 1}}]})");
+  m = expect_input_error(R"({"table": "t", "family": "ag_gemm", "rows": [{"id": "r", "params": {)" + ok +
+                         R"(, "a:b": 1}}]})");
   EXPECT_NE(m.find("field 'params.a:b': unknown parameter"), std::string::npos) << m;
   // Top-level, row and tag keys, unknown family, choices.
   m = expect_input_error(R"({"table": "t", "family": "ag_gemm", "x\u0000y": 1, "rows": [{"id": "r"}]})");
@@ -116,7 +124,8 @@ TEST(Cases, MessagesQuoteAndBoundUserText) {
                          R"(}, "tags": {"t\n": 1}}]})");
   EXPECT_NE(m.find("field 'tags.t\\n': must be a string"), std::string::npos) << m;
   m = expect_input_error(R"({"table": "t", "family": "ssu", "rows": [{"id": "p", "params": {"batch": 2, "nheads": 4,
-    "ngroups": 2, "pool_slots": 4, "state_dtype": ")" + std::string(100000, 'z') + R"("}}]})");
+    "ngroups": 2, "pool_slots": 4, "state_dtype": ")" +
+                         std::string(100000, 'z') + R"("}}]})");
   EXPECT_LT(m.size(), 400u) << m.substr(0, 400);
 }
 

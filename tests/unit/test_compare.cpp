@@ -14,8 +14,8 @@ namespace {
 Correctness run(const std::vector<double>& out, const std::vector<double>& ref, const std::vector<bool>& unw,
                 unsigned threads) {
   return compare_elements(
-      out.size(), [&](size_t i) { return out[i]; }, [&](size_t i) { return ref[i]; },
-      [&](size_t i) { return unw[i]; }, Tolerance{1e-3, 1e-3}, [](size_t i) { return std::to_string(i); }, threads);
+      out.size(), [&](size_t i) { return out[i]; }, [&](size_t i) { return ref[i]; }, [&](size_t i) { return unw[i]; },
+      Tolerance{1e-3, 1e-3}, [](size_t i) { return std::to_string(i); }, threads);
 }
 
 void expect_same(const Correctness& a, const Correctness& b) {

@@ -16,9 +16,11 @@ namespace {
 
 // RFC 8032 section 7.1 TEST 1 and TEST 2 secret keys as PKCS#8 PEM.
 constexpr const char* kTest1Key =
-    "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIJ1hsZ3v/VpguoRK9JLsLMREScVpezJpGXA7rAMcrn9g\n-----END PRIVATE KEY-----\n";
+    "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIJ1hsZ3v/VpguoRK9JLsLMREScVpezJpGXA7rAMcrn9g\n-----END PRIVATE "
+    "KEY-----\n";
 constexpr const char* kTest2Key =
-    "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIEzNCJso/5banbbDRuwRTg9bijGfNaumJNqM9u1PuKb7\n-----END PRIVATE KEY-----\n";
+    "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIEzNCJso/5banbbDRuwRTg9bijGfNaumJNqM9u1PuKb7\n-----END PRIVATE "
+    "KEY-----\n";
 
 std::string hex_of(const std::string& bytes) {
   static const char* d = "0123456789abcdef";
@@ -43,8 +45,12 @@ class DsseKeys : public ::testing::Test {
 }  // namespace
 
 TEST(Base64, Rfc4648Vectors) {
-  const std::pair<const char*, const char*> v[] = {{"", ""},         {"f", "Zg=="},         {"fo", "Zm8="},
-                                                   {"foo", "Zm9v"}, {"foob", "Zm9vYg=="}, {"fooba", "Zm9vYmE="},
+  const std::pair<const char*, const char*> v[] = {{"", ""},
+                                                   {"f", "Zg=="},
+                                                   {"fo", "Zm8="},
+                                                   {"foo", "Zm9v"},
+                                                   {"foob", "Zm9vYg=="},
+                                                   {"fooba", "Zm9vYmE="},
                                                    {"foobar", "Zm9vYmFy"}};
   for (const auto& [plain, enc] : v) {
     EXPECT_EQ(base64_encode(plain), enc);
@@ -55,7 +61,8 @@ TEST(Base64, Rfc4648Vectors) {
 TEST(Base64, EveryByteRoundTripsAndTheStandardAlphabetIsUsed) {
   std::string all;
   for (int i = 0; i < 256; ++i) all += static_cast<char>(i);
-  for (size_t n = 0; n <= all.size(); n += 37) EXPECT_EQ(base64_decode(base64_encode(all.substr(0, n))), all.substr(0, n));
+  for (size_t n = 0; n <= all.size(); n += 37)
+    EXPECT_EQ(base64_decode(base64_encode(all.substr(0, n))), all.substr(0, n));
   EXPECT_EQ(base64_encode("\xfb\xff\xbf"), "+/+/");
 }
 
@@ -78,9 +85,11 @@ TEST_F(DsseKeys, Ed25519MatchesRfc8032) {
   std::string pem = ed25519_public_pem_from_private(key1());
   EXPECT_EQ(hex_of(ed25519_raw_public_key(pem)), "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a");
   EXPECT_EQ(hex_of(ed25519_sign(key1(), "")),
-            "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b");
+            "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f059"
+            "5bbe24655141438e7a100b");
   EXPECT_EQ(hex_of(ed25519_sign(key2(), "\x72")),
-            "92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00");
+            "92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da085ac1e43e15996e458f3613d0f11d8c387b2eaeb4"
+            "302aeeb00d291612bb0c00");
   EXPECT_EQ(dsse_keyid(pem), sha256_hex(ed25519_raw_public_key(pem)));
   EXPECT_EQ(dsse_keyid(pem), "21fe31dfa154a261626bf854046fd2271b7bed4b6abe45aa58877ef47f9721b9");
   EXPECT_EQ(dsse_keyid("not a key"), "");
@@ -92,11 +101,13 @@ TEST_F(DsseKeys, EnvelopeIsTheStandardFormAndVerifies) {
   std::string pem = ed25519_public_pem_from_private(key1());
   // Ed25519 is deterministic: the signature pyca/cryptography computes for TEST 1's key over
   // PAE("application/vnd.in-toto+json", payload).
-  json want = {{"payloadType", "application/vnd.in-toto+json"},
-               {"payload", "eyJfdHlwZSI6Imh0dHBzOi8vaW4tdG90by5pby9TdGF0ZW1lbnQvdjEifQ=="},
-               {"signatures",
-                json::array({json{{"keyid", dsse_keyid(pem)},
-                                  {"sig", "2WAfaHm5jluo0w+0rk8uVkluELJYWjSmU9x7EUzx+AyteDGJ4/nqyJXfmAUVFIAoQafWm7AxBZNw5M9ixNHiCA=="}}})}};
+  json want = {
+      {"payloadType", "application/vnd.in-toto+json"},
+      {"payload", "eyJfdHlwZSI6Imh0dHBzOi8vaW4tdG90by5pby9TdGF0ZW1lbnQvdjEifQ=="},
+      {"signatures",
+       json::array({json{
+           {"keyid", dsse_keyid(pem)},
+           {"sig", "2WAfaHm5jluo0w+0rk8uVkluELJYWjSmU9x7EUzx+AyteDGJ4/nqyJXfmAUVFIAoQafWm7AxBZNw5M9ixNHiCA=="}}})}};
   EXPECT_EQ(env, want);
   std::string why;
   auto e = dsse_decode(env, why);

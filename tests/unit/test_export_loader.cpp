@@ -63,7 +63,8 @@ TEST(ExportLoader, EachBrokenLibraryIsOneLineNamingTheFile) {
   EXPECT_NE(fam.find("family 'sparse_mla', expected 'ssu'"), std::string::npos) << fam;
   // Without an expected family: sparse_mla takes export arms (its GPU context calls them), so
   // the library is judged as a sparse_mla export, not refused for its family.
-  EXPECT_EQ(load_error("export:" + lib("export_wrong_family") + ":fails").find("takes no export arms"), std::string::npos);
+  EXPECT_EQ(load_error("export:" + lib("export_wrong_family") + ":fails").find("takes no export arms"),
+            std::string::npos);
   const std::string sym = load_error("export:" + lib("export_no_symbol") + ":fails");
   EXPECT_NE(sym.find(lib("export_no_symbol")), std::string::npos) << sym;
   EXPECT_NE(sym.find("missing symbol kgate_export_table"), std::string::npos) << sym;
@@ -142,7 +143,16 @@ TEST(ExportLoader, AGoodLibrarysArmsAreRegisteredAndCallThroughTheTable) {
 TEST(ExportLoader, ARunRecordsTheLibraryAndTheTreeCheckNoticesItChange) {
   Registry& reg = Registry::instance();
   if (!reg.find_impl("ssu.fake_cuda_ref"))
-    reg.add({"ssu.fake_cuda_ref", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel"}, {}, "test arm", nullptr, nullptr});
+    reg.add({"ssu.fake_cuda_ref",
+             "ssu",
+             "cuda",
+             "baseline",
+             {"sm_90a"},
+             {"ssu_fast_kernel"},
+             {},
+             "test arm",
+             nullptr,
+             nullptr});
   const fs::path dir = fresh_temp_dir("kgate_export_run_");
   const std::string so = (dir / "copy_of_good.so").string();  // a copy, so the test may change it
   fs::copy_file(lib("export_good_ssu"), so);
@@ -165,7 +175,10 @@ TEST(ExportLoader, ARunRecordsTheLibraryAndTheTreeCheckNoticesItChange) {
     make_plan(wrong, "cuda");
     ADD_FAILURE() << "a sparse_mla library in an ssu run";
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("--candidate: export library '" + lib("export_wrong_family") + "': family 'sparse_mla', expected 'ssu'", 0), 0u)
+    EXPECT_EQ(
+        std::string(e.what()).rfind(
+            "--candidate: export library '" + lib("export_wrong_family") + "': family 'sparse_mla', expected 'ssu'", 0),
+        0u)
         << e.what();
   }
 
@@ -209,8 +222,9 @@ TEST(ExportLoader, ARunRecordsTheLibraryAndTheTreeCheckNoticesItChange) {
   for (const auto& s : stale_against_tree(body, dir.string()))  // changed bytes: stale, not unchecked
     if (s.line.find(file) != std::string::npos) EXPECT_EQ(s.kind, StaleItem::Kind::source) << s.line;
   fs::remove(so);  // absent (a fresh clone): reported, as unchecked, not as stale
-  EXPECT_NE(library_stale().find("UNCHECKED export library " + file + ": receipt " + sha.substr(0, 12) + ", not present at"),
-            std::string::npos);
+  EXPECT_NE(
+      library_stale().find("UNCHECKED export library " + file + ": receipt " + sha.substr(0, 12) + ", not present at"),
+      std::string::npos);
   for (const auto& s : stale_against_tree(body, dir.string()))
     if (s.line.find(file) != std::string::npos) EXPECT_EQ(s.kind, StaleItem::Kind::unchecked) << s.line;
   fs::remove_all(dir);

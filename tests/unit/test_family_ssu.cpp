@@ -63,8 +63,8 @@ TEST(FamilySsu, ArmsNameTheirOracleAndOwnSourcesAndArchs) {
   int seen = 0;
   // The family's own arms (`kgate list`); other tests of this process register fakes and
   // export arms in the same registry, which name other sources.
-  const std::set<std::string> bundled = {"ssu.cpu_scalar", "ssu.cpu_eigen", "ssu.baseline", "ssu.fast",
-                                         "ssu.floor", "ssu.floor_copy", "ssu.floor_stream"};
+  const std::set<std::string> bundled = {"ssu.cpu_scalar", "ssu.cpu_eigen",  "ssu.baseline",    "ssu.fast",
+                                         "ssu.floor",      "ssu.floor_copy", "ssu.floor_stream"};
   for (const Implementation& impl : Registry::instance().impls()) {
     if (impl.family != "ssu" || !bundled.count(impl.name)) continue;
     ++seen;

@@ -35,23 +35,37 @@ class Fuzzer {
   explicit Fuzzer(uint64_t seed) : rng_(seed) {}
   size_t below(size_t n) { return n ? static_cast<size_t>(rng_() % n) : 0; }
   template <class T>
-  const T& pick(const std::vector<T>& v) { return v[below(v.size())]; }
+  const T& pick(const std::vector<T>& v) {
+    return v[below(v.size())];
+  }
 
   // A value of some other type or an extreme one.
   json odd_value() {
     switch (below(12)) {
-      case 0: return nullptr;
-      case 1: return true;
-      case 2: return 1e308;
-      case 3: return -1e308;
-      case 4: return json::parse("18446744073709551616");  // 2^64: parsed as a double
-      case 5: return 18446744073709551615ull;
-      case 6: return -1;
-      case 7: return "";
-      case 8: return "NaN";
-      case 9: return json::array();
-      case 10: return json::object();
-      default: return std::string(1 + below(200000), 'x');
+      case 0:
+        return nullptr;
+      case 1:
+        return true;
+      case 2:
+        return 1e308;
+      case 3:
+        return -1e308;
+      case 4:
+        return json::parse("18446744073709551616");  // 2^64: parsed as a double
+      case 5:
+        return 18446744073709551615ull;
+      case 6:
+        return -1;
+      case 7:
+        return "";
+      case 8:
+        return "NaN";
+      case 9:
+        return json::array();
+      case 10:
+        return json::object();
+      default:
+        return std::string(1 + below(200000), 'x');
     }
   }
 
@@ -83,8 +97,10 @@ class Fuzzer {
         if (!structural || at.empty()) break;
         if (was_structural) *was_structural = true;
         json& parent = t[at.parent_pointer()];
-        if (parent.is_object()) parent.erase(at.back());
-        else if (parent.is_array() && !parent.empty()) parent.erase(parent.begin() + std::stoul(at.back()));
+        if (parent.is_object())
+          parent.erase(at.back());
+        else if (parent.is_array() && !parent.empty())
+          parent.erase(parent.begin() + std::stoul(at.back()));
         break;
       }
       case 1: {  // rename a key (sometimes to a very long one)
@@ -177,10 +193,15 @@ class FuzzReceipt : public ::testing::Test {
       {"id": "a", "params": {"world_size": 1, "m": 8, "n": 16, "k": 32}, "tags": {"world": "1"}},
       {"id": "b", "params": {"world_size": 2, "m": 4, "n": 16, "k": 32}, "tags": {"world": "2"}}]})");
     // A tiny CPU campaign (one sample per letter): a real receipt and sidecar to mutate.
-    const RunConfig c{.cases_path = (dir_ / "t.json").string(), .candidate = "ag_gemm.cpu_eigen",
-                      .baselines = {"ag_gemm.cpu_blocked"}, .out_path = (dir_ / "r.json").string(),
-                      .policy = Policy::parse("correct,limit(10),drift(5)"), .schedule = {2, 2, 1, 5},
-                      .warmup_min_us = 0, .warmup_min_calls = 1, .quiet = true};
+    const RunConfig c{.cases_path = (dir_ / "t.json").string(),
+                      .candidate = "ag_gemm.cpu_eigen",
+                      .baselines = {"ag_gemm.cpu_blocked"},
+                      .out_path = (dir_ / "r.json").string(),
+                      .policy = Policy::parse("correct,limit(10),drift(5)"),
+                      .schedule = {2, 2, 1, 5},
+                      .warmup_min_us = 0,
+                      .warmup_min_calls = 1,
+                      .quiet = true};
     run_campaign(c, *make_cpu_backend());
     bytes_ = read_file(c.out_path);
   }
@@ -219,7 +240,8 @@ class FuzzReceipt : public ::testing::Test {
         AuditResult a = audit_receipt(path, std::nullopt);
         ++audited;
         // Unsealed edits always show; a resealed edit of a recorded fact (not derived) may not.
-        if (!resealed && text != bytes_) EXPECT_FALSE(a.ok()) << "case " << i << " passed audit: " << text.substr(0, 300);
+        if (!resealed && text != bytes_)
+          EXPECT_FALSE(a.ok()) << "case " << i << " passed audit: " << text.substr(0, 300);
         for (const auto& p : a.problems) EXPECT_EQ(p.find('\n'), std::string::npos) << "case " << i << ": " << p;
       } catch (const std::exception& e) {
         ADD_FAILURE() << "case " << i << ": audit_receipt threw " << e.what();

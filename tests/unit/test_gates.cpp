@@ -22,7 +22,8 @@ namespace {
 Policy strict_and_floor() {
   return Policy::from_json(json::parse(R"({"gates": ["correct"], "by_baseline": {
       "base": {"gates": ["strict"]},
-      "floor": {"gates": ["limit"], "limit": 0.05, "limit_by_tag": {"band=b9": 0.5}}}})"), "p");
+      "floor": {"gates": ["limit"], "limit": 0.05, "limit_by_tag": {"band=b9": 0.5}}}})"),
+                           "p");
 }
 }  // namespace
 

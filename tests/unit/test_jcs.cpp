@@ -17,7 +17,10 @@ static double from_hex(uint64_t bits) {
 
 // RFC 8785 Appendix B: IEEE 754 bit patterns and their required serializations.
 TEST(Jcs, RfcNumberTable) {
-  struct Case { uint64_t bits; const char* want; };
+  struct Case {
+    uint64_t bits;
+    const char* want;
+  };
   const Case cases[] = {
       {0x0000000000000000ull, "0"},
       {0x8000000000000000ull, "0"},
@@ -150,8 +153,8 @@ TEST(Text, QuotedEscapesAndBounds) {
   EXPECT_EQ(quoted("row-1"), "'row-1'");
   EXPECT_EQ(quoted("a\nb\tc\x01"), "'a\\nb\\tc\\x01'");
   EXPECT_EQ(quoted("it's"), "'it\\'s'");
-  EXPECT_EQ(quoted("caf\xc3\xa9"), "'caf\xc3\xa9'");      // valid UTF-8 kept
-  EXPECT_EQ(quoted("bad\xff\xc3"), "'bad\\xff\\xc3'");   // invalid bytes escaped
+  EXPECT_EQ(quoted("caf\xc3\xa9"), "'caf\xc3\xa9'");       // valid UTF-8 kept
+  EXPECT_EQ(quoted("bad\xff\xc3"), "'bad\\xff\\xc3'");     // invalid bytes escaped
   EXPECT_EQ(quoted("\xed\xa0\x80"), "'\\xed\\xa0\\x80'");  // a surrogate is not UTF-8
   std::string q = quoted(std::string(5000000, 'k'));
   EXPECT_LT(q.size(), 160u);

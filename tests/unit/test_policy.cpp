@@ -40,7 +40,8 @@ std::string from_json_error(const json& j) {
 }  // namespace
 
 TEST(Policy, NonFiniteAndNegativeValuesAreRefusedInSpecs) {
-  for (const char* spec : {"limit(nan)", "limit(NaN)", "drift(inf)", "correct,drift(-inf)", "limit(-1)", "limit(1e999)"})
+  for (const char* spec :
+       {"limit(nan)", "limit(NaN)", "drift(inf)", "correct,drift(-inf)", "limit(-1)", "limit(1e999)"})
     EXPECT_NE(policy_error(spec).find("--policy"), std::string::npos) << spec;
   EXPECT_NE(policy_error("limit(nan)").find("finite"), std::string::npos);
   EXPECT_DOUBLE_EQ(*Policy::parse("limit(0)").limit, 0.0);
@@ -65,7 +66,8 @@ TEST(Policy, LongSpecsAndOddNamesGiveBoundedMessages) {
   EXPECT_NE(m.find("unknown gate"), std::string::npos) << m;
   m = policy_error("correct,bad\ngate");
   EXPECT_NE(m.find("unknown gate 'bad\\ngate'"), std::string::npos) << m;
-  m = from_json_error(json{{"gates", {"correct"}}, {"by_baseline", {{std::string(1000, 'b') + "\n", {{"gates", {"x"}}}}}}});
+  m = from_json_error(
+      json{{"gates", {"correct"}}, {"by_baseline", {{std::string(1000, 'b') + "\n", {{"gates", {"x"}}}}}}});
   EXPECT_LT(m.size(), 400u) << m;
   EXPECT_EQ(m.find('\n'), std::string::npos) << m;
 }
@@ -92,7 +94,8 @@ TEST(Policy, UnknownFieldsAreRefusedWithTheNearestName) {
   m = from_json_error(json{{"gates", {"strict"}}, {"by_baseline", {{"b", {{"gates", {"limit"}}, {"limits", 0.1}}}}}});
   EXPECT_NE(m.find("unknown field 'limits'"), std::string::npos) << m;
   // A per-baseline set takes no acceptance: refusals are the policy's, at top level.
-  m = from_json_error(json{{"gates", {"strict"}}, {"by_baseline", {{"b", {{"gates", {"strict"}}, {"accept_refusals", {"b"}}}}}}});
+  m = from_json_error(
+      json{{"gates", {"strict"}}, {"by_baseline", {{"b", {{"gates", {"strict"}}, {"accept_refusals", {"b"}}}}}}});
   EXPECT_NE(m.find("unknown field 'accept_refusals'"), std::string::npos) << m;
   // A description is prose, accepted and not recorded.
   Policy p = Policy::from_json(json{{"description", "why"}, {"gates", {"correct"}}}, "p");
@@ -100,7 +103,8 @@ TEST(Policy, UnknownFieldsAreRefusedWithTheNearestName) {
 }
 
 TEST(Policy, AcceptRefusalsMatchesAnArmInFullOrByItsBareName) {
-  Policy p = Policy::from_json(json{{"gates", {"correct", "strict"}}, {"accept_refusals", {"ssu.flashinfer_stock", "x:full"}}}, "p");
+  Policy p = Policy::from_json(
+      json{{"gates", {"correct", "strict"}}, {"accept_refusals", {"ssu.flashinfer_stock", "x:full"}}}, "p");
   EXPECT_TRUE(p.accepts_refusal("ssu.flashinfer_stock"));
   EXPECT_TRUE(p.accepts_refusal("export:libkgate_flashinfer_ssu.so:ssu.flashinfer_stock"));
   EXPECT_TRUE(p.accepts_refusal("export:/abs/path/libkgate_flashinfer_ssu.so:ssu.flashinfer_stock"));
@@ -113,8 +117,10 @@ TEST(Policy, AcceptRefusalsMatchesAnArmInFullOrByItsBareName) {
   EXPECT_FALSE(Policy::parse("correct").to_json().contains("accept_refusals"));
   EXPECT_NE(from_json_error(json{{"gates", {"correct"}}, {"accept_refusals", json::array()}}).find("accept_refusals"),
             std::string::npos);
-  EXPECT_NE(from_json_error(json{{"gates", {"correct"}}, {"accept_refusals", {""}}}).find("accept_refusals"), std::string::npos);
-  EXPECT_NE(from_json_error(json{{"gates", {"correct"}}, {"accept_refusals", "b"}}).find("accept_refusals"), std::string::npos);
+  EXPECT_NE(from_json_error(json{{"gates", {"correct"}}, {"accept_refusals", {""}}}).find("accept_refusals"),
+            std::string::npos);
+  EXPECT_NE(from_json_error(json{{"gates", {"correct"}}, {"accept_refusals", "b"}}).find("accept_refusals"),
+            std::string::npos);
 }
 
 TEST(Policy, TheCommittedPoliciesParse) {

@@ -35,7 +35,9 @@ class Preflight : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
   std::string p(const std::string& name) const { return (dir_ / name).string(); }
-  std::string error(const RunConfig& c) const { return error_of([&] { preflight_run(c); }); }
+  std::string error(const RunConfig& c) const {
+    return error_of([&] { preflight_run(c); });
+  }
   // The InputError's message (one line), or "" with a failure when none is thrown.
   template <class F>
   static std::string error_of(F f) {
@@ -58,7 +60,7 @@ class Preflight : public ::testing::Test {
 
 TEST_F(Preflight, AcceptsAGoodConfigAndWritesNothing) {
   preflight_run(c_);
-  preflight_run(c_);  // idempotent
+  preflight_run(c_);                   // idempotent
   EXPECT_FALSE(fs::exists(p("out")));  // the out directory is not created by the preflight
 }
 
@@ -80,7 +82,10 @@ TEST_F(Preflight, ScheduleAndWarmupBounds) {
   EXPECT_NE(with([](RunConfig& c) { c.schedule.blocks = 5; }).find("--blocks"), std::string::npos);
   EXPECT_NE(with([](RunConfig& c) { c.schedule.m = 10001; }).find("--m"), std::string::npos);
   EXPECT_NE(with([](RunConfig& c) { c.schedule = {1000, 1000, 10000, 1}; }).find("samples per arm"), std::string::npos);
-  EXPECT_NE(with([](RunConfig& c) { c.policy.limit = std::nan(""); c.policy.gates = {"limit"}; }).find("--policy"),
+  EXPECT_NE(with([](RunConfig& c) {
+              c.policy.limit = std::nan("");
+              c.policy.gates = {"limit"};
+            }).find("--policy"),
             std::string::npos);
   RunConfig edge = c_;
   edge.warmup_min_us = 0;
@@ -136,17 +141,23 @@ TEST_F(Preflight, UnknownArmsNameTheFlagAndTheNearestArm) {
   RunConfig c = c_;
   c.candidate = "ag_gemm.cpu_eigne";
   std::string m = error(c);
-  EXPECT_EQ(m.rfind("--candidate: unknown implementation 'ag_gemm.cpu_eigne'; did you mean 'ag_gemm.cpu_eigen'?", 0), 0u) << m;
+  EXPECT_EQ(m.rfind("--candidate: unknown implementation 'ag_gemm.cpu_eigne'; did you mean 'ag_gemm.cpu_eigen'?", 0),
+            0u)
+      << m;
   c = c_;
   c.baselines = {"ag_gemm.cpu_blockd"};
   m = error(c);
-  EXPECT_NE(m.find("--baseline: unknown implementation 'ag_gemm.cpu_blockd'; did you mean 'ag_gemm.cpu_blocked'?"), std::string::npos) << m;
+  EXPECT_NE(m.find("--baseline: unknown implementation 'ag_gemm.cpu_blockd'; did you mean 'ag_gemm.cpu_blocked'?"),
+            std::string::npos)
+      << m;
 }
 
 TEST_F(Preflight, ArmsAreCheckedAgainstTheNamedBackend) {
   preflight_run(c_, "cpu");
   std::string m = error_of([&] { preflight_run(c_, "cuda"); });
-  EXPECT_NE(m.find("--candidate ag_gemm.cpu_eigen: a cpu implementation, but this run uses the cuda backend"), std::string::npos) << m;
+  EXPECT_NE(m.find("--candidate ag_gemm.cpu_eigen: a cpu implementation, but this run uses the cuda backend"),
+            std::string::npos)
+      << m;
   RunConfig c = c_;
   c.baselines = {"ssu.cpu_scalar"};
   m = error_of([&] { preflight_run(c, "cpu"); });
@@ -179,8 +190,8 @@ TEST_F(Preflight, AnExistingReceiptIsNotOverwrittenWithoutForce) {
   write_file_atomic(p("out/r.json"), "{}");
   std::string m = error_of([&] { check_not_overwriting(p("out/r.json"), false, false, "--out"); });
   EXPECT_NE(m.find("r.json: a receipt exists there; pass --force to overwrite it"), std::string::npos) << m;
-  check_not_overwriting(p("out/r.json"), true, false, "--out");   // --force
-  check_not_overwriting(p("out/r.json"), false, true, "--out");   // --resume continues its journal
+  check_not_overwriting(p("out/r.json"), true, false, "--out");  // --force
+  check_not_overwriting(p("out/r.json"), false, true, "--out");  // --resume continues its journal
 }
 
 TEST(DefaultReceiptName, TableArmsAndCommit) {
@@ -189,9 +200,11 @@ TEST(DefaultReceiptName, TableArmsAndCommit) {
             "ag_gemm_cpu.ag_gemm.cpu_eigen.vs.ag_gemm.cpu_blocked.f583b0a.json");
   EXPECT_EQ(default_receipt_name("ssu", "ssu.fast", {"ssu.baseline", "ssu.floor"}, commit + "-dirty"),
             "ssu.ssu.fast.vs.ssu.baseline+ssu.floor.f583b0a.json");
-  EXPECT_EQ(default_receipt_name("ssu", "ssu.fast", {"ssu.baseline"}, "unknown"), "ssu.ssu.fast.vs.ssu.baseline.nogit.json");
+  EXPECT_EQ(default_receipt_name("ssu", "ssu.fast", {"ssu.baseline"}, "unknown"),
+            "ssu.ssu.fast.vs.ssu.baseline.nogit.json");
   EXPECT_EQ(default_receipt_name("ssu", "ssu.fast", {"ssu.baseline"}, ""), "ssu.ssu.fast.vs.ssu.baseline.nogit.json");
-  EXPECT_EQ(default_receipt_name("t", "export:/x/lib y.so:fast", {"b"}, commit), "t.export__x_lib_y.so_fast.vs.b.f583b0a.json");
+  EXPECT_EQ(default_receipt_name("t", "export:/x/lib y.so:fast", {"b"}, commit),
+            "t.export__x_lib_y.so_fast.vs.b.f583b0a.json");
 }
 
 TEST(FileIo, WriteFileAtomicRefusesNonRegularTargets) {

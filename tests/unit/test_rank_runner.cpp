@@ -41,8 +41,8 @@ class RankRunnerTest : public ::testing::Test {
     return json::parse(read_file(path))["body"]["predicate"];
   }
   // The campaign's own in-process executor as rank 0; ranks 1.. on their own executors over `more`.
-  std::function<std::unique_ptr<Executor>(std::unique_ptr<Executor>)> ranks_of(std::vector<std::shared_ptr<Executor>> more,
-                                                                               std::chrono::milliseconds timeout = 10s) {
+  std::function<std::unique_ptr<Executor>(std::unique_ptr<Executor>)> ranks_of(
+      std::vector<std::shared_ptr<Executor>> more, std::chrono::milliseconds timeout = 10s) {
     return [more, timeout](std::unique_ptr<Executor> rank0) {
       std::vector<std::shared_ptr<Executor>> all{std::shared_ptr<Executor>(std::move(rank0))};
       all.insert(all.end(), more.begin(), more.end());
@@ -55,7 +55,8 @@ class RankRunnerTest : public ::testing::Test {
 
 // Rank r's executor: the plan's in-process executor over its own backend, kept alive with it.
 struct RankOwn final : Executor {
-  RankOwn(const RunConfig& cfg, FakeBehaviour b) : plan(make_plan(cfg, "fake")), backend(std::move(b)), inner(plan, backend) {}
+  RankOwn(const RunConfig& cfg, FakeBehaviour b)
+      : plan(make_plan(cfg, "fake")), backend(std::move(b)), inner(plan, backend) {}
   UnitResult run_unit(const UnitSpec& s) override { return inner.run_unit(s); }
   void drop_row(const std::string& id) override { inner.drop_row(id); }
   Plan plan;
@@ -227,7 +228,8 @@ TEST_F(RankRunnerTest, TheCrossDeviceUnionOfTheRanksCalls) {
     ASSERT_TRUE(row.contains("cross_device_us")) << row["id"];
     for (const char* arm : {"ssu.fake_ref", "ssu.fake_cand"}) {
       EXPECT_DOUBLE_EQ(row["cross_device_us"][arm]["median"].get<double>(), 18.0) << row["id"] << " " << arm;
-      EXPECT_EQ(row["cross_device_us"][arm]["n"].get<int64_t>(), row["pairs"][0]["candidate_stats"]["n"].get<int64_t>());
+      EXPECT_EQ(row["cross_device_us"][arm]["n"].get<int64_t>(),
+                row["pairs"][0]["candidate_stats"]["n"].get<int64_t>());
     }
   }
   FakeBackend alone(r0);
@@ -288,21 +290,32 @@ const std::vector<RankFailure>& rank_failures() {
            if (r.id == "r1") throw std::runtime_error("device 1 lost");
          };
        },
-       {"r1"}, "failed", "rank 1: device 1 lost"},
+       {"r1"},
+       "failed",
+       "rank 1: device 1 lost"},
       {"the context refuses the row",
        [](FakeBehaviour& b) {
          b.on_prepare = [](const CaseRow& r) {
            if (r.id == "r1") throw InputError("shard too large");
          };
        },
-       {"r1"}, "not_supported", "rank 1: shard too large"},
-      {"rank 1's GPU is of another architecture", [](FakeBehaviour& b) { b.arch = "other"; }, {"r0", "r1", "r2"},
-       "not_supported", ""},
+       {"r1"},
+       "not_supported",
+       "rank 1: shard too large"},
+      {"rank 1's GPU is of another architecture",
+       [](FakeBehaviour& b) { b.arch = "other"; },
+       {"r0", "r1", "r2"},
+       "not_supported",
+       ""},
       {"an arm is wrong on rank 1's shard",
        [](FakeBehaviour& b) {
-         b.passes = [](const std::string& arm, const std::string& row) { return !(row == "r1" && arm == "ssu.fake_cand"); };
+         b.passes = [](const std::string& arm, const std::string& row) {
+           return !(row == "r1" && arm == "ssu.fake_cand");
+         };
        },
-       {"r1"}, "incorrect", ""},
+       {"r1"},
+       "incorrect",
+       ""},
       {"the reference throws in an arm's check",
        [](FakeBehaviour& b) {
          b.passes = [](const std::string& arm, const std::string& row) -> bool {
@@ -310,21 +323,27 @@ const std::vector<RankFailure>& rank_failures() {
            return true;
          };
        },
-       {"r1"}, "failed", "rank 1: reference out of memory"},
+       {"r1"},
+       "failed",
+       "rank 1: reference out of memory"},
       {"a sample fails midway",
        [](FakeBehaviour& b) {
          b.after_call = [](const std::string& arm, const std::string& row, int call, int) {
            if (row == "r1" && arm == "ssu.fake_cand" && call == 3) throw DeviceError("CUPTI dropped records");
          };
        },
-       {"r1"}, "failed", "rank 1: CUPTI dropped records"},
+       {"r1"},
+       "failed",
+       "rank 1: CUPTI dropped records"},
       {"the unit's last sample fails",
        [](FakeBehaviour& b) {  // per unit 2 arms x 2 blocks x 2 letters x m 2: the 16th call ends the first unit
          b.after_call = [](const std::string&, const std::string& row, int, int row_call) {
            if (row == "r1" && row_call == 16) throw DeviceError("CUPTI dropped records");
          };
        },
-       {"r1"}, "failed", "rank 1: CUPTI dropped records"},
+       {"r1"},
+       "failed",
+       "rank 1: CUPTI dropped records"},
   };
   return cases;
 }
@@ -390,7 +409,8 @@ TEST_F(RankRunnerTest, ARanksFailureEndsTheUnitOnEveryRankProcess) {
       fs::remove(rc.out_path);
       fs::remove(rc.out_path + ".samples.json");
       rc.wrap_executor = [units, key, rank](std::unique_ptr<Executor> local) {
-        return rank_process_executor(std::move(local), std::make_shared<ranks::FileExchange>(units, key, rank, 2, 20s), 20s);
+        return rank_process_executor(std::move(local), std::make_shared<ranks::FileExchange>(units, key, rank, 2, 20s),
+                                     20s);
       };
       run_campaign(rc, be);
     };
@@ -431,5 +451,5 @@ TEST(MergeRankUnits, TheCauseIsTheFailingRanksNotTheAbandonedOnes) {
   EXPECT_EQ(cause.error, "device 1 lost");
   EXPECT_EQ(merge_rank_units(spec, {own, cause}).error, "rank 1: device 1 lost");
   EXPECT_TRUE(unit_result_from_json(to_json(own)).abandoned);  // the exchange carries it
-  EXPECT_FALSE(to_json(cause).contains("abandoned"));           // and adds nothing to a journal's units
+  EXPECT_FALSE(to_json(cause).contains("abandoned"));          // and adds nothing to a journal's units
 }

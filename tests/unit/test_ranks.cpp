@@ -42,15 +42,20 @@ TEST(RankEnv, NoLauncherIsOneRank) {
 }
 
 TEST(RankEnv, EachLauncherIsRead) {
-  const RankEnv s = rank_env(env_of({{"SLURM_PROCID", "3"}, {"SLURM_NTASKS", "8"}, {"SLURM_LOCALID", "1"},
-                                     {"SLURM_JOB_ID", "4711"}, {"SLURM_STEP_ID", "2"}}));
+  const RankEnv s = rank_env(env_of({{"SLURM_PROCID", "3"},
+                                     {"SLURM_NTASKS", "8"},
+                                     {"SLURM_LOCALID", "1"},
+                                     {"SLURM_JOB_ID", "4711"},
+                                     {"SLURM_STEP_ID", "2"}}));
   EXPECT_EQ(s.launcher, "slurm");
   EXPECT_EQ(s.rank, 3);
   EXPECT_EQ(s.world_size, 8);
   EXPECT_EQ(s.local_rank, 1);
   EXPECT_EQ(rendezvous_tag(s), "slurm:4711.2:w8");
-  const RankEnv o = rank_env(env_of({{"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "2"},
-                                     {"OMPI_COMM_WORLD_LOCAL_RANK", "1"}, {"PMIX_NAMESPACE", "prterun-x-1@1"}}));
+  const RankEnv o = rank_env(env_of({{"OMPI_COMM_WORLD_RANK", "1"},
+                                     {"OMPI_COMM_WORLD_SIZE", "2"},
+                                     {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
+                                     {"PMIX_NAMESPACE", "prterun-x-1@1"}}));
   EXPECT_EQ(o.launcher, "openmpi");
   EXPECT_EQ(o.rank, 1);
   EXPECT_EQ(o.world_size, 2);
@@ -64,12 +69,13 @@ TEST(RankEnv, EachLauncherIsRead) {
 
 TEST(RankEnv, AgreeingLaunchersAreOneAndDisagreeingOnesAnError) {
   // srun starting an Open MPI program sets both families of variables.
-  const RankEnv e = rank_env(env_of({{"SLURM_PROCID", "2"}, {"SLURM_NTASKS", "4"}, {"OMPI_COMM_WORLD_RANK", "2"},
-                                     {"OMPI_COMM_WORLD_SIZE", "4"}}));
+  const RankEnv e = rank_env(env_of(
+      {{"SLURM_PROCID", "2"}, {"SLURM_NTASKS", "4"}, {"OMPI_COMM_WORLD_RANK", "2"}, {"OMPI_COMM_WORLD_SIZE", "4"}}));
   EXPECT_EQ(e.launcher, "slurm");
   EXPECT_EQ(e.rank, 2);
   const std::string why = error_of([] {
-    rank_env(env_of({{"SLURM_PROCID", "2"}, {"SLURM_NTASKS", "4"}, {"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "4"}}));
+    rank_env(env_of(
+        {{"SLURM_PROCID", "2"}, {"SLURM_NTASKS", "4"}, {"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "4"}}));
   });
   EXPECT_NE(why.find("slurm says rank 2 of 4, openmpi says rank 1 of 4"), std::string::npos) << why;
 }
@@ -108,8 +114,7 @@ TEST(Rendezvous, RanksReceiveRankZerosIdThroughTheFile) {
   for (size_t i = 0; i < id.size(); ++i) id[i] = static_cast<uint8_t>(i * 37 + 11);
   std::vector<std::vector<uint8_t>> got(3);
   std::vector<std::thread> waiters;
-  for (int r = 1; r < 4; ++r)
-    waiters.emplace_back([&, r] { got[r - 1] = wait_for(path, tag, 4, 10s, 1ms); });
+  for (int r = 1; r < 4; ++r) waiters.emplace_back([&, r] { got[r - 1] = wait_for(path, tag, 4, 10s, 1ms); });
   std::this_thread::sleep_for(20ms);  // the waiters poll an absent file first
   publish(path, tag, 4, id);
   for (auto& w : waiters) w.join();

@@ -127,7 +127,8 @@ TEST_F(ReceiptTest, EveryForgedSignatureBlockIsCaught) {
   caught("DSSE payloadType is not application/vnd.in-toto+json",
          [&](json& s) { s["dsse"] = dsse_sign_ed25519("application/json", canonicalize(r["body"]), k); });
   // The body signed by another key, the embedded key left as it was.
-  caught("does not verify", [&](json& s) { s["dsse"] = dsse_sign_ed25519(kInTotoPayloadType, canonicalize(r["body"]), o); });
+  caught("does not verify",
+         [&](json& s) { s["dsse"] = dsse_sign_ed25519(kInTotoPayloadType, canonicalize(r["body"]), o); });
   caught("DSSE keyid", [&](json& s) { s["dsse"]["signatures"][0]["keyid"] = std::string(64, '0'); });
   caught("does not verify", [&](json& s) {
     std::string sig = *base64_decode(s["dsse"]["signatures"][0]["sig"].get<std::string>());
@@ -136,10 +137,14 @@ TEST_F(ReceiptTest, EveryForgedSignatureBlockIsCaught) {
   });
   caught("base64", [&](json& s) { s["dsse"]["payload"] = s["dsse"]["payload"].get<std::string>() + "="; });
   caught("exactly one signature", [&](json& s) { s["dsse"]["signatures"].push_back(s["dsse"]["signatures"][0]); });
-  caught("not a canonical Ed25519 PEM", [&](json& s) { s["public_key_pem"] = s["public_key_pem"].get<std::string>() + "\n"; });
+  caught("not a canonical Ed25519 PEM",
+         [&](json& s) { s["public_key_pem"] = s["public_key_pem"].get<std::string>() + "\n"; });
   caught("signature block is not", [&](json& s) { s["scheme"] = "ed25519"; });
   caught("signature block is not", [&](json& s) {  // the pre-DSSE form
-    s = {{"scheme", "ed25519"}, {"signed", "body_sha256"}, {"public_key_pem", s["public_key_pem"]}, {"signature_hex", "00"}};
+    s = {{"scheme", "ed25519"},
+         {"signed", "body_sha256"},
+         {"public_key_pem", s["public_key_pem"]},
+         {"signature_hex", "00"}};
   });
   // Key and envelope both replaced: the receipt verifies as signed by that key, so only
   // --pubkey can tell (WrongPublicKeyIsRejected); a consistent re-signature is no problem.
@@ -158,11 +163,14 @@ TEST_F(ReceiptTest, EverySingleByteChangeIsCaught) {
     std::string b = bytes_;
     size_t pos = rng.below(b.size());
     char c;
-    do c = static_cast<char>(rng.below(256)); while (c == b[pos]);
+    do c = static_cast<char>(rng.below(256));
+    while (c == b[pos]);
     b[pos] = c;
     bool ok = audit_ok(b);
     caught += !ok;
-    if (ok) ADD_FAILURE() << "byte " << pos << " (" << bytes_.substr(pos > 40 ? pos - 40 : 0, 60) << ") -> " << int(c) << " passed audit";
+    if (ok)
+      ADD_FAILURE() << "byte " << pos << " (" << bytes_.substr(pos > 40 ? pos - 40 : 0, 60) << ") -> " << int(c)
+                    << " passed audit";
   }
   EXPECT_EQ(caught, 1000);
 }
@@ -177,17 +185,22 @@ TEST_F(ReceiptTest, EveryValueChangeIsCaughtEvenWhenResealed) {
     json t = r;
     const auto& ptr = leaves[rng.below(leaves.size())];
     json& v = t["body"][ptr];
-    if (v.is_number()) v = v.get<double>() * 1.0001 + 1e-9;
-    else if (v.is_boolean()) v = !v.get<bool>();
-    else if (v.is_string()) v = v.get<std::string>() + "x";
-    else v = 0;
+    if (v.is_number())
+      v = v.get<double>() * 1.0001 + 1e-9;
+    else if (v.is_boolean())
+      v = !v.get<bool>();
+    else if (v.is_string())
+      v = v.get<std::string>() + "x";
+    else
+      v = 0;
     ++n;
     caught += !audit_ok(receipt_bytes(t));
     // An attacker who also recomputes the seal: digests match, so only the recomputation
     // of statistics, verdicts and summary (or the subject digests) can catch it.
     json resealed = seal_receipt(t["body"], std::nullopt);
     bool ok = audit_ok(receipt_bytes(resealed));
-    if (!ok) ++caught_resealed;
+    if (!ok)
+      ++caught_resealed;
     else {
       // Fields that are recorded facts (not derivable) may change undetected once resealed;
       // those must not be numbers the verdicts or summary depend on.
@@ -204,7 +217,8 @@ TEST_F(ReceiptTest, EveryValueChangeIsCaughtEvenWhenResealed) {
 
 namespace {
 // Every object key under `j`, as the pointer to its parent and the key.
-void collect_keys(const json& j, const json::json_pointer& at, std::vector<std::pair<json::json_pointer, std::string>>& out) {
+void collect_keys(const json& j, const json::json_pointer& at,
+                  std::vector<std::pair<json::json_pointer, std::string>>& out) {
   if (j.is_object()) {
     for (auto it = j.begin(); it != j.end(); ++it) {
       out.push_back({at, it.key()});
@@ -231,7 +245,8 @@ TEST_F(ReceiptTest, EveryRenamedKeyIsCaughtAndNeverCrashesTheAuditor) {
     obj[key + "_renamed"] = obj[key];
     obj.erase(key);
     json resealed = seal_receipt(t["body"], std::nullopt);
-    EXPECT_FALSE(audit_ok(receipt_bytes(resealed))) << "renamed " << parent.to_string() << "/" << key << " passed audit";
+    EXPECT_FALSE(audit_ok(receipt_bytes(resealed)))
+        << "renamed " << parent.to_string() << "/" << key << " passed audit";
   }
 }
 
@@ -249,7 +264,8 @@ TEST_F(ReceiptTest, ResealedForgeriesOfBoundFieldsAreCaught) {
   EXPECT_FALSE(forged([](json& p) {  // the policy swapped for one with no gates: every row passes
     p["policy"] = Policy::parse("correct").to_json();
     p["policy"]["gates"] = json::array();
-    for (auto& row : p["rows"]) row["verdicts"] = {{"raw", row["verdicts"]["raw"]}, {"policy", true}, {"failed", json::array()}};
+    for (auto& row : p["rows"])
+      row["verdicts"] = {{"raw", row["verdicts"]["raw"]}, {"policy", true}, {"failed", json::array()}};
     p["summary"]["policy_passed"] = p["rows"].size();
     p["summary"]["policy_failed"] = 0;
     p["summary"]["gate_failures"] = json::object();
@@ -258,7 +274,9 @@ TEST_F(ReceiptTest, ResealedForgeriesOfBoundFieldsAreCaught) {
   // Optional derived fields a row's samples do not give (this CPU run has no activity records and
   // one rank): written into a row, resealed, they are caught.
   const json one = {{"median", 1.0}, {"min", 1.0}, {"max", 1.0}, {"n", 8}};
-  EXPECT_FALSE(forged([&](json& p) { p["rows"][0]["activity_us"] = {{"ag_gemm.cpu_eigen", {{"forged_kernel", one}}}}; }));
+  EXPECT_FALSE(forged([&](json& p) {
+    p["rows"][0]["activity_us"] = {{"ag_gemm.cpu_eigen", {{"forged_kernel", one}}}};
+  }));
   EXPECT_FALSE(forged([&](json& p) { p["rows"][0]["activity_us"] = json::object(); }));
   EXPECT_FALSE(forged([&](json& p) { p["rows"][0]["cross_device_us"] = {{"ag_gemm.cpu_eigen", one}}; }));
   EXPECT_TRUE(forged([](json&) {}));  // the untouched body, resealed, still audits
@@ -286,10 +304,11 @@ TEST_F(ReceiptTest, TheRatioIntervalIsRecomputedAndTamperingWithItIsCaught) {
   EXPECT_NE(problems([](json& p) { p["rows"][0]["pairs"][0]["ratio_ci"] = nullptr; }), "");
   EXPECT_NE(problems([](json& p) { p["protocol"]["interval"]["level"] = 0.5; }), "");
   EXPECT_NE(problems([](json& p) { p["protocol"]["interval"]["resamples"] = 10; }), "");
-  EXPECT_NE(problems([](json& p) { 
-    json& v = p["rows"][0]["verdicts"]["raw"]["strict"];
-    v = !v.get<bool>();
-  }), "");
+  EXPECT_NE(problems([](json& p) {
+              json& v = p["rows"][0]["verdicts"]["raw"]["strict"];
+              v = !v.get<bool>();
+            }),
+            "");
   EXPECT_EQ(problems([](json&) {}), "");
 }
 

@@ -19,8 +19,8 @@ using namespace kgate;
 
 TEST(Numeric, Bf16AndFp8) {
   EXPECT_EQ(f32_to_bf16_bits(1.0f), 0x3f80);
-  EXPECT_EQ(round_bf16(1.00390625f), 1.0f);         // tie -> even
-  EXPECT_EQ(round_bf16(1.01171875f), 1.015625f);    // tie -> even (up)
+  EXPECT_EQ(round_bf16(1.00390625f), 1.0f);       // tie -> even
+  EXPECT_EQ(round_bf16(1.01171875f), 1.015625f);  // tie -> even (up)
   EXPECT_EQ(fp8_e4m3_to_f32(0x38), 1.0f);
   EXPECT_EQ(fp8_e4m3_to_f32(0x7e), 448.0f);
   EXPECT_EQ(fp8_e4m3_to_f32(0x01), std::ldexp(1.0f, -9));
@@ -40,7 +40,10 @@ TEST(Numeric, Fp8EncodeIsTheNearestCodeSearch) {
     float bd = INFINITY, a = std::fabs(f);
     for (int c = 0; c < 0x7f; ++c) {
       float d = std::fabs(fp8_e4m3_to_f32(static_cast<uint8_t>(c)) - a);
-      if (d < bd || (d == bd && (c & 1) == 0)) { bd = d; best = static_cast<uint8_t>(c); }
+      if (d < bd || (d == bd && (c & 1) == 0)) {
+        bd = d;
+        best = static_cast<uint8_t>(c);
+      }
     }
     return static_cast<uint8_t>(best | (f < 0 ? 0x80 : 0));
   };
@@ -52,7 +55,8 @@ TEST(Numeric, Fp8EncodeIsTheNearestCodeSearch) {
     if (c + 1 < 0x7f) xs.push_back((v + fp8_e4m3_to_f32(static_cast<uint8_t>(c + 1))) / 2);
   }
   Rng rng(5);
-  for (int i = 0; i < (1 << 20); ++i) xs.push_back(rng.normal() * std::ldexp(1.f, static_cast<int>(rng.below(24)) - 12));
+  for (int i = 0; i < (1 << 20); ++i)
+    xs.push_back(rng.normal() * std::ldexp(1.f, static_cast<int>(rng.below(24)) - 12));
   for (float x : xs) ASSERT_EQ(f32_to_fp8_e4m3(x), direct(x)) << x;
 }
 
@@ -73,8 +77,11 @@ TEST(SsuReference, PoolValuesAreTheChunkedStream) {
     }
     // Golden bits from the generator before pool_value existed (its Rng and loop, as they were),
     // so a change to the shared stream functions cannot pass by changing both sides.
-    const std::pair<size_t, uint32_t> golden[] = {
-        {0, 0xbf837586u}, {1, 0xbf96b490u}, {(1u << 20) - 1, 0xbe888184u}, {1u << 20, 0x3f1f2930u}, {3158073, 0x3f983bb0u}};
+    const std::pair<size_t, uint32_t> golden[] = {{0, 0xbf837586u},
+                                                  {1, 0xbf96b490u},
+                                                  {(1u << 20) - 1, 0xbe888184u},
+                                                  {1u << 20, 0x3f1f2930u},
+                                                  {3158073, 0x3f983bb0u}};
     for (const auto& [i, bits] : golden) {
       float f;
       std::memcpy(&f, &bits, 4);
@@ -110,8 +117,8 @@ TEST(SsuReference, PadSlotIsZeroStateAndPoolUntouched) {
 TEST(SparseMlaConfig, WarpSpecializedFromTheBlockStepThresholds) {
   using kgate::sparse_mla::Problem;
   const Problem fp8_h64_t5{5, 64, 0, true}, fp8_h128_t40{40, 128, 0, true}, fp8_h64_t10_k512{10, 64, 512, true},
-      fp8_h128_t10_k512{10, 128, 512, true}, bf16_h64_t5_k512{5, 64, 512, false}, bf16_h128_t10{10, 128, 0, false}, bf16_h64_t40{40, 64, 0, false},
-      fp8_h32_big{514, 32, 512, true};
+      fp8_h128_t10_k512{10, 128, 512, true}, bf16_h64_t5_k512{5, 64, 512, false}, bf16_h128_t10{10, 128, 0, false},
+      bf16_h64_t40{40, 64, 0, false}, fp8_h32_big{514, 32, 512, true};
   EXPECT_EQ(fp8_h64_t5.block_steps(), 10);
   EXPECT_EQ(fp8_h128_t40.block_steps(), 160);
   EXPECT_EQ(fp8_h64_t10_k512.block_steps(), 100);
@@ -122,9 +129,9 @@ TEST(SparseMlaConfig, WarpSpecializedFromTheBlockStepThresholds) {
   EXPECT_FALSE(fp8_h64_t10_k512.warp_specialized());
   EXPECT_TRUE(fp8_h128_t10_k512.warp_specialized());
   EXPECT_FALSE(bf16_h64_t5_k512.warp_specialized());  // 50 steps: lockstep (measured faster there)
-  EXPECT_TRUE(bf16_h64_t40.warp_specialized());        // 80 steps
-  EXPECT_FALSE(bf16_h128_t10.warp_specialized());  // 40 steps
-  EXPECT_FALSE(fp8_h32_big.warp_specialized());     // 32 heads: the mma.sync path
+  EXPECT_TRUE(bf16_h64_t40.warp_specialized());       // 80 steps
+  EXPECT_FALSE(bf16_h128_t10.warp_specialized());     // 40 steps
+  EXPECT_FALSE(fp8_h32_big.warp_specialized());       // 32 heads: the mma.sync path
   // FP8 from 80 steps when they are 40 pairs or more: 40 pairs x 2 blocks (h64 and h128) warp-specialized,
   // 20 pairs x 2 and 10 x 10 (100 steps) lockstep.
   const Problem fp8_h64_t40{40, 64, 0, true}, fp8_h128_t20{20, 128, 0, true}, fp8_h64_t20{20, 64, 0, true},
@@ -132,8 +139,8 @@ TEST(SparseMlaConfig, WarpSpecializedFromTheBlockStepThresholds) {
   EXPECT_EQ(fp8_h128_t20.pairs(), 40);
   EXPECT_TRUE(fp8_h64_t40.warp_specialized());
   EXPECT_TRUE(fp8_h128_t20.warp_specialized());
-  EXPECT_FALSE(fp8_h64_t20.warp_specialized());   // 40 steps
-  EXPECT_FALSE(fp8_h64_t39.warp_specialized());   // 117 steps of 39 pairs
+  EXPECT_FALSE(fp8_h64_t20.warp_specialized());  // 40 steps
+  EXPECT_FALSE(fp8_h64_t39.warp_specialized());  // 117 steps of 39 pairs
   EXPECT_FALSE(fp8_h64_t10_k512.warp_specialized());
 }
 
@@ -147,16 +154,18 @@ TEST(SparseMlaPlan, EveryPairCoveredOnceWithinEachPartitionsShare) {
     int tokens, groups, W, parts, overhead;
     bool ragged, one_long = false;  // one_long: token 0 all W columns, the others one block
   };
-  const Shape shapes[] = {{20, 2, 1152, 132, 3, true},  {40, 2, 640, 132, 3, false}, {40, 1, 1152, 132, 5, false},
-                          {257, 1, 640, 132, 3, false}, {10, 2, 128, 132, 0, true},  {5, 1, 128, 132, 3, false},
-                          {80, 2, 1152, 132, 2, true},  {7, 3, 4096, 16, 1, true},   {30, 2, 640, 1, 3, true},
+  const Shape shapes[] = {{20, 2, 1152, 132, 3, true},      {40, 2, 640, 132, 3, false}, {40, 1, 1152, 132, 5, false},
+                          {257, 1, 640, 132, 3, false},     {10, 2, 128, 132, 0, true},  {5, 1, 128, 132, 3, false},
+                          {80, 2, 1152, 132, 2, true},      {7, 3, 4096, 16, 1, true},   {30, 2, 640, 1, 3, true},
                           {4, 1, 4096, 132, 1, false, true}};
   std::mt19937 rng(7);
   for (const Shape& sh : shapes) {
-    SCOPED_TRACE("tokens " + std::to_string(sh.tokens) + " groups " + std::to_string(sh.groups) + " W " + std::to_string(sh.W) +
-                 " parts " + std::to_string(sh.parts) + " overhead " + std::to_string(sh.overhead));
+    SCOPED_TRACE("tokens " + std::to_string(sh.tokens) + " groups " + std::to_string(sh.groups) + " W " +
+                 std::to_string(sh.W) + " parts " + std::to_string(sh.parts) + " overhead " +
+                 std::to_string(sh.overhead));
     std::vector<int> act(sh.tokens);
-    for (int t = 0; t < sh.tokens; ++t) act[t] = sh.ragged ? static_cast<int>(rng() % (sh.W + 1)) : sh.one_long && t ? 64 : sh.W;
+    for (int t = 0; t < sh.tokens; ++t)
+      act[t] = sh.ragged ? static_cast<int>(rng() % (sh.W + 1)) : sh.one_long && t ? 64 : sh.W;
     if (sh.ragged) act[0] = 0;  // an empty token keeps one (masked) block
     const WsPlanLayout L{sh.parts, sh.tokens * sh.groups};
     std::vector<int> plan(static_cast<size_t>(L.ints()), -7);
@@ -181,7 +190,8 @@ TEST(SparseMlaPlan, EveryPairCoveredOnceWithinEachPartitionsShare) {
       ++used;
       working.push_back(p);
       its.push_back(first);
-      for (int k = plan[4 + 2 * p]; k < plan[5 + 2 * p]; ++k) its.push_back(plan.data() + L.items_off() + 4 * (sh.parts + k));
+      for (int k = plan[4 + 2 * p]; k < plan[5 + 2 * p]; ++k)
+        its.push_back(plan.data() + L.items_off() + 4 * (sh.parts + k));
       long long load = 0;
       for (const int* v : its) {
         const int t = v[0], g = v[1] & 255, j = (v[1] >> 8) - 1, b0 = v[2] & 0xffff, b1 = v[2] >> 16;
@@ -202,13 +212,15 @@ TEST(SparseMlaPlan, EveryPairCoveredOnceWithinEachPartitionsShare) {
       if (p < sh.parts - 1) EXPECT_LE(load, share) << "partition " << p << " within its share";
     }
     for (int k = 0; k < used; ++k)
-      EXPECT_EQ(working[k], static_cast<int>(static_cast<long long>(k) * sh.parts / used)) << "the CTAs with work spread evenly";
+      EXPECT_EQ(working[k], static_cast<int>(static_cast<long long>(k) * sh.parts / used))
+          << "the CTAs with work spread evenly";
     EXPECT_EQ(plan[0], used);
     int split_pairs = 0;
     for (int pair = 0; pair < L.pairs; ++pair) {
       EXPECT_EQ(next_block[pair], nb(pair / sh.groups)) << "pair " << pair << " fully covered";
       EXPECT_EQ(plan[L.nseg_off() + pair], segs[pair]) << "pair " << pair << "'s segment count";
-      EXPECT_LE(segs[pair], ws_plan_max_segments(nb(pair / sh.groups))) << "pair " << pair << " within the partials' splits";
+      EXPECT_LE(segs[pair], ws_plan_max_segments(nb(pair / sh.groups)))
+          << "pair " << pair << " within the partials' splits";
       if (segs[pair] == 1) EXPECT_EQ(last_j[pair], -1) << "a pair in one partition writes out itself";
       if (segs[pair] > 1) ++split_pairs;
     }
@@ -290,7 +302,8 @@ TEST(SparseMlaReference, LensOffsetAndPaddingRows) {
   EXPECT_EQ(ra.out, rb.out);
   EXPECT_EQ(ra.lse, rb.lse);
   // An "arm" that copies the reference into the real rows passes; writing a padding row fails.
-  std::vector<float> out(static_cast<size_t>(p.q_rows() * 4 * 512), poison_f32()), lse(static_cast<size_t>(p.q_rows() * 4), poison_f32());
+  std::vector<float> out(static_cast<size_t>(p.q_rows() * 4 * 512), poison_f32()),
+      lse(static_cast<size_t>(p.q_rows() * 4), poison_f32());
   for (size_t i = 0; i < rb.out.size(); ++i) out[i] = static_cast<float>(rb.out[i]);
   for (size_t i = 0; i < rb.lse.size(); ++i) lse[i] = static_cast<float>(rb.lse[i]);
   EXPECT_TRUE(sparse_mla::check_outputs(b, rb, out, lse, {0.1, 0.1}).passed);

@@ -37,7 +37,8 @@ FakeBehaviour activity() {
 }
 
 json run_fake(const std::string& cand, const std::string& policy) {
-  for (const char* n : {"ssu.fake_ref", "ssu.fake_twin", "ssu.fake_flaky", "ssu.fake_two", "ssu.fake_regroup"}) add_fake_arm(n);
+  for (const char* n : {"ssu.fake_ref", "ssu.fake_twin", "ssu.fake_flaky", "ssu.fake_two", "ssu.fake_regroup"})
+    add_fake_arm(n);
   auto dir = fresh_temp_dir("kgate_fake_");
   std::string table = (dir / "t.json").string();
   write_file_atomic(table, R"({"table": "t", "family": "ssu", "rows": [

@@ -8,11 +8,11 @@
 using namespace kgate;
 
 TEST(Stats, Median) {
-  EXPECT_EQ(median({5}), 5);                 // n = 1
-  EXPECT_EQ(median({3, 1}), 2);              // n = 2: mean of both
-  EXPECT_EQ(median({9, 1, 5}), 5);           // odd
-  EXPECT_EQ(median({4, 1, 3, 2}), 2.5);      // even
-  EXPECT_EQ(median({2, 2, 2, 7}), 2);        // ties
+  EXPECT_EQ(median({5}), 5);             // n = 1
+  EXPECT_EQ(median({3, 1}), 2);          // n = 2: mean of both
+  EXPECT_EQ(median({9, 1, 5}), 5);       // odd
+  EXPECT_EQ(median({4, 1, 3, 2}), 2.5);  // even
+  EXPECT_EQ(median({2, 2, 2, 7}), 2);    // ties
   EXPECT_THROW(median({}), std::invalid_argument);
 }
 

@@ -13,12 +13,12 @@ TEST(EditDistance, ExactValues) {
   EXPECT_EQ(edit_distance("abc", ""), 3u);
   EXPECT_EQ(edit_distance("", "abc"), 3u);
   EXPECT_EQ(edit_distance("list", "list"), 0u);
-  EXPECT_EQ(edit_distance("lst", "list"), 1u);            // insertion
-  EXPECT_EQ(edit_distance("lisst", "list"), 1u);          // deletion
-  EXPECT_EQ(edit_distance("lust", "list"), 1u);           // substitution
-  EXPECT_EQ(edit_distance("eigne", "eigen"), 1u);         // adjacent transposition: 1, not 2
-  EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);      // the textbook case
-  EXPECT_EQ(edit_distance("ca", "abc"), 3u);              // restricted: no substring edited twice
+  EXPECT_EQ(edit_distance("lst", "list"), 1u);                        // insertion
+  EXPECT_EQ(edit_distance("lisst", "list"), 1u);                      // deletion
+  EXPECT_EQ(edit_distance("lust", "list"), 1u);                       // substitution
+  EXPECT_EQ(edit_distance("eigne", "eigen"), 1u);                     // adjacent transposition: 1, not 2
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);                  // the textbook case
+  EXPECT_EQ(edit_distance("ca", "abc"), 3u);                          // restricted: no substring edited twice
   EXPECT_EQ(edit_distance("abc", "ca"), edit_distance("ca", "abc"));  // symmetric
 }
 
@@ -52,7 +52,8 @@ TEST(Suggest, Phrases) {
   const std::vector<std::string> tables = {"cases/calib.json", "cases/ssu.json", "cases/cpu/ssu.json"};
   EXPECT_EQ(did_you_mean_path("cases/cpu/ssu.jsn", tables), "; did you mean 'cases/cpu/ssu.json'?");
   EXPECT_EQ(did_you_mean_path("cases/cpuu/ssu.json", tables), "; did you mean 'cases/cpu/ssu.json'?");
-  EXPECT_EQ(did_you_mean_path("/elsewhere/ssu.json", tables), "; did you mean 'cases/ssu.json' or 'cases/cpu/ssu.json'?");
+  EXPECT_EQ(did_you_mean_path("/elsewhere/ssu.json", tables),
+            "; did you mean 'cases/ssu.json' or 'cases/cpu/ssu.json'?");
   EXPECT_EQ(did_you_mean_path("/elsewhere/calbi.json", tables), "; did you mean 'cases/calib.json'?");
   EXPECT_EQ(did_you_mean_path("nothing-like-it.txt", tables), "");
 }

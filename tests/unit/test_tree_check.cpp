@@ -64,9 +64,7 @@ std::string lines(const std::vector<StaleItem>& items) {
 
 }  // namespace
 
-TEST_F(TreeCheck, ACurrentReceiptPasses) {
-  EXPECT_TRUE(check(current_body()).empty()) << lines(check(current_body()));
-}
+TEST_F(TreeCheck, ACurrentReceiptPasses) { EXPECT_TRUE(check(current_body()).empty()) << lines(check(current_body())); }
 
 TEST_F(TreeCheck, AnOlderProtocolSchemaVersionIsStale) {
   json b = current_body();
@@ -119,8 +117,8 @@ TEST_F(TreeCheck, AnEditedProtocolSourceAndAMissingFileAreStale) {
   auto s = check(b);
   ASSERT_EQ(s.size(), 2u) << lines(s);
   EXPECT_EQ(s[0].line.rfind("STALE harness/gpu/timer.cpp: receipt ", 0), 0u) << s[0].line;
-  EXPECT_EQ(s[1].line, "STALE harness/core/schedule.cpp: receipt " + b["subject"][6]["digest"]["sha256"].get<std::string>().substr(0, 12) +
-                           ", tree missing");
+  EXPECT_EQ(s[1].line, "STALE harness/core/schedule.cpp: receipt " +
+                           b["subject"][6]["digest"]["sha256"].get<std::string>().substr(0, 12) + ", tree missing");
 }
 
 TEST_F(TreeCheck, TheBinaryAndTheSidecarAreNotTreeFiles) {
@@ -201,7 +199,8 @@ TEST(ArmSources, ComeFromTheUnitsThatImplementTheArm) {
                           "references/ssu/ssu_ref.cpp", "references/ssu/ssu_check.cpp"})
       EXPECT_TRUE(names(a, f)) << name << " lacks " << f;
     // The harness an arm includes is not its subject: what of it decides a sample is the protocol's.
-    for (const auto& f : a.sources) EXPECT_TRUE(f.starts_with("kernels/") || f.starts_with("references/")) << name << ": " << f;
+    for (const auto& f : a.sources)
+      EXPECT_TRUE(f.starts_with("kernels/") || f.starts_with("references/")) << name << ": " << f;
     for (const char* f : {"kernels/ssu/family.cpp", "kernels/ssu/launch.cu", "references/ssu/ssu_ref_gpu.cu"})
       EXPECT_FALSE(names(a, f)) << name << " names " << f;
   }
@@ -216,10 +215,11 @@ TEST(ArmSources, ComeFromTheUnitsThatImplementTheArm) {
     EXPECT_NE(std::find(exp.begin(), exp.end(), f), exp.end()) << f;
 #ifdef KGATE_HAVE_CUDA
   // launch.cu includes every kernel header; the warp-specialized kernel's plan and the FP8 layout are among them.
-  for (const char* f : {"kernels/sparse_mla/launch.cu", "kernels/sparse_mla/gpu_context.cpp", "kernels/sparse_mla/fast.cuh",
-                        "kernels/sparse_mla/fast_ws.cuh", "kernels/sparse_mla/ws_plan.hpp", "kernels/sparse_mla/model1.cuh",
-                        "kernels/sparse_mla/wgmma.cuh", "references/sparse_mla/sparse_mla_ref_gpu.cu",
-                        "references/sparse_mla/sparse_mla.hpp"})
+  for (const char* f :
+       {"kernels/sparse_mla/launch.cu", "kernels/sparse_mla/gpu_context.cpp", "kernels/sparse_mla/fast.cuh",
+        "kernels/sparse_mla/fast_ws.cuh", "kernels/sparse_mla/ws_plan.hpp", "kernels/sparse_mla/model1.cuh",
+        "kernels/sparse_mla/wgmma.cuh", "references/sparse_mla/sparse_mla_ref_gpu.cu",
+        "references/sparse_mla/sparse_mla.hpp"})
     EXPECT_TRUE(names(bundled("sparse_mla.fast"), f)) << "sparse_mla.fast lacks " << f;
   for (const char* f : {"kernels/ssu/launch.cu", "kernels/ssu/gpu_context.cpp", "kernels/ssu/fast.cuh",
                         "kernels/ssu/floor.cuh", "kernels/ssu/config.hpp", "references/ssu/ssu_ref_gpu.cu"})

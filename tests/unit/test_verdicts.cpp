@@ -56,7 +56,8 @@ TEST(Verdicts, StrictTieFailsAndLimitIsInclusive) {
 }
 
 TEST(Verdicts, LimitByTagOverridesPolicyLimit) {
-  Policy p = Policy::from_json(json{{"gates", {"limit"}}, {"limit", 0.05}, {"limit_by_tag", {{"band=b1-b8", 0.5}}}}, "p");
+  Policy p =
+      Policy::from_json(json{{"gates", {"limit"}}, {"limit", 0.05}, {"limit_by_tag", {{"band=b1-b8", 0.5}}}}, "p");
   RowRecord row = derived(make_row(), flat(10, 14), p);
   EXPECT_EQ(row.verdicts.raw["limit_value"], 0.5);
   EXPECT_TRUE(row.verdicts.policy);
@@ -92,8 +93,8 @@ TEST(Verdicts, APassedRowWithoutSamplesIsAnAuditError) {
 TEST(Verdicts, DriftAndActivityGates) {
   Policy p = Policy::parse("drift(0.02),parity,fallback");
   RowRecord row = derived(make_row(), groups({{10.0}, {10.0}, {10.0}}, {{5.0}, {5.0}, {4.0}}), p);
-  EXPECT_EQ(row.verdicts.raw["drift"], false);         // 2.5 / 2 - 1 = 25 %
-  EXPECT_TRUE(row.verdicts.raw["parity"].is_null());   // host timer: no activity records
+  EXPECT_EQ(row.verdicts.raw["drift"], false);        // 2.5 / 2 - 1 = 25 %
+  EXPECT_TRUE(row.verdicts.raw["parity"].is_null());  // host timer: no activity records
   EXPECT_EQ(row.verdicts.failed.size(), 3u);
   RowSamples s = flat(10, 5);
   s.signatures["b"] = {{Signature{2, 2, {"k"}}, 4}};
@@ -165,7 +166,8 @@ RowSamples two_pair_samples(double c) {
 Policy strict_and_floor() {
   return Policy::from_json(json::parse(R"({"gates": ["correct"], "by_baseline": {
       "base": {"gates": ["strict"]},
-      "floor": {"gates": ["limit"], "limit": 0.05, "limit_by_tag": {"band=b9": 0.5}}}})"), "p");
+      "floor": {"gates": ["limit"], "limit": 0.05, "limit_by_tag": {"band=b9": 0.5}}}})"),
+                           "p");
 }
 }  // namespace
 

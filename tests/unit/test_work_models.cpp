@@ -45,8 +45,8 @@ TEST(WorkModels, SsuStateBytesMatchTheScriptsOnEveryRow) {
   for (const CaseRow& r : t.rows) {
     const json& p = r.params;
     const int64_t esz = p["state_dtype"] == "bf16" ? 2 : 4;
-    const int64_t script = 2 * (p["batch"].get<int64_t>() - p["pad_slots"].get<int64_t>()) *
-                           p["nheads"].get<int64_t>() * 64 * 128 * esz;
+    const int64_t script =
+        2 * (p["batch"].get<int64_t>() - p["pad_slots"].get<int64_t>()) * p["nheads"].get<int64_t>() * 64 * 128 * esz;
     const ssu::WorkTerms terms = ssu::work_terms(p);
     EXPECT_EQ(terms.state_bytes, static_cast<double>(script)) << r.id;
     const Work w = Registry::instance().family("ssu").work(p);
@@ -86,14 +86,27 @@ TEST(WorkModels, SsuHandComputedRows) {
 TEST(WorkModels, SparseMlaHandComputedRows) {
   // FP8, T = 2, W = 192, H = 8: KV 2*192*584, indices 2*192*4, lens 2*4, q + out 2*2*8*512*2,
   // lse 2*8*4; FLOPs 2*2*8*192*1024.
-  EXPECT_EQ(work_of("sparse_mla", {{"batch", 2}, {"q_len", 1}, {"heads", 8}, {"kv_dtype", "fp8"}, {"swa_rows", 256},
-                                   {"compressed_rows", 512}, {"topk", 64}}),
+  EXPECT_EQ(work_of("sparse_mla", {{"batch", 2},
+                                   {"q_len", 1},
+                                   {"heads", 8},
+                                   {"kv_dtype", "fp8"},
+                                   {"swa_rows", 256},
+                                   {"compressed_rows", 512},
+                                   {"topk", 64}}),
             (Work{224256 + 1536 + 8 + 32768 + 64, 6291456}));
   // BF16 with a sink, T = 4, W = 160, H = 16: KV 4*160*1024, indices 4*160*4, lens 16,
   // q + out 2*4*16*512*2, lse 4*16*4, sink 16*4. Ragged lens and invalid columns count in full.
-  EXPECT_EQ(work_of("sparse_mla", {{"batch", 2}, {"q_len", 2}, {"heads", 16}, {"kv_dtype", "bf16"}, {"swa_rows", 256},
-                                   {"compressed_rows", 512}, {"topk", 32}, {"ragged", true}, {"sink", true},
-                                   {"empty_tokens", 1}, {"invalid_pct", 20}}),
+  EXPECT_EQ(work_of("sparse_mla", {{"batch", 2},
+                                   {"q_len", 2},
+                                   {"heads", 16},
+                                   {"kv_dtype", "bf16"},
+                                   {"swa_rows", 256},
+                                   {"compressed_rows", 512},
+                                   {"topk", 32},
+                                   {"ragged", true},
+                                   {"sink", true},
+                                   {"empty_tokens", 1},
+                                   {"invalid_pct", 20}}),
             (Work{655360 + 2560 + 16 + 131072 + 256 + 64, 20971520}));
 }
 
@@ -101,8 +114,13 @@ TEST(WorkModels, SparseMlaMatchesFlashMlaCounts) {
   // /work/shared/facts/flashmla-sparse-h200.md, model1_h64_b1_sq1_topk128+512 (13.4 us, 6 TFLOP/s,
   // 37 GB/s): FLOPs 2 h b s_q topk (512 + 512); bytes q + out + 640 x 576. This model adds the
   // 8 scale bytes per row, the int32 indices and lens, and lse.
-  const Work w = work_of("sparse_mla", {{"batch", 1}, {"q_len", 1}, {"heads", 64}, {"kv_dtype", "fp8"},
-                                        {"swa_rows", 4096}, {"compressed_rows", 4096}, {"topk", 512}});
+  const Work w = work_of("sparse_mla", {{"batch", 1},
+                                        {"q_len", 1},
+                                        {"heads", 64},
+                                        {"kv_dtype", "fp8"},
+                                        {"swa_rows", 4096},
+                                        {"compressed_rows", 4096},
+                                        {"topk", 512}});
   EXPECT_EQ(w.flops, 2.0 * 64 * 1 * 1 * 640 * (512 + 512));
   const double flashmla_bytes = 64 * 512 * 2 * 2 + 640 * 576;
   EXPECT_EQ(w.bytes, flashmla_bytes + 640 * 8 + 640 * 4 + 4 + 64 * 4);
