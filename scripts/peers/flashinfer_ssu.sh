@@ -154,10 +154,6 @@ mv -f "$lib.tmp" "$lib"
 seconds=$(($(date +%s) - start))
 nm -D --defined-only "$lib" | grep -q ' T kgate_export_table$' || die "$lib does not export kgate_export_table"
 
-paths="$out=\$OUT;$root=\$KGATE;$cuda_home=\$CUDA_HOME"
-[ -n "$src" ] && paths="$paths;$src=\$SRC"
-[ -n "$wheel" ] && paths="$paths;$(dirname "$wheel")=\$WHEEL_DIR"
-KGATE_PATHS="$paths" \
 python3 - "$out/build.json" "$lib" "$seconds" "$wheel_sha" "$wheel_origin" "$src" "$fi_version" "$fi_commit" \
   "$cccl_version" "$("$nvcc" --version | tail -n 2 | tr '\n' ' ')" "$(sha_of "$lib")" \
   "$(sha_of "$root/peers/$PEER/adapter.cu")" "$(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)" \
@@ -188,22 +184,13 @@ manifest = {
     "kgate_tree_dirty": dirty == "true",
     "built_at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
 }
-# No machine path in a manifest: the build's folders are named by placeholders.
-import os
-subs = sorted((kv.split("=", 1) for kv in os.environ["KGATE_PATHS"].split(";")), key=lambda kv: -len(kv[0]))
-def portable(v):
-    if isinstance(v, str):
-        for d, name in subs:
-            v = v.replace(d, name)
-        return v
-    if isinstance(v, list):
-        return [portable(x) for x in v]
-    return v
-manifest = {k: portable(v) for k, v in manifest.items()}
 with open(path, "w") as f:
     json.dump(manifest, f, indent=1)
     f.write("\n")
 PY
+# No machine path in the manifest: the build's folders by placeholders.
+python3 "$root/scripts/peers/portable_manifest.py" "$out/build.json" "$out=\$OUT" "$root=\$KGATE" \
+  "$cuda_home=\$CUDA_HOME" "$src=\$SRC" "$( [ -n "$wheel" ] && dirname "$wheel")=\$WHEEL_DIR"
 echo "flashinfer_ssu.sh: $lib (${seconds} s), manifest $out/build.json"
 # A check without a GPU (dlopen needs libcuda.so.1; the stub answers it, for listing only):
 #   d=$(mktemp -d); ln -s "$stubs/libcuda.so" "$d/libcuda.so.1"

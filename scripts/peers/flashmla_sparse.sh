@@ -195,7 +195,6 @@ ADAPTER_COMMIT=$(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown)
 ADAPTER_DIRTY=$(git -C "$ROOT" status --porcelain -- "$ADAPTER" 2>/dev/null | head -c1)
 ADAPTER_SHA=$(sha256sum "$ROOT/$ADAPTER" | cut -d' ' -f1)
 export PEER COMMIT CUTLASS_COMMIT NVCC NVCC_VERSION SHA LIB seconds ADAPTER ADAPTER_COMMIT ADAPTER_DIRTY ADAPTER_SHA SRC CUTLASS ROOT
-KGATE_PATHS="$OUT=\$OUT;$ROOT=\$KGATE;$SRC=\$FLASHMLA;$CUTLASS=\$CUTLASS;$(dirname "$(dirname "$NVCC")")=\$CUDA_HOME" \
 python3 - "$OUT/build.json" \
   "${SETUP_FLAGS[*]}" "${PIC_FLAGS[*]}" "${INCLUDES[*]}" "${ADAPTER_FLAGS[*]}" "${LINK_FLAGS[*]}" \
   "${FLASHMLA_SOURCES[@]}" <<'EOF'
@@ -216,23 +215,13 @@ record = {
     "sources": sources + [e["ADAPTER"]],
     "build_seconds": int(e["seconds"]),
 }
-# No machine path in a manifest: the build's folders are named by placeholders.
-subs = sorted((kv.split("=", 1) for kv in e["KGATE_PATHS"].split(";")), key=lambda kv: -len(kv[0]))
-def portable(v):
-    if isinstance(v, str):
-        for d, name in subs:
-            v = v.replace(d, name)
-        return v
-    if isinstance(v, list):
-        return [portable(x) for x in v]
-    if isinstance(v, dict):
-        return {k: portable(x) for k, x in v.items()}
-    return v
-record = portable(record)
 with open(out, "w") as f:
     json.dump(record, f, indent=2)
     f.write("\n")
 EOF
+# No machine path in the manifest: the build's folders by placeholders.
+python3 "$ROOT/scripts/peers/portable_manifest.py" "$OUT/build.json" "$OUT=\$OUT" "$ROOT=\$KGATE" "$SRC=\$FLASHMLA" \
+  "$CUTLASS=\$CUTLASS" "$(dirname "$(dirname "$NVCC")")=\$CUDA_HOME"
 echo "-- $LIB ($seconds s)"
 echo "   sha256 $SHA"
 echo "   $OUT/build.json"
