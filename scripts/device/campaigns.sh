@@ -21,7 +21,7 @@ while [ $# -gt 0 ]; do
 done
 [ "${#families[@]}" -gt 0 ] || { echo "campaigns.sh: name at least one family (--help)" >&2; exit 2; }
 K=$build/kgate
-to=receipts/$("$K" env --json | python3 -c '
+to=receipts/$("$K" env --backend cuda | python3 -c '
 import json, re, sys
 g = json.load(sys.stdin)["gpus"][0]
 m = re.search(r"\b([A-Z]+[0-9]+[A-Z]?)\b", g["name"].replace("NVIDIA", ""))

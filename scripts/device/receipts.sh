@@ -29,7 +29,7 @@ if [ ! -x "$K" ]; then
   cmake --preset default >/dev/null && cmake --build --preset default --target kgate
 fi
 # The GPU model names the folder: "NVIDIA H100 80GB HBM3" -> sm_90/h100.
-read -r arch gpu < <("$K" env --json | python3 -c '
+read -r arch gpu < <("$K" env --backend cuda | python3 -c '
 import json, re, sys
 g = json.load(sys.stdin)["gpus"][0]
 m = re.search(r"\b([A-Z]+[0-9]+[A-Z]?)\b", g["name"].replace("NVIDIA", ""))
