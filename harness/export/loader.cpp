@@ -228,10 +228,14 @@ const Implementation& load_export_arm(Registry& r, const std::string& arm, const
 }
 
 void export_supports(const Implementation& impl, const void* args) {
-  if (!impl.exported || !impl.exported->supports) return;
+  if (const std::string why = export_refusal(impl, args); !why.empty()) throw InputError(impl.name + ": " + why);
+}
+
+std::string export_refusal(const Implementation& impl, const void* args) {
+  if (!impl.exported || !impl.exported->supports) return "";
   char why[kMessageBytes] = {};
-  if (impl.exported->supports(args, why, sizeof why) != 0)
-    throw InputError(impl.name + ": " + message(why, "not supported (the library gave no reason)"));
+  if (impl.exported->supports(args, why, sizeof why) == 0) return "";
+  return message(why, "not supported (the library gave no reason)");
 }
 
 void export_launch(const Implementation& impl, const void* args, void* stream) {

@@ -7,6 +7,8 @@
 //
 // What a family's GPU context must do to run export arms (kernels/ssu/gpu_context.cpp does):
 //   - set Family::export_sources (the loader refuses a family without them);
+//   - refusal(impl): export_refusal(impl, &args), the library's reason for refusing the row
+//     ("" when it takes it), asked before any call so a policy may accept the refusal;
 //   - in check(impl), before the first launch of the row: if (impl.exported)
 //     export_supports(impl, &args) with the family's C struct from kernels/<family>/abi.h
 //     (it throws InputError: the row is not_supported with the library's reason);
@@ -42,6 +44,7 @@ std::vector<std::string> load_export_library(Registry& r, const std::string& pat
 // The calls a family context makes for an export arm (impl.exported set); `args` points to the
 // family's C args struct, `stream` is a cudaStream_t.
 void export_supports(const Implementation& impl, const void* args);              // InputError if not
+std::string export_refusal(const Implementation& impl, const void* args);        // the reason, "" if supported
 void export_launch(const Implementation& impl, const void* args, void* stream);  // DeviceError if not 0
 
 }  // namespace kgate

@@ -21,6 +21,10 @@ class RowContext {
   // The launch configuration the arm's heuristics chose for this row (printed into the row);
   // null where the arm has no choice to make.
   virtual json config(const Implementation&) const { return nullptr; }
+  // Why the arm refuses this row's inputs, as text; "" when it takes them. The refusals that need
+  // the row's arguments (an export arm's supports() over the family's C args) are asked here,
+  // before any call, so a policy may accept them as it accepts supports(params).
+  virtual std::string refusal(const Implementation&) { return ""; }
 };
 
 // Thrown at an agreement of a job's ranks (Backend::ranks_agree, and the agreements a GPU rank makes

@@ -77,7 +77,7 @@ bool arch_matches(const std::vector<std::string>& archs, const std::string& devi
 
 InProcessExecutor::InProcessExecutor(const Plan& plan, Backend& backend) : plan_(plan), backend_(backend) {}
 
-std::map<std::string, std::string> InProcessExecutor::refusals(const CaseRow& row) const {
+std::map<std::string, std::string> InProcessExecutor::refusals(const CaseRow& row, RowContext* ctx) const {
   std::map<std::string, std::string> out;
   for (const auto& a : plan_.arms) {
     std::string why;
@@ -88,6 +88,7 @@ std::map<std::string, std::string> InProcessExecutor::refusals(const CaseRow& ro
     } else if (a.impl->supports) {
       why = a.impl->supports(row.params);
     }
+    if (why.empty() && ctx) why = ctx->refusal(*a.impl);
     if (!why.empty()) out[a.name] = why;
   }
   return out;
@@ -108,22 +109,29 @@ std::map<std::string, std::string> InProcessExecutor::agreed_refusals(const std:
 RowCheck InProcessExecutor::check_row(const UnitSpec& spec, std::unique_ptr<RowContext>& ctx) {
   const CaseRow& row = plan_.table.rows[spec.row];
   RowCheck rc;
-  const std::map<std::string, std::string> mine = refusals(row);
-  std::string refused;
-  bool accepted = true;  // every refusal is a baseline's that the policy accepts
-  for (const auto& a : plan_.arms)
-    if (auto it = mine.find(a.name); it != mine.end()) {
-      refused += (refused.empty() ? "" : "; ") + a.name + ": " + it->second;
-      accepted = accepted && plan_.may_refuse.count(a.name);
+  // A refusal the policy does not accept makes the row not_supported; ranks on unlike GPUs may
+  // refuse differently, so they agree on it. First what the row's parameters decide, then, once
+  // its inputs exist, what the arms say of them.
+  auto unaccepted = [&](const std::map<std::string, std::string>& mine) {
+    std::string refused;
+    bool accepted = true;
+    for (const auto& a : plan_.arms)
+      if (auto it = mine.find(a.name); it != mine.end()) {
+        refused += (refused.empty() ? "" : "; ") + a.name + ": " + it->second;
+        accepted = accepted && plan_.may_refuse.count(a.name);
+      }
+    agree_or_abandon(accepted);
+    if (!accepted) {
+      rc.disposition = Disposition::not_supported;
+      rc.error = refused;
     }
-  agree_or_abandon(accepted);  // ranks on unlike GPUs may refuse differently
-  if (!accepted) {
-    rc.disposition = Disposition::not_supported;
-    rc.error = refused;
-    return rc;
-  }
-  rc.refused = agreed_refusals(mine);
+    return !accepted;
+  };
+  if (unaccepted(refusals(row))) return rc;
   prepare_row(spec, ctx);
+  const std::map<std::string, std::string> mine = refusals(row, ctx.get());
+  if (unaccepted(mine)) return rc;
+  rc.refused = agreed_refusals(mine);
   timed(phases_.check_s, [&] {
     for (const auto& a : plan_.arms) {
       if (rc.refused.count(a.name)) continue;
@@ -156,7 +164,7 @@ void InProcessExecutor::tell_ranks_failed() {
 }
 
 RankResult InProcessExecutor::time_unit(const UnitSpec& spec, RowContext& ctx) {
-  const std::map<std::string, std::string> refused = agreed_refusals(refusals(plan_.table.rows[spec.row]));
+  const std::map<std::string, std::string> refused = agreed_refusals(refusals(plan_.table.rows[spec.row], &ctx));
   // Warm-up: at least warmup_min_calls calls and warmup_min_us of work per arm.
   timed(phases_.warmup_s, [&] {
     for (const auto& a : plan_.arms) {

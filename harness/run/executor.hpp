@@ -48,8 +48,9 @@ class InProcessExecutor final : public Executor {
  private:
   RowCheck check_row(const UnitSpec& spec, std::unique_ptr<RowContext>& ctx);
   // The arms that refuse the row on this rank (arm -> why): built for another architecture, or
-  // the arm's supports() says no. Pure: every unit of the row gets the same answer.
-  std::map<std::string, std::string> refusals(const CaseRow& row) const;
+  // the arm's supports() says no; with the row's context, also what the context's refusal() says
+  // (an export's supports() over the row's C args). Every unit of the row gets the same answer.
+  std::map<std::string, std::string> refusals(const CaseRow& row, RowContext* ctx = nullptr) const;
   // Of `mine`, the accepted refusals (Plan::may_refuse) as every rank sees them: an arm refused
   // on any rank is left out on all, so the ranks time the same arms.
   std::map<std::string, std::string> agreed_refusals(const std::map<std::string, std::string>& mine);

@@ -119,6 +119,8 @@ class Context final : public kgate::gpu::GpuRowContext {
                  p.has_z};
   }
 
+  std::string refusal(const Implementation& impl) override { return export_refusal(impl, &args_); }
+
   Correctness check(const Implementation& impl) override {
     if (impl.exported) export_supports(impl, &args_);  // InputError: the row is not_supported
     const Params& p = hp_.p;

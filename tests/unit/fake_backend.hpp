@@ -93,6 +93,10 @@ struct FakeBehaviour {
   // The call's time per activity (as a CUPTI timer gives it); none by default.
   std::function<std::map<std::string, double>(const std::string& arm, int call)> activity =
       [](const std::string&, int) { return std::map<std::string, double>{}; };
+  // Why an arm refuses a row's inputs ("" when it takes them), as an export's supports() over the
+  // row's C args says through its context.
+  std::function<std::string(const std::string& arm, const std::string& row_id)> refusal =
+      [](const std::string&, const std::string&) { return std::string(); };
   // Called when a row's inputs are made (may throw InputError, a runtime error, or raise).
   std::function<void(const CaseRow&)> on_prepare = [](const CaseRow&) {};
 };
@@ -132,6 +136,7 @@ class FakeContext final : public RowContext {
     return 1000;
   }
   json config(const Implementation& impl) const override { return json{{"arm", impl.name}, {"tile", 8}}; }
+  std::string refusal(const Implementation& impl) override { return b_.refusal(impl.name, row_); }
 
  private:
   void agree() {

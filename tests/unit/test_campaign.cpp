@@ -84,6 +84,37 @@ TEST_F(CampaignTest, ARefusedRowIsNotSupportedAndTheRunGoesOn) {
   EXPECT_EQ(o.summary.policy_failed, 1);  // a refused row stays in the denominator
 }
 
+// A refusal only the row's inputs reveal (an export's supports() over the family's C args, asked
+// through the row's context before any call): accepted like supports(params) when the policy says
+// so, the row not_supported with the arm's reason when it does not.
+TEST_F(CampaignTest, ARefusalOfTheRowsInputsIsAcceptedOrNotSupported) {
+  cfg_.baselines = {"ssu.fake_ref"};
+  FakeBehaviour b;
+  b.refusal = [](const std::string& arm, const std::string& row) {
+    return arm == "ssu.fake_ref" && row == "r2" ? std::string("x stride not 16-byte aligned") : std::string();
+  };
+  {
+    FakeBackend be(b);
+    run_campaign(cfg_, be);
+    json rows = rows_by_id();
+    EXPECT_EQ(rows["r2"]["disposition"], "not_supported");
+    EXPECT_EQ(rows["r2"]["error"], "ssu.fake_ref: x stride not 16-byte aligned");
+    EXPECT_EQ(rows["r0"]["disposition"], "passed");
+  }
+  cfg_.policy = Policy::from_json(json{{"gates", {"correct"}}, {"accept_refusals", {"ssu.fake_ref"}}}, "p");
+  cfg_.candidate = "ssu.fake_cand";
+  cfg_.baselines = {"ssu.fake_ref", "ssu.fake_picky"};
+  fs::remove(cfg_.out_path);
+  FakeBackend be(b);
+  RunOutcome o = run_campaign(cfg_, be);
+  json rows = rows_by_id();
+  EXPECT_EQ(rows["r2"]["disposition"], "passed");
+  EXPECT_EQ(rows["r2"]["refused"], json({{"ssu.fake_ref", "x stride not 16-byte aligned"}}));
+  EXPECT_TRUE(rows["r2"]["pairs"][0]["ratio"].is_null());
+  EXPECT_FALSE(rows["r2"]["pairs"][1]["ratio"].is_null());  // the other baseline still timed
+  EXPECT_FALSE(rows["r0"].contains("refused"));
+}
+
 // A baseline's refusal that the policy accepts: the row goes on without that pair (its reason
 // recorded), the candidate and the other baseline are checked, timed and gated, audit agrees,
 // and `gate --policy correct` passes the receipt.
