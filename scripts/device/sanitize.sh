@@ -42,7 +42,7 @@ for f in "${families[@]}"; do
       'ssu-nemotron-h-bf16-b1,ssu-nemotron-h-bf16-b8-pad,ssu-mamba2-2.7b-bf16-b16-fused-unaligned,ssu-nemotron-h-bf16-b32-z,ssu-nemotron-h-bf16-b128,ssu-mamba2-2.7b-fp32-b16-z' \
       ssu.fast ssu.baseline,ssu.floor ;;
     # sparse_mla: lockstep, the 2-CTA cluster, planned and queued warp-specialized rows, BF16 and FP8.
-    sparse_mla) sanitize sparse_mla cases/sparse_mla_94.json 'mla-06-*,mla-34-*,mla-35-*,mla-43-*,mla-86-*,mla-87-*' \
+    sparse_mla) sanitize sparse_mla cases/sparse_mla_94.json 'mla-06-*,mla-34-*,mla-43-*,mla-86-*' \
       sparse_mla.fast sparse_mla.baseline ;;
   esac
 done
