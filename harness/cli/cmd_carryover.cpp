@@ -34,7 +34,7 @@ void add_carryover(CLI::App& app, Action& action) {
   sc->footer(
       help_footer("0 printed, 1 the receipt fails its audit or its samples do not fit its protocol's order, 2 "
                   "usage or input error.",
-                  "  kgate carryover receipts/sm_90/sparse_mla_fast_vs_flashmla.json\n"
+                  "  kgate carryover receipts/sm_90/h100/sparse_mla_fast_vs_flashmla.json\n"
                   "  kgate carryover R.json --json | jq '.by_baseline'\n"));
   sc->callback([o, &action] {
     action = [o]() -> int {

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # The committed receipts (receipts/<arch>/<gpu>/) are golden fixtures: every one audits with this
-# build, passes its own recorded policy and `gate --policy correct` with nothing stale against this
-# tree (a kernel changed without a fresh receipt fails here, as `kgate gate --against-tree` would),
-# has its md and html reports beside it, and each folder's INDEX.md is what `kgate index` prints.
+# build and passes `gate --policy correct` with nothing stale against this tree (a kernel changed
+# without a fresh receipt fails here, as `kgate gate --against-tree` would), has its md and html reports beside it, and each folder's INDEX.md is what `kgate index` prints.
 source "$(dirname "$0")/lib.sh"
 cd "$SRC"
 mapfile -t dirs < <(find receipts -mindepth 2 -maxdepth 2 -type d | sort)
@@ -18,8 +17,9 @@ for d in "${dirs[@]}"; do
   cmp -s "$WORK/index.md" "$d/INDEX.md"; check "$d/INDEX.md is kgate index's" 0 $?
 done
 for r in "${all[@]}"; do
-  "$KGATE" gate "$r" --against-tree . >/dev/null; check "gate by its own recorded policy, nothing stale: $r" 0 $?
-  "$KGATE" gate "$r" --policy correct --against-tree . >/dev/null; check "gate correct: $r" 0 $?
+  # Every arm correct on every row, nothing stale. Whether each row passes the receipt's own policy is
+  # the receipt's result (INDEX.md prints it), not a property of this tree.
+  "$KGATE" gate "$r" --policy correct --against-tree . >/dev/null; check "gate correct, nothing stale: $r" 0 $?
   [ -f "${r%.json}.report.md" ] && [ -f "${r%.json}.report.html" ]; check "reports beside $r" 0 $?
   "$KGATE" carryover "$r" --json > "$WORK/carryover.json"; check "carryover $r" 0 $?
 done
