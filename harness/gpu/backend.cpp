@@ -86,7 +86,7 @@ double best_seconds(cudaStream_t s, const std::function<void(cudaStream_t)>& op)
 }
 
 // Copy: cudaMemcpyAsync device to device of 1 GiB; rate = 2 GiB (read + write) / time, the
-// convention of /work/shared/facts/h200-bandwidth.md.
+// convention of the shared facts, facts/h200-bandwidth.md.
 double measure_copy_bytes_per_s(cudaStream_t s) {
   constexpr size_t kBytes = size_t{1} << 30;
   DeviceBuffer src(kBytes), dst(kBytes);

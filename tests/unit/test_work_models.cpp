@@ -111,7 +111,7 @@ TEST(WorkModels, SparseMlaHandComputedRows) {
 }
 
 TEST(WorkModels, SparseMlaMatchesFlashMlaCounts) {
-  // /work/shared/facts/flashmla-sparse-h200.md, model1_h64_b1_sq1_topk128+512 (13.4 us, 6 TFLOP/s,
+  // the shared facts, facts/flashmla-sparse-h200.md, model1_h64_b1_sq1_topk128+512 (13.4 us, 6 TFLOP/s,
   // 37 GB/s): FLOPs 2 h b s_q topk (512 + 512); bytes q + out + 640 x 576. This model adds the
   // 8 scale bytes per row, the int32 indices and lens, and lse.
   const Work w = work_of("sparse_mla", {{"batch", 1},
