@@ -188,9 +188,7 @@ void add_gate(CLI::App& app, Action& action) {
       const json& r = audited.receipt;
       const json& pred = r["body"]["predicate"];
       Policy pol = given ? *given : Policy::from_json(pred["policy"], printable(o->receipt) + ": recorded policy");
-      std::map<std::string, GateSet> by_baseline;  // export baselines by their portable names
-      for (auto& [name, g] : pol.by_baseline) by_baseline[portable_export_name(name)] = std::move(g);
-      pol.by_baseline = std::move(by_baseline);
+      portable_by_baseline(pol);
       std::vector<std::string> baselines;
       for (const auto& a : pred["arms"])
         if (a["role"] == "baseline") baselines.push_back(a["name"]);

@@ -61,9 +61,10 @@ std::string resolve_export(const json& arm, const std::vector<std::string>& peer
                      ") not found under --peers " + (peers.empty() ? "(none given)" : join(peers, ", ")) +
                      " (scripts/peers/ builds the peers; kgate export builds kgate's own arms)");
   fs::path pick = found.front();
-  for (const auto& f : found)
-    if (sha256_file_hex(f.string()) == sha) pick = f;
-  if (const std::string now = sha256_file_hex(pick.string()); now != sha && !quiet)
+  std::string now = sha256_file_hex(pick.string());
+  for (size_t i = 1; i < found.size() && now != sha; ++i)
+    if (std::string h = sha256_file_hex(found[i].string()); h == sha) pick = found[i], now = h;
+  if (now != sha && !quiet)
     std::fprintf(stderr, "kgate rerun: %s: %s is not the receipt's library (sha256 %s, receipt %s): rebuilt\n",
                  where.c_str(), pick.c_str(), now.substr(0, 12).c_str(), sha.substr(0, 12).c_str());
   return std::string(kExportPrefix) + pick.string() + ":" + name;

@@ -60,9 +60,7 @@ RunConfig make_config(const RunOpts& o, const std::string& cases, const std::str
   c.resume = o.resume;
   if (!o.sign.empty()) c.sign_key = o.sign;
   c.policy = o.recorded_policy ? *o.recorded_policy : Policy::parse(policy);
-  std::map<std::string, GateSet> by_baseline;
-  for (auto& [name, g] : c.policy.by_baseline) by_baseline[portable_export_name(name)] = std::move(g);
-  c.policy.by_baseline = std::move(by_baseline);
+  portable_by_baseline(c.policy);
   for (const auto& [name, g] : c.policy.by_baseline)
     if (std::find(c.baselines.begin(), c.baselines.end(), name) == c.baselines.end())
       throw InputError("--policy: by_baseline names " + quoted(name) + ", which is not a --baseline of this run (" +

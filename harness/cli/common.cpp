@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 
 #include "harness/core/errors.hpp"
 #include "harness/core/fileio.hpp"
 #include "harness/core/policy.hpp"
 #include "harness/core/suggest.hpp"
 #include "harness/core/text.hpp"
+#include "harness/export/loader.hpp"
 #ifdef KGATE_HAVE_CUDA
 #include "harness/gpu/gpu.hpp"
 #endif
@@ -31,6 +33,12 @@ std::string portable_path(const std::string& path) {
 }
 
 std::string cases_dir() { return source_root() + "/cases"; }
+
+void portable_by_baseline(Policy& p) {
+  std::map<std::string, GateSet> by_baseline;
+  for (auto& [name, g] : p.by_baseline) by_baseline[portable_export_name(name)] = std::move(g);
+  p.by_baseline = std::move(by_baseline);
+}
 
 std::string help_footer(const std::string& exit_codes, const std::string& examples) {
   return "Exit codes: " + exit_codes + "\nExamples:\n" + examples;

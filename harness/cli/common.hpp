@@ -51,6 +51,10 @@ RunConfig configure_run(RunOpts& o);
 // `result`, the runs' JSON summaries (one per campaign) go there instead of to stdout under --json.
 int execute_run(const std::shared_ptr<RunOpts>& o, json* result = nullptr);
 
+// A policy's by_baseline keys as the plan names export baselines (export:<file>:<arm>), however the
+// policy spelled the library's path.
+void portable_by_baseline(Policy& p);
+
 // --backend's values.
 inline const std::vector<std::string> kBackends = {"auto", "cpu", "cuda"};
 // "auto" picks the GPU backend when kgate was built with CUDA and a device is present.

@@ -21,11 +21,8 @@ while [ $# -gt 0 ]; do
 done
 [ "${#families[@]}" -gt 0 ] || { echo "campaigns.sh: name at least one family (--help)" >&2; exit 2; }
 K=$build/kgate
-to=receipts/$("$K" env --backend cuda | python3 -c '
-import json, re, sys
-g = json.load(sys.stdin)["gpus"][0]
-m = re.search(r"\b([A-Z]+[0-9]+[A-Z]?)\b", g["name"].replace("NVIDIA", ""))
-print("sm_" + g["compute_capability"].replace(".", "") + "/" + m.group(1).lower())')
+source scripts/device/gpu_folder.sh
+to=$(gpu_folder "$K")
 mkdir -p "$to"
 lib() { find "$peers" -maxdepth 4 -name "$1" -type f | head -1; }
 rc=0

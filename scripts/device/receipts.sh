@@ -28,13 +28,9 @@ K=$build/kgate
 if [ ! -x "$K" ]; then
   cmake --preset default >/dev/null && cmake --build --preset default --target kgate
 fi
-# The GPU model names the folder: "NVIDIA H100 80GB HBM3" -> sm_90/h100.
-read -r arch gpu < <("$K" env --backend cuda | python3 -c '
-import json, re, sys
-g = json.load(sys.stdin)["gpus"][0]
-m = re.search(r"\b([A-Z]+[0-9]+[A-Z]?)\b", g["name"].replace("NVIDIA", ""))
-print("sm_" + g["compute_capability"].replace(".", ""), m.group(1).lower())')
-to=receipts/$arch/$gpu
+source scripts/device/gpu_folder.sh
+to=$(gpu_folder "$K")
+arch=$(basename "$(dirname "$to")") gpu=$(basename "$to")
 if [ -z "$from" ]; then
   from=$to
   if ! ls "$from"/*.json >/dev/null 2>&1; then
