@@ -93,106 +93,130 @@ std::string log_tail(const std::string& log, size_t lines) {
   return out;
 }
 
-int run_export(const Opts& o0) {
-  Opts o = o0;
+// What an export needs before it builds: the arms, the family, the source tree and the output.
+struct ExportPlan {
+  Opts o;
+  fs::path src, out, bdir;
+  std::string log, target, arms_csv;
+};
+
+ExportPlan plan_export(const Opts& o0, Registry& reg) {
+  ExportPlan p{o0, {}, {}, {}, {}, {}, {}};
+  Opts& o = p.o;
   o.arms.clear();
   for (const auto& w : o0.arms)
     for (auto& a : split_commas(w)) o.arms.push_back(std::move(a));
   if (o.arms.empty()) throw InputError("export: --arms: name at least one arm");
-  Registry& reg = Registry::instance();
   std::vector<std::string> families;
   for (const auto& f : reg.families()) families.push_back(f.name);
   if (!reg.find_family(o.family))
     throw InputError("export: --family: no family " + quoted(o.family) + did_you_mean(o.family, families));
   const bool own_source = o.source.empty();
   if (own_source) o.source = source_root();
-  const fs::path src = fs::absolute(o.source);
-  const fs::path family_cmake = src / "kernels" / o.family / "CMakeLists.txt";
-  if (!fs::exists(src / "CMakeLists.txt"))
-    throw InputError("export: --source: " + src.string() + " is not a kgate source tree (no CMakeLists.txt)");
-  {
-    std::ifstream in(family_cmake);
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (text.find("EXPORT_SOURCES") == std::string::npos)
-      throw InputError("export: family " + quoted(o.family) + " has no export sources in " + family_cmake.string() +
-                       " (kgate_add_family EXPORT_SOURCES)");
-  }
+  p.src = fs::absolute(o.source);
+  const fs::path family_cmake = p.src / "kernels" / o.family / "CMakeLists.txt";
+  if (!fs::exists(p.src / "CMakeLists.txt"))
+    throw InputError("export: --source: " + p.src.string() + " is not a kgate source tree (no CMakeLists.txt)");
+  std::ifstream in(family_cmake);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (text.find("EXPORT_SOURCES") == std::string::npos)
+    throw InputError("export: family " + quoted(o.family) + " has no export sources in " + family_cmake.string() +
+                     " (kgate_add_family EXPORT_SOURCES)");
   // This binary's registry describes its own source; another tree's arms are checked once its
   // library is built (its table must name exactly the arms asked for).
   if (own_source) check_arms(o, reg);
-  const fs::path out = fs::absolute(o.out);
-  if (fs::exists(out) && !o.force) throw InputError("export: --out: " + out.string() + " exists (--force replaces it)");
-  if (!fs::is_directory(out.parent_path()))
-    throw InputError("export: --out: no directory " + out.parent_path().string());
-  const fs::path bdir = fs::absolute(o.build_dir.empty() ? out.string() + ".build" : o.build_dir);
-  fs::create_directories(bdir);
-  const std::string log = (bdir / "export.log").string();
-  std::remove(log.c_str());
+  p.out = fs::absolute(o.out);
+  if (fs::exists(p.out) && !o.force)
+    throw InputError("export: --out: " + p.out.string() + " exists (--force replaces it)");
+  if (!fs::is_directory(p.out.parent_path()))
+    throw InputError("export: --out: no directory " + p.out.parent_path().string());
+  p.bdir = fs::absolute(o.build_dir.empty() ? p.out.string() + ".build" : o.build_dir);
+  p.log = (p.bdir / "export.log").string();
+  p.target = "kgate_export_" + o.family;
+  p.arms_csv = join(o.arms, ",");
+  return p;
+}
 
-  const std::string arms_csv = join(o.arms, ",");
-  const std::string target = "kgate_export_" + o.family;
+std::vector<std::string> configure_command(const ExportPlan& p) {
   std::vector<std::string> configure = {KGATE_CMAKE_COMMAND,
                                         "-S",
-                                        src.string(),
+                                        p.src.string(),
                                         "-B",
-                                        bdir.string(),
+                                        p.bdir.string(),
                                         "-DCMAKE_BUILD_TYPE=Release",
                                         "-DKGATE_BUILD_TESTS=OFF",
                                         "-DKGATE_BUILD_BENCH=OFF",
                                         "-DKGATE_WITH_CUDA=ON",
-                                        "-DKGATE_EXPORT_ARMS=" + arms_csv};
-  if (!fs::exists(bdir / "CMakeCache.txt") && !std::string(KGATE_CMAKE_GENERATOR).empty())
+                                        "-DKGATE_EXPORT_ARMS=" + p.arms_csv};
+  if (!fs::exists(p.bdir / "CMakeCache.txt") && !std::string(KGATE_CMAKE_GENERATOR).empty())
     configure.insert(configure.begin() + 1, {"-G", KGATE_CMAKE_GENERATOR});
   if (!std::string(KGATE_CUDA_COMPILER).empty())
     configure.push_back(std::string("-DCMAKE_CUDA_COMPILER=") + KGATE_CUDA_COMPILER);
-  std::vector<std::string> build = {KGATE_CMAKE_COMMAND, "--build", bdir.string(), "--target", target};
-  if (o.jobs > 0) build.insert(build.end(), {"-j", std::to_string(o.jobs)});
+  return configure;
+}
 
-  std::fprintf(stderr, "kgate export: configuring %s in %s (log: %s)\n", src.c_str(), bdir.c_str(), log.c_str());
-  if (run_logged(configure, log) != 0)
-    throw std::runtime_error("export: configuring " + src.string() + " failed; the end of " + log + ":\n" +
-                             log_tail(log, 15));
-  std::fprintf(stderr, "kgate export: building %s (arms %s)\n", target.c_str(), arms_csv.c_str());
-  if (run_logged(build, log) != 0)
-    throw std::runtime_error("export: building " + target + " failed; the end of " + log + ":\n" + log_tail(log, 25));
-  const fs::path built = bdir / "kernels" / o.family / ("lib" + target + ".so");
+// Configures and builds the export target, then moves the library to --out.
+void build_export(const ExportPlan& p, const std::vector<std::string>& configure) {
+  fs::create_directories(p.bdir);
+  std::remove(p.log.c_str());
+  std::vector<std::string> build = {KGATE_CMAKE_COMMAND, "--build", p.bdir.string(), "--target", p.target};
+  if (p.o.jobs > 0) build.insert(build.end(), {"-j", std::to_string(p.o.jobs)});
+  std::fprintf(stderr, "kgate export: configuring %s in %s (log: %s)\n", p.src.c_str(), p.bdir.c_str(), p.log.c_str());
+  if (run_logged(configure, p.log) != 0)
+    throw std::runtime_error("export: configuring " + p.src.string() + " failed; the end of " + p.log + ":\n" +
+                             log_tail(p.log, 15));
+  std::fprintf(stderr, "kgate export: building %s (arms %s)\n", p.target.c_str(), p.arms_csv.c_str());
+  if (run_logged(build, p.log) != 0)
+    throw std::runtime_error("export: building " + p.target + " failed; the end of " + p.log + ":\n" +
+                             log_tail(p.log, 25));
+  const fs::path built = p.bdir / "kernels" / p.o.family / ("lib" + p.target + ".so");
   if (!fs::exists(built)) throw std::runtime_error("export: the build made no " + built.string());
-  const fs::path tmp = out.string() + ".tmp";
+  const fs::path tmp = p.out.string() + ".tmp";
   fs::copy_file(built, tmp, fs::copy_options::overwrite_existing);
-  fs::rename(tmp, out);
+  fs::rename(tmp, p.out);
+}
 
-  // Load it back: the family, the ABI version and exactly the arms asked for.
-  const std::vector<std::string> names = load_export_library(reg, out.string(), o.family);
-  std::vector<std::string> got;
-  for (const auto& n : names) got.push_back(reg.impl(n).library->arm);
-  if (got != o.arms)
-    throw std::runtime_error("export: " + out.string() + " carries arms " + join(got, ",") + ", asked for " + arms_csv);
-  const Implementation& first = reg.impl(names.front());
-  // No machine path in a manifest: the library by its file name, the folders in the configure
-  // command by placeholders.
+// No machine path in a manifest: the library by its file name, the folders in the configure
+// command by placeholders.
+json export_manifest(const ExportPlan& p, const std::vector<std::string>& configure, const Implementation& first) {
   std::vector<std::string> configure_portable;
   for (std::string a : configure) {
-    for (const auto& [dir, name] : {std::pair{bdir.string(), "$BUILD"}, std::pair{src.string(), "$SRC"}})
+    for (const auto& [dir, name] : {std::pair{p.bdir.string(), "$BUILD"}, std::pair{p.src.string(), "$SRC"}})
       for (size_t at = a.find(dir); at != std::string::npos; at = a.find(dir, at + std::strlen(name)))
         a.replace(at, dir.size(), name);
     configure_portable.push_back(std::move(a));
   }
-  json manifest = {
-      {"schema", "kgate.export/1"},
-      {"family", o.family},
-      {"arms", o.arms},
-      {"library",
-       {{"file", out.filename().string()}, {"sha256", first.library->sha256}, {"size", first.library->size}}},
-      {"source", {{"commit", git_state(src.string())}}},
-      {"built_by", {{"kgate_commit", built_git_commit()}, {"cmake", configure_portable}, {"target", target}}}};
-  const std::string manifest_path = out.string() + ".json";
+  return {{"schema", "kgate.export/1"},
+          {"family", p.o.family},
+          {"arms", p.o.arms},
+          {"library",
+           {{"file", p.out.filename().string()}, {"sha256", first.library->sha256}, {"size", first.library->size}}},
+          {"source", {{"commit", git_state(p.src.string())}}},
+          {"built_by", {{"kgate_commit", built_git_commit()}, {"cmake", configure_portable}, {"target", p.target}}}};
+}
+
+int run_export(const Opts& o0) {
+  Registry& reg = Registry::instance();
+  const ExportPlan p = plan_export(o0, reg);
+  const std::vector<std::string> configure = configure_command(p);
+  build_export(p, configure);
+  // Load it back: the family, the ABI version and exactly the arms asked for.
+  const std::vector<std::string> names = load_export_library(reg, p.out.string(), p.o.family);
+  std::vector<std::string> got;
+  for (const auto& n : names) got.push_back(reg.impl(n).library->arm);
+  if (got != p.o.arms)
+    throw std::runtime_error("export: " + p.out.string() + " carries arms " + join(got, ",") + ", asked for " +
+                             p.arms_csv);
+  const Implementation& first = reg.impl(names.front());
+  const json manifest = export_manifest(p, configure, first);
+  const std::string manifest_path = p.out.string() + ".json";
   std::ofstream(manifest_path) << manifest.dump(2) << "\n";
-  if (o.json) {
+  if (p.o.json) {
     print_json(manifest);
   } else {
-    std::printf("%s: %s export of %s (sha256 %s, %lld bytes), from %s at %s\nmanifest: %s\n", out.c_str(),
-                o.family.c_str(), arms_csv.c_str(), first.library->sha256.c_str(),
-                static_cast<long long>(first.library->size), src.c_str(),
+    std::printf("%s: %s export of %s (sha256 %s, %lld bytes), from %s at %s\nmanifest: %s\n", p.out.c_str(),
+                p.o.family.c_str(), p.arms_csv.c_str(), first.library->sha256.c_str(),
+                static_cast<long long>(first.library->size), p.src.c_str(),
                 manifest["source"]["commit"].get<std::string>().c_str(), manifest_path.c_str());
     for (const auto& n : names) std::printf("  %s\n", n.c_str());
   }

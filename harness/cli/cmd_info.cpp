@@ -15,6 +15,88 @@
 
 namespace kgate::cli {
 
+namespace {
+
+json families_json(const Registry& reg) {
+  json families = json::array();
+  for (const auto& f : reg.families()) {
+    json params = json::array();
+    for (const auto& p : f.params)
+      params.push_back({{"name", p.name},
+                        {"help", p.help},
+                        {"required", p.required},
+                        {"default", p.required ? json(nullptr) : p.fallback}});
+    families.push_back({{"name", f.name}, {"summary", f.summary}, {"params", params}});
+  }
+  return families;
+}
+
+json implementations_json(const Registry& reg) {
+  json impls = json::array();
+  for (const auto& i : reg.impls()) {
+    json j = {{"name", i.name},
+              {"family", i.family},
+              {"backend", i.backend},
+              {"role", i.role},
+              {"archs", i.archs},
+              {"kernel_names", i.kernel_names},
+              {"description", i.description},
+              {"sources", i.sources}};  // the tree files its receipts name (compiler dependency output)
+    if (i.library) j["library"] = {{"path", i.library->path}, {"sha256", i.library->sha256}, {"size", i.library->size}};
+    impls.push_back(std::move(j));
+  }
+  return impls;
+}
+
+// Every table under dir; one that does not load is listed with its error, not skipped.
+json case_tables_json(const std::string& dir) {
+  json tables = json::array();
+  for (const auto& f : find_case_tables(dir)) {
+    try {
+      CaseTable t = load_case_table(f);
+      tables.push_back({{"path", portable_path(f)},
+                        {"table", t.name},
+                        {"family", t.family},
+                        {"rows", t.rows.size()},
+                        {"description", t.description}});
+    } catch (const InputError& e) {
+      tables.push_back({{"path", portable_path(f)}, {"error", e.what()}});
+    }
+  }
+  return tables;
+}
+
+void print_listing(const json& doc) {
+  std::printf("families:\n");
+  for (const auto& f : doc["families"]) {
+    std::printf("  %-12s %s\n", f["name"].get<std::string>().c_str(), f["summary"].get<std::string>().c_str());
+    for (const auto& p : f["params"])
+      std::printf("      %-16s %s%s\n", p["name"].get<std::string>().c_str(), p["help"].get<std::string>().c_str(),
+                  p["required"] ? "" : (" (default " + p["default"].dump() + ")").c_str());
+  }
+  std::printf("implementations:\n");
+  for (const auto& i : doc["implementations"]) {
+    std::string names;
+    for (const auto& n : i["kernel_names"]) names += (names.empty() ? "" : ",") + n.get<std::string>();
+    std::printf("  %-28s %-5s %-9s %s%s\n", i["name"].get<std::string>().c_str(),
+                i["backend"].get<std::string>().c_str(), i["role"].get<std::string>().c_str(),
+                i["description"].get<std::string>().c_str(),
+                names.empty() ? "" : (" [kernels: " + names + "]").c_str());
+  }
+  std::printf("case tables (%s):\n", doc["case_tables_dir"].get<std::string>().c_str());
+  for (const auto& t : doc["case_tables"]) {
+    if (t.contains("error"))
+      std::printf("  %-40s INVALID: %s\n", t["path"].get<std::string>().c_str(), t["error"].get<std::string>().c_str());
+    else
+      std::printf("  %-40s %-10s %3zu rows  %s\n", t["path"].get<std::string>().c_str(),
+                  t["family"].get<std::string>().c_str(), t["rows"].get<size_t>(),
+                  t["description"].get<std::string>().c_str());
+  }
+  std::printf("this machine: %s\n", doc["machine"]["description"].get<std::string>().c_str());
+}
+
+}  // namespace
+
 void add_list(CLI::App& app, Action& action) {
   struct Opts {
     std::string dir;
@@ -35,81 +117,22 @@ void add_list(CLI::App& app, Action& action) {
     action = [o]() -> int {
       Registry& reg = Registry::instance();
       for (const auto& path : o->exports) load_export_library(reg, path);
-      json families = json::array(), impls = json::array(), tables = json::array();
-      for (const auto& f : reg.families()) {
-        json params = json::array();
-        for (const auto& p : f.params)
-          params.push_back({{"name", p.name},
-                            {"help", p.help},
-                            {"required", p.required},
-                            {"default", p.required ? json(nullptr) : p.fallback}});
-        families.push_back({{"name", f.name}, {"summary", f.summary}, {"params", params}});
-      }
-      for (const auto& i : reg.impls()) {
-        json j = {{"name", i.name},
-                  {"family", i.family},
-                  {"backend", i.backend},
-                  {"role", i.role},
-                  {"archs", i.archs},
-                  {"kernel_names", i.kernel_names},
-                  {"description", i.description},
-                  {"sources", i.sources}};  // the tree files its receipts name (compiler dependency output)
-        if (i.library)
-          j["library"] = {{"path", i.library->path}, {"sha256", i.library->sha256}, {"size", i.library->size}};
-        impls.push_back(std::move(j));
-      }
       const std::string dir = o->dir.empty() ? cases_dir() : o->dir;
-      for (const auto& f : find_case_tables(dir)) {
-        try {
-          CaseTable t = load_case_table(f);
-          tables.push_back({{"path", portable_path(f)},
-                            {"table", t.name},
-                            {"family", t.family},
-                            {"rows", t.rows.size()},
-                            {"description", t.description}});
-        } catch (const InputError& e) {
-          tables.push_back({{"path", portable_path(f)}, {"error", e.what()}});
-        }
-      }
       std::string why;
       const bool gpu = gpu_available(&why);
       std::string arch = "CPU backend only: " + why;
 #ifdef KGATE_HAVE_CUDA
       if (gpu) arch = "GPU backend, " + gpu::describe_device();
 #endif
-      if (o->json) {
-        print_json({{"families", families},
-                    {"implementations", impls},
-                    {"case_tables_dir", dir},
-                    {"case_tables", tables},
-                    {"machine", {{"backend", gpu ? "cuda" : "cpu"}, {"description", arch}}}});
-        return kExitOk;
-      }
-      std::printf("families:\n");
-      for (const auto& f : families) {
-        std::printf("  %-12s %s\n", f["name"].get<std::string>().c_str(), f["summary"].get<std::string>().c_str());
-        for (const auto& p : f["params"])
-          std::printf("      %-16s %s%s\n", p["name"].get<std::string>().c_str(), p["help"].get<std::string>().c_str(),
-                      p["required"] ? "" : (" (default " + p["default"].dump() + ")").c_str());
-      }
-      std::printf("implementations:\n");
-      for (const auto& i : reg.impls()) {
-        std::string names;
-        for (const auto& n : i.kernel_names) names += (names.empty() ? "" : ",") + n;
-        std::printf("  %-28s %-5s %-9s %s%s\n", i.name.c_str(), i.backend.c_str(), i.role.c_str(),
-                    i.description.c_str(), names.empty() ? "" : (" [kernels: " + names + "]").c_str());
-      }
-      std::printf("case tables (%s):\n", dir.c_str());
-      for (const auto& t : tables) {
-        if (t.contains("error"))
-          std::printf("  %-40s INVALID: %s\n", t["path"].get<std::string>().c_str(),
-                      t["error"].get<std::string>().c_str());
-        else
-          std::printf("  %-40s %-10s %3zu rows  %s\n", t["path"].get<std::string>().c_str(),
-                      t["family"].get<std::string>().c_str(), t["rows"].get<size_t>(),
-                      t["description"].get<std::string>().c_str());
-      }
-      std::printf("this machine: %s\n", arch.c_str());
+      const json doc = {{"families", families_json(reg)},
+                        {"implementations", implementations_json(reg)},
+                        {"case_tables_dir", dir},
+                        {"case_tables", case_tables_json(dir)},
+                        {"machine", {{"backend", gpu ? "cuda" : "cpu"}, {"description", arch}}}};
+      if (o->json)
+        print_json(doc);
+      else
+        print_listing(doc);
       return kExitOk;
     };
   });

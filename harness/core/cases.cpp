@@ -67,103 +67,127 @@ std::string normalize_params(const Family& f, const json& in, json& out) {
 
 CaseTable load_case_table(const std::string& path) { return parse_case_table(path, read_file(path)); }
 
+namespace {
+
+InputError table_error(const std::string& path, const std::string& where, const std::string& msg) {
+  return InputError(printable(path) + ": " + (where.empty() ? "" : where + ": ") + msg);
+}
+
+const Family& table_family(const std::string& path, const std::string& name) {
+  if (const Family* fam = Registry::instance().find_family(name)) return *fam;
+  std::vector<std::string> names;
+  for (const auto& f : Registry::instance().families()) names.push_back(f.name);
+  throw table_error(path, "", "field 'family': unknown family " + quoted(name) + did_you_mean(name, names));
+}
+
+// The table's defaults overlaid by the row's params, normalized by the family's schema.
+json row_params(const std::string& path, const std::string& where, const json& r, const Family& fam,
+                const json& defaults) {
+  json params = defaults;
+  if (r.contains("params")) {
+    if (!r["params"].is_object()) throw table_error(path, where, "field 'params': must be an object");
+    for (auto it = r["params"].begin(); it != r["params"].end(); ++it) params[it.key()] = it.value();
+  }
+  // Unknown keys first, here: normalize_params's "field: message" cannot carry a key holding ':'.
+  for (auto it = params.begin(); it != params.end(); ++it) {
+    bool known = false;
+    for (const auto& p : fam.params) known |= p.name == it.key();
+    if (!known)
+      throw table_error(path, where,
+                        "field " + quoted("params." + it.key()) + ": unknown parameter for family " + quoted(fam.name));
+  }
+  json out;
+  std::string err = normalize_params(fam, params, out);
+  if (!err.empty()) {
+    size_t colon = err.find(':');
+    if (colon == std::string::npos) throw table_error(path, where, err);
+    throw table_error(path, where, "field '" + err.substr(0, colon) + "'" + err.substr(colon));
+  }
+  return out;
+}
+
+void read_row_extras(const std::string& path, const std::string& where, const json& r, const Family& fam,
+                     CaseRow& row) {
+  row.tags = json::object();
+  if (r.contains("tags")) {
+    if (!r["tags"].is_object()) throw table_error(path, where, "field 'tags': must be an object of strings");
+    for (auto it = r["tags"].begin(); it != r["tags"].end(); ++it) {
+      if (!it.value().is_string())
+        throw table_error(path, where, "field " + quoted("tags." + it.key()) + ": must be a string");
+      row.tags[it.key()] = it.value();
+    }
+  }
+  row.tolerance = fam.tolerance ? fam.tolerance(row.params) : Tolerance{};
+  if (r.contains("tolerance")) {
+    const auto& tol = r["tolerance"];
+    for (const char* k : {"atol", "rtol"}) {
+      if (!tol.is_object() || !tol.contains(k) || !tol[k].is_number() || tol[k].get<double>() < 0)
+        throw table_error(path, where, std::string("field 'tolerance.") + k + "': missing or not a number >= 0");
+    }
+    row.tolerance = {tol["atol"].get<double>(), tol["rtol"].get<double>()};
+    row.tolerance_explicit = true;
+  }
+}
+
+CaseRow parse_row(const std::string& path, const json& r, size_t idx, const Family& fam, const json& defaults,
+                  std::set<std::string>& seen) {
+  std::string where = "rows[" + std::to_string(idx) + "]";
+  if (!r.is_object()) throw table_error(path, where, "must be an object");
+  if (!r.contains("id") || !r["id"].is_string() || r["id"].get<std::string>().empty())
+    throw table_error(path, where, "field 'id': missing or not a non-empty string");
+  CaseRow row;
+  row.id = r["id"].get<std::string>();
+  row.index = idx;
+  where = "row " + quoted(row.id);
+  if (!seen.insert(row.id).second) throw table_error(path, where, "field 'id': duplicate id");
+  for (auto it = r.begin(); it != r.end(); ++it)
+    if (it.key() != "id" && it.key() != "family" && it.key() != "params" && it.key() != "tags" &&
+        it.key() != "tolerance")
+      throw table_error(path, where, "field " + quoted(it.key()) + ": unknown row field");
+  row.family = fam.name;
+  if (r.contains("family") && r["family"] != fam.name)
+    throw table_error(path, where, "field 'family': row family differs from the table's " + quoted(fam.name));
+  row.params = row_params(path, where, r, fam, defaults);
+  read_row_extras(path, where, r, fam, row);
+  return row;
+}
+
+}  // namespace
+
 CaseTable parse_case_table(const std::string& path, const std::string& bytes) {
-  auto fail = [&](const std::string& where, const std::string& msg) -> InputError {
-    return InputError(printable(path) + ": " + (where.empty() ? "" : where + ": ") + msg);
-  };
   // Bounded nesting: the copies and comparisons below recurse once per level.
   json doc = parse_json_bounded(bytes, printable(path));
-  if (!doc.is_object()) throw fail("", "top level must be an object");
+  if (!doc.is_object()) throw table_error(path, "", "top level must be an object");
   CaseTable t;
   t.path = path;
   t.sha256 = sha256_hex(bytes);
   auto str_field = [&](const char* k, bool req) -> std::string {
     if (!doc.contains(k)) {
-      if (req) throw fail("", std::string("field '") + k + "': missing");
+      if (req) throw table_error(path, "", std::string("field '") + k + "': missing");
       return "";
     }
-    if (!doc[k].is_string()) throw fail("", std::string("field '") + k + "': must be a string");
+    if (!doc[k].is_string()) throw table_error(path, "", std::string("field '") + k + "': must be a string");
     return doc[k].get<std::string>();
   };
   t.name = str_field("table", true);
   t.family = str_field("family", true);
   t.description = str_field("description", false);
-  const Family* fam = Registry::instance().find_family(t.family);
-  if (!fam) {
-    std::vector<std::string> names;
-    for (const auto& f : Registry::instance().families()) names.push_back(f.name);
-    throw fail("", "field 'family': unknown family " + quoted(t.family) + did_you_mean(t.family, names));
-  }
+  const Family& fam = table_family(path, t.family);
   json defaults = json::object();
   if (doc.contains("defaults")) {
-    if (!doc["defaults"].is_object()) throw fail("", "field 'defaults': must be an object");
+    if (!doc["defaults"].is_object()) throw table_error(path, "", "field 'defaults': must be an object");
     defaults = doc["defaults"];
   }
-  if (!doc.contains("rows") || !doc["rows"].is_array()) throw fail("", "field 'rows': missing or not an array");
-  if (doc["rows"].empty()) throw fail("", "field 'rows': table has no rows");
+  if (!doc.contains("rows") || !doc["rows"].is_array())
+    throw table_error(path, "", "field 'rows': missing or not an array");
+  if (doc["rows"].empty()) throw table_error(path, "", "field 'rows': table has no rows");
   for (auto it = doc.begin(); it != doc.end(); ++it)
     if (it.key() != "table" && it.key() != "family" && it.key() != "description" && it.key() != "defaults" &&
         it.key() != "rows")
-      throw fail("", "field " + quoted(it.key()) + ": unknown top-level field");
+      throw table_error(path, "", "field " + quoted(it.key()) + ": unknown top-level field");
   std::set<std::string> seen;
   size_t idx = 0;
-  for (const auto& r : doc["rows"]) {
-    std::string where = "rows[" + std::to_string(idx) + "]";
-    if (!r.is_object()) throw fail(where, "must be an object");
-    if (!r.contains("id") || !r["id"].is_string() || r["id"].get<std::string>().empty())
-      throw fail(where, "field 'id': missing or not a non-empty string");
-    CaseRow row;
-    row.id = r["id"].get<std::string>();
-    row.index = idx;
-    where = "row " + quoted(row.id);
-    if (!seen.insert(row.id).second) throw fail(where, "field 'id': duplicate id");
-    for (auto it = r.begin(); it != r.end(); ++it)
-      if (it.key() != "id" && it.key() != "family" && it.key() != "params" && it.key() != "tags" &&
-          it.key() != "tolerance")
-        throw fail(where, "field " + quoted(it.key()) + ": unknown row field");
-    row.family = t.family;
-    if (r.contains("family") && r["family"] != t.family)
-      throw fail(where, "field 'family': row family differs from the table's " + quoted(t.family));
-    json params = defaults;
-    if (r.contains("params")) {
-      if (!r["params"].is_object()) throw fail(where, "field 'params': must be an object");
-      for (auto it = r["params"].begin(); it != r["params"].end(); ++it) params[it.key()] = it.value();
-    }
-    // Unknown keys first, here: normalize_params's "field: message" cannot carry a key holding ':'.
-    for (auto it = params.begin(); it != params.end(); ++it) {
-      bool known = false;
-      for (const auto& p : fam->params) known |= p.name == it.key();
-      if (!known)
-        throw fail(where,
-                   "field " + quoted("params." + it.key()) + ": unknown parameter for family " + quoted(fam->name));
-    }
-    std::string err = normalize_params(*fam, params, row.params);
-    if (!err.empty()) {
-      size_t colon = err.find(':');
-      if (colon == std::string::npos) throw fail(where, err);
-      throw fail(where, "field '" + err.substr(0, colon) + "'" + err.substr(colon));
-    }
-    row.tags = json::object();
-    if (r.contains("tags")) {
-      if (!r["tags"].is_object()) throw fail(where, "field 'tags': must be an object of strings");
-      for (auto it = r["tags"].begin(); it != r["tags"].end(); ++it) {
-        if (!it.value().is_string()) throw fail(where, "field " + quoted("tags." + it.key()) + ": must be a string");
-        row.tags[it.key()] = it.value();
-      }
-    }
-    row.tolerance = fam->tolerance ? fam->tolerance(row.params) : Tolerance{};
-    if (r.contains("tolerance")) {
-      const auto& tol = r["tolerance"];
-      for (const char* k : {"atol", "rtol"}) {
-        if (!tol.is_object() || !tol.contains(k) || !tol[k].is_number() || tol[k].get<double>() < 0)
-          throw fail(where, std::string("field 'tolerance.") + k + "': missing or not a number >= 0");
-      }
-      row.tolerance = {tol["atol"].get<double>(), tol["rtol"].get<double>()};
-      row.tolerance_explicit = true;
-    }
-    t.rows.push_back(std::move(row));
-    ++idx;
-  }
+  for (const auto& r : doc["rows"]) t.rows.push_back(parse_row(path, r, idx++, fam, defaults, seen));
   return t;
 }
 
