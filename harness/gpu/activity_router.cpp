@@ -10,6 +10,7 @@ namespace kgate::gpu {
 RecordSummary summarize(const std::vector<ActivityRecord>& records) {
   std::vector<Interval> iv;
   std::set<std::string> names;
+  std::map<std::string, uint64_t> ns;  // per activity, summed exactly, converted once
   RecordSummary s;
   double sum = 0;
   for (const auto& r : records) {
@@ -18,11 +19,14 @@ RecordSummary summarize(const std::vector<ActivityRecord>& records) {
     ++s.signature.records;
     s.signature.launches += r.kernel;
     sum += static_cast<double>(r.end - r.start);
+    ns[r.name] += r.end > r.start ? r.end - r.start : 0;
   }
   s.span_us = static_cast<double>(span_length(iv)) / 1000.0;
   s.union_us = static_cast<double>(union_length(iv)) / 1000.0;
   s.sum_us = sum / 1000.0;
   s.signature.kernel_names.assign(names.begin(), names.end());
+  s.intervals_ns = merged_intervals(std::move(iv));
+  for (const auto& [name, v] : ns) s.activity_us[name] = static_cast<double>(v) / 1000.0;
   return s;
 }
 
@@ -35,14 +39,6 @@ uint64_t ActivityRouter::begin(uint32_t device) {
   age_locked();
   return id;
 }
-
-namespace {
-thread_local std::vector<std::pair<uint64_t, uint64_t>> t_last_intervals;
-thread_local std::map<std::string, double> t_last_activity;
-}  // namespace
-
-const std::vector<std::pair<uint64_t, uint64_t>>& ActivityRouter::last_taken_intervals() { return t_last_intervals; }
-const std::map<std::string, double>& ActivityRouter::last_taken_activity() { return t_last_activity; }
 
 ActivityRouter::Taken ActivityRouter::take(uint32_t device, uint64_t ext) {
   std::unique_lock<std::mutex> lock(mu_);
@@ -66,16 +62,6 @@ ActivityRouter::Taken ActivityRouter::take(uint32_t device, uint64_t ext) {
     t.dropped += now->second - (then == f->second.dropped_at_begin.end() ? 0 : then->second);
   }
   in_flight_.erase(f);
-  lock.unlock();  // the rest is this thread's own
-  std::vector<Interval> iv;
-  std::map<std::string, uint64_t> ns;  // summed exactly, converted once
-  for (const auto& r : t.records) {
-    iv.push_back({r.start, r.end, static_cast<int>(r.device)});
-    ns[r.name] += r.end > r.start ? r.end - r.start : 0;
-  }
-  t_last_activity.clear();
-  for (const auto& [name, v] : ns) t_last_activity[name] = static_cast<double>(v) / 1000.0;
-  t_last_intervals = merged_intervals(std::move(iv));
   return t;
 }
 

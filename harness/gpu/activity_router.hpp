@@ -42,6 +42,12 @@ struct ActivityRecord {
 struct RecordSummary {
   double union_us = 0, span_us = 0, sum_us = 0;
   Signature signature;
+  // The merged intervals (ns on the one clock, sorted, disjoint): the sample's activity over every
+  // device it touched, for the union of several ranks' samples (records.hpp, Sample::intervals_ns).
+  std::vector<std::pair<uint64_t, uint64_t>> intervals_ns;
+  // Time per activity, us: each kernel name's (and "memcpy", "memset") summed durations,
+  // end - start, overlaps not merged (Sample::activity_us).
+  std::map<std::string, double> activity_us;
 };
 RecordSummary summarize(const std::vector<ActivityRecord>& records);
 
@@ -69,13 +75,6 @@ class ActivityRouter {
   // Extracts and erases the records of `ext` (begun on `device`); waits for deliveries in
   // progress (a buffer being parsed by another thread's flush) to land first.
   Taken take(uint32_t device, uint64_t ext);
-  // The merged intervals (ns on the one clock, sorted, disjoint) of the records the calling
-  // thread's last take() returned: a sample's activity over every device it touched, for the
-  // union of several ranks' samples (records.hpp, Sample::intervals_ns). Empty before any take().
-  static const std::vector<std::pair<uint64_t, uint64_t>>& last_taken_intervals();
-  // The same take()'s time per activity, us: each kernel name's (and "memcpy", "memset") summed
-  // durations, end - start, overlaps not merged (Sample::activity_us).
-  static const std::map<std::string, double>& last_taken_activity();
   // A measurement that failed before take(): forget it; its late records become orphans.
   void abandon(uint64_t ext);
 

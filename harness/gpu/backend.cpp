@@ -40,7 +40,7 @@ std::string describe_device(int ordinal) {
 }
 
 GpuBackend::GpuBackend(const std::string& timer, bool warm, int ordinal, RankRole role)
-    : device_(ordinal), warm_(warm), role_(std::move(role)) {
+    : device_(ordinal), l2_(make_l2_protocol(warm, device_.flusher())), role_(std::move(role)) {
   if (role_.world_size < 1 || role_.rank < 0 || role_.rank >= role_.world_size)
     throw InputError("rank " + std::to_string(role_.rank) + " of world size " + std::to_string(role_.world_size) +
                      ": not a rank of the job");
@@ -206,20 +206,15 @@ json GpuBackend::environment() const {
 
 json GpuBackend::protocol() const {
   json p;
-  p["cold_l2"] = !warm_;
-  p["flush_bytes"] = warm_ ? 0 : device_.flusher().bytes();
-  p["flush"] = warm_ ? "none (--warm)"
-                     : "persisting (evict_last) lines reset, then cudaMemsetAsync over 2x L2, before every sample, "
-                       "outside the measured window";
+  l2_->describe(p);
   p["timer_requested_fallback"] = fallback_reason_.empty() ? json(nullptr) : json(fallback_reason_);
-  p["persisting_l2"] = warm_ ? "reset before every row" : "reset before every row and every sample";
   return p;
 }
 
 std::unique_ptr<RowContext> GpuBackend::prepare(const Family& fam, const CaseRow& row, uint64_t seed) {
   if (!fam.make_gpu_context) throw InputError("family '" + fam.name + "' has no GPU context");
   device_.make_current();
-  KGATE_CUDA(cudaCtxResetPersistingL2Cache());
+  l2_->before_row();
   try {
     return fam.make_gpu_context(row, seed, this);
   } catch (const std::exception& e) {
@@ -253,20 +248,18 @@ bool GpuBackend::ranks_agree(bool ok) { return agree(ok, 0).first; }
 
 Sample GpuBackend::sample(const Launch& launch) {
   device_.make_current();
-  if (!warm_) device_.flusher().flush(device_.stream());
-  KGATE_CUDA(cudaDeviceSynchronize());
+  l2_->before_sample(device_.stream());
   agree_max(0);  // ranks of a job: start the sample together
   Measurement m = timer_->measure(launch, device_.stream());
   Sample s;
   s.us = m.us;
-  s.signature = m.signature;
+  s.signature = std::move(m.signature);
   s.events_us = m.events_us;
   s.sm_clock_mhz = current_sm_clock_mhz(device_.info().pci_bus_id);
   // Only a job's ranks need the intervals (their cross-device union); a single rank's journal
-  // stays as it was.
-  if (timer_->name() == "cupti" && role_.world_size > 1 && !role_.simulated)
-    s.intervals_ns = ActivityRouter::last_taken_intervals();
-  if (timer_->name() == "cupti") s.activity_us = ActivityRouter::last_taken_activity();
+  // stays as it was. Timers other than cupti leave both empty.
+  if (role_.world_size > 1 && !role_.simulated) s.intervals_ns = std::move(m.intervals_ns);
+  s.activity_us = std::move(m.activity_us);
   return s;
 }
 

@@ -7,10 +7,14 @@
 #include <utility>
 #include <vector>
 
-#include "harness/run/campaign.hpp"
+#include "harness/core/cases.hpp"
+#include "harness/core/family.hpp"
+#include "harness/core/records.hpp"
+#include "harness/core/registry.hpp"
 #include "harness/gpu/device.hpp"
 #include "harness/gpu/peer_table.hpp"
 #include "harness/gpu/timer.hpp"
+#include "harness/run/backend.hpp"
 
 namespace kgate::gpu {
 
@@ -60,17 +64,18 @@ class GpuBackend final : public Backend {
   // a rank that failed the unit said so there instead.
   double agree_max(double v);
   bool ranks_agree(bool ok) override;
-  // One protocol sample: flush L2 (unless --warm), synchronize, measure the launch.
+  // One protocol sample: the L2 protocol's step (flush unless --warm, synchronize), then the
+  // timer's measurement of the launch, whose intervals and activity the sample keeps.
   Sample sample(const Launch& launch);
   // One untimed-by-protocol call (warm-up), timed with events so warm-up can reach its budget.
   double warm_call(const Launch& launch);
 
  private:
-  Device device_;  // first: the timers' events and subscription belong to it
+  Device device_;  // first: the timers' events and subscription, and the flusher, belong to it
+  std::unique_ptr<L2Protocol> l2_;
   std::unique_ptr<Timer> timer_;
   std::unique_ptr<Timer> events_;
   std::string fallback_reason_;
-  bool warm_;
   RankRole role_;
   // One all-reduce (max) of {ok ? 0 : 1, v} over the job's ranks: {every rank ok, the maximum v}.
   std::pair<bool, double> agree(bool ok, double v);

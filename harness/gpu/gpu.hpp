@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "harness/core/registry.hpp"
-#include "harness/run/campaign.hpp"
+#include "harness/run/backend.hpp"
 
 namespace kgate::gpu {
 

@@ -10,12 +10,14 @@ namespace kgate::gpu {
 
 namespace {
 
-Measurement to_measurement(const RecordSummary& s) {
+Measurement to_measurement(RecordSummary s) {
   Measurement m;
   m.us = s.union_us;
   m.span_us = s.span_us;
   m.sum_us = s.sum_us;
-  m.signature = s.signature;
+  m.signature = std::move(s.signature);
+  m.intervals_ns = std::move(s.intervals_ns);
+  m.activity_us = std::move(s.activity_us);
   return m;
 }
 
@@ -235,5 +237,35 @@ std::unique_ptr<Timer> make_cupti_timer(std::string* why) {
 }
 
 std::unique_ptr<Timer> make_event_timer() { return std::make_unique<EventTimer>(); }
+
+void L2Protocol::before_row() { KGATE_CUDA(cudaCtxResetPersistingL2Cache()); }
+
+void ColdL2::before_sample(cudaStream_t stream) {
+  flusher_.flush(stream);
+  KGATE_CUDA(cudaDeviceSynchronize());
+}
+
+void ColdL2::describe(json& p) const {
+  p["cold_l2"] = true;
+  p["flush_bytes"] = flusher_.bytes();
+  p["flush"] =
+      "persisting (evict_last) lines reset, then cudaMemsetAsync over 2x L2, before every sample, outside the "
+      "measured window";
+  p["persisting_l2"] = "reset before every row and every sample";
+}
+
+void WarmL2::before_sample(cudaStream_t) { KGATE_CUDA(cudaDeviceSynchronize()); }
+
+void WarmL2::describe(json& p) const {
+  p["cold_l2"] = false;
+  p["flush_bytes"] = size_t{0};
+  p["flush"] = "none (--warm)";
+  p["persisting_l2"] = "reset before every row";
+}
+
+std::unique_ptr<L2Protocol> make_l2_protocol(bool warm, L2Flusher& flusher) {
+  if (warm) return std::make_unique<WarmL2>();
+  return std::make_unique<ColdL2>(flusher);
+}
 
 }  // namespace kgate::gpu

@@ -100,10 +100,12 @@ TEST(Gpu, CuptiTimerMeasuresOneKernelAndExcludesFlush) {
     EXPECT_LT(m.us, 100);
     EXPECT_GE(m.events_us, m.us * 0.5);
     // The intervals a job's rank records for the cross-device union: this call's, whose union
-    // is the timer's value.
-    const auto& iv = gpu::ActivityRouter::last_taken_intervals();
+    // is the timer's value; its one kernel's time is the whole call's.
+    const auto& iv = m.intervals_ns;
     ASSERT_EQ(iv.size(), 1u);
     EXPECT_NEAR(static_cast<double>(iv[0].second - iv[0].first) / 1000.0, m.us, 1e-6);
+    ASSERT_EQ(m.activity_us.size(), 1u);
+    EXPECT_NEAR(m.activity_us.begin()->second, m.us, 1e-6);
   }
 }
 
@@ -123,6 +125,32 @@ TEST(Gpu, FlushEvictsEvictLastLines) {
   const double after = probe.cycles_per_load(stream.get());
   EXPECT_GT(after, 0.9 * cold) << "evict_last lines survived the flush: " << after << " cycles per load, cold " << cold
                                << ", L2 hit " << hot;
+}
+
+// The two L2 protocols: cold starts a sample from DRAM, warm from what the last call left in L2;
+// each names itself in the receipt's protocol fields.
+TEST(Gpu, ColdL2StartsFromDramAndWarmL2FromL2) {
+  REQUIRE_GPU();
+  gpu::Stream stream;
+  gpu::L2Flusher flusher(0);
+  test::L2Probe probe(8 << 20);
+  auto cold = gpu::make_l2_protocol(false, flusher);
+  auto warm = gpu::make_l2_protocol(true, flusher);
+  cold->before_sample(stream.get());
+  const double dram = probe.cycles_per_load(stream.get());
+  warm->before_sample(stream.get());
+  const double hit = probe.cycles_per_load(stream.get());
+  ASSERT_LT(hit, 0.8 * dram) << "warm: " << hit << " cycles per load, cold " << dram;
+  cold->before_sample(stream.get());
+  EXPECT_GT(probe.cycles_per_load(stream.get()), 0.9 * dram);
+  json c, w;
+  cold->describe(c);
+  warm->describe(w);
+  EXPECT_EQ(c["cold_l2"], true);
+  EXPECT_EQ(c["flush_bytes"], flusher.bytes());
+  EXPECT_EQ(w["cold_l2"], false);
+  EXPECT_EQ(w["flush_bytes"], 0);
+  EXPECT_EQ(w["flush"], "none (--warm)");
 }
 
 TEST(Gpu, SsuArmsRefuseAnUnalignedStatePool) {
@@ -147,6 +175,71 @@ TEST(Gpu, SsuArmsRefuseAnUnalignedStatePool) {
   KGATE_CUDA(cudaStreamSynchronize(s.get()));
 }
 
+// An ssu host problem's inputs on the device, BF16 where the fast arm takes BF16; the state's
+// BF16 bits stay on the host (st) for the caller to upload when it wants a fresh start.
+struct SsuOnDevice {
+  const ssu::HostProblem& hp;
+  std::vector<uint16_t> st;
+  gpu::DeviceBuffer dstate, dslots, dx, dB, dC, dz, dout, ddt, dA, dD, ddb;
+  static std::vector<uint16_t> bf16(const std::vector<float>& v) {
+    std::vector<uint16_t> b(v.size());
+    for (size_t i = 0; i < v.size(); ++i) b[i] = f32_to_bf16_bits(v[i]);
+    return b;
+  }
+  static void upload_bf16(gpu::DeviceBuffer& d, const std::vector<float>& v) {
+    const std::vector<uint16_t> b = bf16(v);
+    d.upload(b.data(), d.bytes());
+  }
+  explicit SsuOnDevice(const ssu::HostProblem& p)
+      : hp(p),
+        st(bf16(p.state)),
+        dstate(p.state.size() * 2),
+        dslots(p.slots.size() * 4),
+        dx(p.x.size() * 2),
+        dB(p.B.size() * 2),
+        dC(p.C.size() * 2),
+        dz(p.z.size() * 2),
+        dout(static_cast<size_t>(p.p.batch * p.p.nheads * 64) * 2),
+        ddt(p.dt.size() * 4),
+        dA(p.A.size() * 4),
+        dD(p.D.size() * 4),
+        ddb(p.dt_bias.size() * 4) {
+    dslots.upload(p.slots.data(), dslots.bytes());
+    upload_bf16(dx, p.x);
+    upload_bf16(dB, p.B);
+    upload_bf16(dC, p.C);
+    upload_bf16(dz, p.z);
+    ddt.upload(p.dt.data(), ddt.bytes());
+    dA.upload(p.A.data(), dA.bytes());
+    dD.upload(p.D.data(), dD.bytes());
+    ddb.upload(p.dt_bias.data(), ddb.bytes());
+  }
+  ssu::gpu::Args args() const {
+    const ssu::Params& q = hp.p;
+    return {dstate.get(),
+            dslots.as<int32_t>(),
+            dx.get(),
+            dB.get(),
+            dC.get(),
+            dz.get(),
+            dout.get(),
+            ddt.get(),
+            dA.get(),
+            dD.get(),
+            ddb.get(),
+            static_cast<int>(q.batch),
+            static_cast<int>(q.nheads),
+            static_cast<int>(q.ngroups),
+            q.x_stride(),
+            q.bc_stride(),
+            1,
+            1,
+            0,
+            1,
+            1};
+  }
+};
+
 TEST(Gpu, SsuFastGraphCaptureReplaysSameOutput) {
   REQUIRE_GPU();
   Registry& reg = Registry::instance();
@@ -159,58 +252,20 @@ TEST(Gpu, SsuFastGraphCaptureReplaysSameOutput) {
   Correctness c = ctx->check(reg.impl("ssu.fast"));
   EXPECT_TRUE(c.passed) << c.worst << " " << c.note;
   // Graph: capture once on a fresh problem copy, replay twice from the same starting state.
-  const ssu::Params& p = hp.p;
-  size_t n_state = hp.state.size(), n_out = static_cast<size_t>(p.batch * p.nheads * 64);
-  std::vector<uint16_t> st(n_state), xs(hp.x.size()), Bs(hp.B.size()), Cs(hp.C.size()), zs(hp.z.size());
-  for (size_t i = 0; i < n_state; ++i) st[i] = f32_to_bf16_bits(hp.state[i]);
-  for (size_t i = 0; i < xs.size(); ++i) xs[i] = f32_to_bf16_bits(hp.x[i]);
-  for (size_t i = 0; i < Bs.size(); ++i) Bs[i] = f32_to_bf16_bits(hp.B[i]);
-  for (size_t i = 0; i < Cs.size(); ++i) Cs[i] = f32_to_bf16_bits(hp.C[i]);
-  for (size_t i = 0; i < zs.size(); ++i) zs[i] = f32_to_bf16_bits(hp.z[i]);
-  gpu::DeviceBuffer dstate(n_state * 2), dslots(hp.slots.size() * 4), dx(xs.size() * 2), dB(Bs.size() * 2),
-      dC(Cs.size() * 2), dz(zs.size() * 2), dout(n_out * 2), ddt(hp.dt.size() * 4), dA(hp.A.size() * 4),
-      dD(hp.D.size() * 4), ddb(hp.dt_bias.size() * 4);
-  dslots.upload(hp.slots.data(), dslots.bytes());
-  dx.upload(xs.data(), dx.bytes());
-  dB.upload(Bs.data(), dB.bytes());
-  dC.upload(Cs.data(), dC.bytes());
-  dz.upload(zs.data(), dz.bytes());
-  ddt.upload(hp.dt.data(), ddt.bytes());
-  dA.upload(hp.A.data(), dA.bytes());
-  dD.upload(hp.D.data(), dD.bytes());
-  ddb.upload(hp.dt_bias.data(), ddb.bytes());
-  ssu::gpu::Args a{dstate.get(),
-                   dslots.as<int32_t>(),
-                   dx.get(),
-                   dB.get(),
-                   dC.get(),
-                   dz.get(),
-                   dout.get(),
-                   ddt.get(),
-                   dA.get(),
-                   dD.get(),
-                   ddb.get(),
-                   static_cast<int>(p.batch),
-                   static_cast<int>(p.nheads),
-                   static_cast<int>(p.ngroups),
-                   p.x_stride(),
-                   p.bc_stride(),
-                   1,
-                   1,
-                   0,
-                   1,
-                   1};
+  SsuOnDevice d(hp);
+  const size_t n_state = d.st.size(), n_out = d.dout.bytes() / 2;
+  const ssu::gpu::Args a = d.args();
   // The stream is non-blocking and a pageable upload or a cudaMemset may still be in flight when
   // they return: each launch waits for the whole device first (a replay once saw the memset land
   // after the kernel's out stores: out all 0xffff).
   gpu::Stream s;
-  dstate.upload(st.data(), dstate.bytes());
+  d.dstate.upload(d.st.data(), d.dstate.bytes());
   KGATE_CUDA(cudaDeviceSynchronize());
   ssu::gpu::launch_fast(a, s.get());
   KGATE_CUDA(cudaStreamSynchronize(s.get()));
   std::vector<uint16_t> direct(n_out), direct_state(n_state);
-  dout.download(direct.data(), dout.bytes());
-  dstate.download(direct_state.data(), dstate.bytes());
+  d.dout.download(direct.data(), d.dout.bytes());
+  d.dstate.download(direct_state.data(), d.dstate.bytes());
   cudaGraph_t graph;
   cudaGraphExec_t exec;
   KGATE_CUDA(cudaStreamBeginCapture(s.get(), cudaStreamCaptureModeThreadLocal));
@@ -218,14 +273,14 @@ TEST(Gpu, SsuFastGraphCaptureReplaysSameOutput) {
   KGATE_CUDA(cudaStreamEndCapture(s.get(), &graph));
   KGATE_CUDA(cudaGraphInstantiate(&exec, graph, 0));
   for (int rep = 0; rep < 2; ++rep) {
-    dstate.upload(st.data(), dstate.bytes());
-    KGATE_CUDA(cudaMemset(dout.get(), 0xff, dout.bytes()));
+    d.dstate.upload(d.st.data(), d.dstate.bytes());
+    KGATE_CUDA(cudaMemset(d.dout.get(), 0xff, d.dout.bytes()));
     KGATE_CUDA(cudaDeviceSynchronize());
     KGATE_CUDA(cudaGraphLaunch(exec, s.get()));
     KGATE_CUDA(cudaStreamSynchronize(s.get()));
     std::vector<uint16_t> replay(n_out), replay_state(n_state);
-    dout.download(replay.data(), dout.bytes());
-    dstate.download(replay_state.data(), dstate.bytes());
+    d.dout.download(replay.data(), d.dout.bytes());
+    d.dstate.download(replay_state.data(), d.dstate.bytes());
     EXPECT_EQ(replay, direct) << "replay " << rep;
     EXPECT_EQ(replay_state, direct_state) << "replay " << rep;
   }

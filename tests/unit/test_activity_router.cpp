@@ -63,46 +63,33 @@ TEST(ActivityRouter, RecordsBeforeAndAfterTheirCorrelation) {
   EXPECT_EQ(st.in_flight, 0u);
 }
 
-// A take() leaves its records' merged intervals for the calling thread (a rank's sample, for the
-// cross-device union): overlapping records of two devices merge, a gap stays; another thread's
-// take() does not touch them.
-TEST(ActivityRouter, TakeLeavesTheThreadsMergedIntervals) {
+// A sample's merged intervals (a rank's sample, for the cross-device union) come with its
+// summary: overlapping records of two devices merge, a gap stays.
+TEST(ActivityRouter, SummarizeMergesTheIntervalsOverDevices) {
   ActivityRouter r;
   uint64_t id = r.begin(0);
   r.add_correlation(1, id);
   r.add_record(rec(0, 1, 300, 400));
   r.add_record(rec(1, 1, 350, 500));
   r.add_record(rec(0, 1, 600, 650));
-  r.take(0, id);
   using P = std::vector<std::pair<uint64_t, uint64_t>>;
-  EXPECT_EQ(ActivityRouter::last_taken_intervals(), (P{{300, 500}, {600, 650}}));
-  std::thread([&] {
-    uint64_t other = r.begin(1);
-    r.add_correlation(2, other);
-    r.add_record(rec(1, 2, 900, 950));
-    r.take(1, other);
-    EXPECT_EQ(ActivityRouter::last_taken_intervals(), (P{{900, 950}}));
-  }).join();
-  EXPECT_EQ(ActivityRouter::last_taken_intervals(), (P{{300, 500}, {600, 650}}));
+  EXPECT_EQ(kgate::gpu::summarize(r.take(0, id).records).intervals_ns, (P{{300, 500}, {600, 650}}));
+  EXPECT_TRUE(kgate::gpu::summarize({}).intervals_ns.empty());
 }
 
-// A take() leaves the call's time per activity for the calling thread: each name's durations
-// summed (a kernel launched twice counts twice; overlaps are not merged), replaced by the next take.
-TEST(ActivityRouter, TakeLeavesTheThreadsTimePerActivity) {
+// The call's time per activity: each name's durations summed (a kernel launched twice counts
+// twice; overlaps are not merged); a record whose end precedes its start adds nothing.
+TEST(ActivityRouter, SummarizeGivesTheTimePerActivity) {
   ActivityRouter r;
   uint64_t id = r.begin(0);
   r.add_correlation(1, id);
   r.add_record(rec(0, 1, 1000, 3000, "gemm"));
   r.add_record(rec(0, 1, 2500, 4000, "gemm"));  // a second launch, overlapping the first
   r.add_record({4000, 4500, 0, 1, "memcpy", false});
-  r.take(0, id);
+  r.add_record({5000, 4900, 0, 1, "memset", false});
   using M = std::map<std::string, double>;
-  EXPECT_EQ(ActivityRouter::last_taken_activity(), (M{{"gemm", 3.5}, {"memcpy", 0.5}}));
-  uint64_t next = r.begin(0);
-  r.add_correlation(2, next);
-  r.add_record(rec(0, 2, 100, 300, "other"));
-  r.take(0, next);
-  EXPECT_EQ(ActivityRouter::last_taken_activity(), (M{{"other", 0.2}}));
+  EXPECT_EQ(kgate::gpu::summarize(r.take(0, id).records).activity_us,
+            (M{{"gemm", 3.5}, {"memcpy", 0.5}, {"memset", 0}}));
 }
 
 // The old timer kept one record vector that every measurement cleared: device 0's measurement,
