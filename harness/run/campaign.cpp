@@ -11,14 +11,12 @@
 
 #include "harness/core/artifacts.hpp"
 #include "harness/core/crypto.hpp"
-#include "harness/core/errors.hpp"
 #include "harness/core/fileio.hpp"
 #include "harness/core/intervals.hpp"
 #include "harness/core/json_io.hpp"
 #include "harness/core/receipt.hpp"
 #include "harness/core/verdicts.hpp"
 #include "harness/export/kgate_export.h"
-#include "harness/export/loader.hpp"
 #include "harness/run/journal.hpp"
 #include "harness/run/preflight.hpp"
 
@@ -242,8 +240,8 @@ CampaignPlan plan_campaign(const PreflightedRun& run, const BackendIdentity& bid
 
 // ---- execute: every unit not yet in the journal, journalled as it finishes ------------------
 
-// What the units gave, and what the run holds until its receipt is sealed (declared in the order
-// they are released: the executor first, then the journal's lock).
+// What the units gave, and what the run holds until its receipt is sealed: the executor (declared
+// last, released first), then the journal and its lock.
 struct Executed {
   std::map<std::string, RowState> state;
   size_t resumed_units = 0;
