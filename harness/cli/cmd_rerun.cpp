@@ -70,6 +70,30 @@ std::string resolve_export(const json& arm, const std::vector<std::string>& peer
   return std::string(kExportPrefix) + pick.string() + ":" + name;
 }
 
+// The ranks a receipt's environment records (environment.ranks), as run's flags.
+void recorded_ranks(const json& ranks, const RerunOpts& ro, const std::string& where, RunOpts& o) {
+  const std::string runner = ranks.value("runner", "single");
+  const int world = ranks.value("world_size", 1);
+  if (runner == "simulated") {
+    o.simulate_ranks = world;
+  } else if (runner == "threads") {
+    o.gpus = world;
+  } else if (runner == "processes") {
+    // A job of several processes is started by its launcher, each with --rendezvous; one
+    // process alone needs none and meets itself in a fresh folder.
+    o.rendezvous = ro.rendezvous;
+    if (o.rendezvous.empty() && world == 1) {
+      char tmpl[] = "/tmp/kgate-rerun-XXXXXX";
+      if (!::mkdtemp(tmpl)) throw std::runtime_error("rerun: cannot make a rendezvous folder in /tmp");
+      o.rendezvous = std::string(tmpl) + "/rendezvous";
+    }
+    if (o.rendezvous.empty())
+      throw InputError(where + ": a campaign of " + std::to_string(world) +
+                       " rank processes: start it with the launcher and give --rendezvous");
+    o.env = ranks::rank_env_from_process();
+  }
+}
+
 // The run a receipt records: table, row filter, arms, policy, protocol, isolation and ranks.
 std::shared_ptr<RunOpts> recorded_run(const json& receipt, const std::string& path, const RerunOpts& ro) {
   const std::string where = printable(path);
@@ -110,28 +134,7 @@ std::shared_ptr<RunOpts> recorded_run(const json& receipt, const std::string& pa
   o->backend = field(pred, "backend", where).get<std::string>();
   if (const std::string timer = pred.value("timer", "cupti"); timer == "cupti" || timer == "events") o->timer = timer;
   const json& env = field(pred, "environment", where);
-  if (env.contains("ranks") && env["ranks"].is_object()) {
-    const std::string runner = env["ranks"].value("runner", "single");
-    const int world = env["ranks"].value("world_size", 1);
-    if (runner == "simulated")
-      o->simulate_ranks = world;
-    else if (runner == "threads")
-      o->gpus = world;
-    else if (runner == "processes") {
-      // A job of several processes is started by its launcher, each with --rendezvous; one
-      // process alone needs none and meets itself in a fresh folder.
-      o->rendezvous = ro.rendezvous;
-      if (o->rendezvous.empty() && world == 1) {
-        char tmpl[] = "/tmp/kgate-rerun-XXXXXX";
-        if (!::mkdtemp(tmpl)) throw std::runtime_error("rerun: cannot make a rendezvous folder in /tmp");
-        o->rendezvous = std::string(tmpl) + "/rendezvous";
-      }
-      if (o->rendezvous.empty())
-        throw InputError(where + ": a campaign of " + std::to_string(world) +
-                         " rank processes: start it with the launcher and give --rendezvous");
-      o->env = ranks::rank_env_from_process();
-    }
-  }
+  if (env.contains("ranks") && env["ranks"].is_object()) recorded_ranks(env["ranks"], ro, where, *o);
   const fs::path p(path);
   if (ro.replace)
     o->out = path;
@@ -146,6 +149,36 @@ std::shared_ptr<RunOpts> recorded_run(const json& receipt, const std::string& pa
   return o;
 }
 
+// A receipt to re-run: the old one's view, and its campaign as run will run it, preflighted.
+struct RerunJob {
+  std::string path;
+  ReportView old_view;
+  std::shared_ptr<RunOpts> opts;
+  PreparedRun prepared;
+};
+
+// Every receipt audited and every campaign preflighted before the first sample.
+std::vector<RerunJob> prepare_jobs(const RerunOpts& ro) {
+  std::vector<RerunJob> jobs;
+  std::map<std::string, std::string> outs;
+  for (const auto& r : ro.receipts) {
+    if (r.ends_with(".samples.json")) continue;  // a sidecar, named by a folder's glob beside its receipt
+    const AuditResult audited = load_audited(r);
+    auto o = recorded_run(audited.receipt, r, ro);
+    PreparedRun prepared;
+    try {
+      prepared = prepare_run(*o);
+    } catch (const InputError& e) {
+      throw InputError(printable(r) + ": " + e.what());
+    }
+    if (auto [it, fresh] = outs.emplace(fs::weakly_canonical(o->out).string(), r); !fresh)
+      throw InputError(printable(r) + " and " + printable(it->second) + " would both be rerun into " +
+                       printable(o->out));
+    jobs.push_back({r, report_view(audited.receipt, r), std::move(o), std::move(prepared)});
+  }
+  return jobs;
+}
+
 int run_rerun(const RerunOpts& ro) {
   if (ro.replace && !ro.out_dir.empty()) throw InputError("--replace and --out-dir: one place for the new receipts");
   if (!(ro.threshold >= 0 && ro.threshold < 1)) throw InputError("--threshold: must be in [0, 1)");
@@ -154,38 +187,17 @@ int run_rerun(const RerunOpts& ro) {
     if (!fs::is_directory(d, ec)) throw InputError("--peers " + printable(d) + ": not a directory");
   }
   if (!ro.out_dir.empty()) fs::create_directories(ro.out_dir);
-  // Every receipt audited and every campaign preflighted before the first sample.
-  struct Job {
-    std::string path;
-    ReportView old_view;
-    std::shared_ptr<RunOpts> opts;
-  };
-  std::vector<Job> jobs;
-  std::map<std::string, std::string> outs;
-  for (const auto& r : ro.receipts) {
-    if (r.ends_with(".samples.json")) continue;  // a sidecar, named by a folder's glob beside its receipt
-    const AuditResult audited = load_audited(r);
-    auto o = recorded_run(audited.receipt, r, ro);
-    try {
-      configure_run(*o);
-    } catch (const InputError& e) {
-      throw InputError(printable(r) + ": " + e.what());
-    }
-    if (auto [it, fresh] = outs.emplace(fs::weakly_canonical(o->out).string(), r); !fresh)
-      throw InputError(printable(r) + " and " + printable(it->second) + " would both be rerun into " +
-                       printable(o->out));
-    jobs.push_back({r, report_view(audited.receipt, r), std::move(o)});
-  }
+  std::vector<RerunJob> jobs = prepare_jobs(ro);
   int rc = kExitOk;
   json results = json::array();
   for (size_t i = 0; i < jobs.size(); ++i) {
-    Job& j = jobs[i];
+    RerunJob& j = jobs[i];
     if (!ro.quiet)
       std::fprintf(stderr, "kgate rerun: [%zu/%zu] %s -> %s\n", i + 1, jobs.size(), j.path.c_str(),
                    j.opts->out.c_str());
     j.opts->json = ro.json;  // the run's summary joins rerun's JSON instead of printing
     json run;
-    const int run_rc = execute_run(j.opts, ro.json ? &run : nullptr);
+    const int run_rc = execute_run(j.opts, j.prepared, ro.json ? &run : nullptr);
     rc = std::max(rc, run_rc);
     const ReportView fresh = report_view(load_audited(j.opts->out).receipt, j.opts->out);
     const CompareResult c = compare_receipts(j.old_view, fresh, ro.threshold);

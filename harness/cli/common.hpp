@@ -9,6 +9,7 @@
 
 #include "harness/core/policy.hpp"
 #include "harness/run/campaign.hpp"
+#include "harness/run/preflight.hpp"
 #include "harness/run/ranks.hpp"
 
 namespace kgate::cli {
@@ -44,12 +45,18 @@ struct RunOpts {
   int warmup_calls = 3;
   std::optional<Policy> recorded_policy;  // rerun: the receipt's policy, in place of `policy`
 };
-// The backend `o` runs on, and every flag and file of its campaign checked (nothing run, the
-// device not opened): throws InputError. Only for a run with --cases.
-RunConfig configure_run(RunOpts& o);
-// `kgate run` with `o`: one campaign (--cases) or the default suite; its exit code. With
-// `result`, the runs' JSON summaries (one per campaign) go there instead of to stdout under --json.
-int execute_run(const std::shared_ptr<RunOpts>& o, json* result = nullptr);
+// Every campaign `o` asks for (one with --cases, else the suite's entries), each preflighted
+// against the backend it will use: every flag and file checked, nothing run, the device not
+// opened. Throws InputError.
+struct PreparedRun {
+  std::string backend_name;
+  std::string suite_path;  // "" for one campaign (--cases)
+  std::vector<PreflightedRun> campaigns;
+};
+PreparedRun prepare_run(RunOpts& o);
+// `kgate run` with `o`: its prepared campaigns run in turn; its exit code. With `result`, the
+// runs' JSON summaries (one per campaign) go there instead of to stdout under --json.
+int execute_run(const std::shared_ptr<RunOpts>& o, PreparedRun& prepared, json* result = nullptr);
 
 // A policy's by_baseline keys as the plan names export baselines (export:<file>:<arm>), however the
 // policy spelled the library's path.

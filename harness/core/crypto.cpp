@@ -97,15 +97,17 @@ void ed25519_keygen(const std::string& priv_path, const std::string& pub_path) {
   std::fclose(f);
 }
 
-std::string ed25519_public_pem_from_private(const std::string& priv_path) {
-  return public_pem_of(load_private(priv_path).get());
+SigningKey SigningKey::load(const std::string& priv_path) {
+  SigningKey k;
+  k.key_ = load_private(priv_path);
+  k.public_pem_ = public_pem_of(k.key_.get());
+  return k;
 }
 
-std::string ed25519_sign(const std::string& priv_path, std::string_view msg) {
-  Pkey k = load_private(priv_path);
+std::string SigningKey::sign(std::string_view msg) const {
   MdCtx ctx(EVP_MD_CTX_new());
   size_t siglen = 0;
-  if (!ctx || EVP_DigestSignInit(ctx.get(), nullptr, nullptr, nullptr, k.get()) != 1 ||
+  if (!ctx || EVP_DigestSignInit(ctx.get(), nullptr, nullptr, nullptr, key_.get()) != 1 ||
       EVP_DigestSign(ctx.get(), nullptr, &siglen, reinterpret_cast<const unsigned char*>(msg.data()), msg.size()) != 1)
     throw std::runtime_error("OpenSSL: Ed25519 sign init failed");
   std::string sig(siglen, '\0');

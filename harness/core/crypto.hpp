@@ -1,8 +1,11 @@
 #pragma once
 // SHA-256 and Ed25519 through OpenSSL's EVP interface.
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
+
+struct evp_pkey_st;  // OpenSSL's EVP_PKEY
 
 namespace kgate {
 
@@ -14,9 +17,23 @@ std::string sha256_file_hex(const std::string& path);  // throws InputError if u
 
 // Ed25519 keys as PEM files (PKCS#8 private, SubjectPublicKeyInfo public).
 void ed25519_keygen(const std::string& private_pem_path, const std::string& public_pem_path);
-// The 64-byte Ed25519 signature of `message` (raw bytes) by the key in the PEM file.
-std::string ed25519_sign(const std::string& private_pem_path, std::string_view message);
-std::string ed25519_public_pem_from_private(const std::string& private_pem_path);
+
+// An Ed25519 private key read from its PEM file once: a run loads it in its preflight (a bad key
+// is an input error before any work) and the seal signs with the same key, never re-reading the
+// file after the samples are taken.
+class SigningKey {
+ public:
+  // Throws InputError naming the path unless it holds an Ed25519 private key in PEM form.
+  static SigningKey load(const std::string& private_pem_path);
+  // The 64-byte Ed25519 signature of `message` (raw bytes).
+  std::string sign(std::string_view message) const;
+  // Its public key as a SubjectPublicKeyInfo PEM, as OpenSSL writes it.
+  const std::string& public_pem() const { return public_pem_; }
+
+ private:
+  std::shared_ptr<evp_pkey_st> key_;
+  std::string public_pem_;
+};
 // The PEM as OpenSSL writes it for the key the input encodes ("" if not an Ed25519 key):
 // lets an auditor insist on one spelling of the key, so no byte of a receipt is free.
 std::string ed25519_canonical_public_pem(const std::string& pem);

@@ -81,9 +81,9 @@ std::string dsse_keyid(const std::string& public_pem) {
   return raw.empty() ? "" : sha256_hex(raw);
 }
 
-json dsse_sign_ed25519(std::string_view payload_type, std::string_view payload, const std::string& private_pem_path) {
-  std::string sig = ed25519_sign(private_pem_path, dsse_pae(payload_type, payload));
-  std::string keyid = dsse_keyid(ed25519_public_pem_from_private(private_pem_path));
+json dsse_sign_ed25519(std::string_view payload_type, std::string_view payload, const SigningKey& key) {
+  std::string sig = key.sign(dsse_pae(payload_type, payload));
+  std::string keyid = dsse_keyid(key.public_pem());
   json one = {{"keyid", keyid}, {"sig", base64_encode(sig)}};
   return {{"payloadType", std::string(payload_type)},
           {"payload", base64_encode(payload)},

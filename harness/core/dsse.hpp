@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "harness/core/crypto.hpp"
 #include "harness/core/jcs.hpp"
 
 namespace kgate {
@@ -26,8 +27,8 @@ std::string dsse_pae(std::string_view payload_type, std::string_view payload);
 // the PEM is not an Ed25519 public key).
 std::string dsse_keyid(const std::string& public_pem);
 
-// An envelope of `payload` with one Ed25519 signature by the PEM private key file.
-json dsse_sign_ed25519(std::string_view payload_type, std::string_view payload, const std::string& private_pem_path);
+// An envelope of `payload` with one Ed25519 signature by `key`.
+json dsse_sign_ed25519(std::string_view payload_type, std::string_view payload, const SigningKey& key);
 
 // An envelope decoded; `sig` holds the raw signature bytes.
 struct DsseEnvelope {

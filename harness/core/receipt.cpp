@@ -23,7 +23,7 @@ static bool exact_keys(const json& j, std::initializer_list<const char*> keys) {
 
 std::string row_digest(const json& row) { return sha256_hex(canonicalize(row)); }
 
-json seal_receipt(const json& body, const std::optional<std::string>& sign_key) {
+json seal_receipt(const json& body, const std::optional<SigningKey>& sign_key) {
   json seal;
   seal["canonicalization"] = "RFC8785";
   seal["algorithm"] = "sha256";
@@ -39,7 +39,7 @@ json seal_receipt(const json& body, const std::optional<std::string>& sign_key) 
   if (sign_key) {
     // A DSSE envelope whose payload is the body's canonical bytes (those body_sha256 digests).
     seal["signature"] = {{"dsse", dsse_sign_ed25519(kInTotoPayloadType, canonicalize(body), *sign_key)},
-                         {"public_key_pem", ed25519_public_pem_from_private(*sign_key)}};
+                         {"public_key_pem", sign_key->public_pem()}};
   } else {
     seal["signature"] = nullptr;
   }
@@ -178,156 +178,220 @@ void rederive(const json& pred, const json& samples, const std::function<void(co
     bad("summary differs from what the rows give");
 }
 
-}  // namespace
+// What audit reports a problem through: each call is one line of the result.
+using Bad = std::function<void(const std::string&)>;
 
-AuditResult audit_receipt(const std::string& path, const std::optional<std::string>& pubkey_path) {
-  AuditResult res;
-  auto bad = [&](const std::string& m) { res.problems.push_back(m); };
+// The receipt file parsed, or nullopt (the problem said) when it is unreadable, not JSON or
+// cannot be canonicalized; a file that is not its own canonical form is a problem but is read on.
+std::optional<json> read_receipt(const std::string& path, const Bad& bad) {
   std::string bytes;
   try {
     bytes = read_file(path);
   } catch (const InputError& e) {
     bad(e.what());
-    return res;
+    return std::nullopt;
   }
   std::string why;
   std::optional<json> parsed = parse_json_checked(bytes, why);  // bounded nesting: never a stack overflow
   if (!parsed) {
     bad("not valid JSON: " + why);
-    return res;
+    return std::nullopt;
   }
-  json r = std::move(*parsed);
   try {
-    if (receipt_bytes(r) != bytes) bad("file is not the RFC 8785 canonical form of its content (edited by hand?)");
+    if (receipt_bytes(*parsed) != bytes)
+      bad("file is not the RFC 8785 canonical form of its content (edited by hand?)");
   } catch (const std::exception& e) {
     bad(std::string("cannot canonicalize: ") + e.what());
-    return res;
+    return std::nullopt;
   }
+  return parsed;
+}
+
+// The envelope: exactly the keys kgate writes, the body's sealed digest, an in-toto Statement
+// with kgate's predicate. False where nothing past the problem is what was sealed.
+bool check_envelope(const json& r, const Bad& bad) {
+  if (!exact_keys(r, {"schema", "body", "seal"})) {
+    bad("receipt must have exactly the keys schema, body, seal");
+    return false;
+  }
+  if (r.value("schema", "") != kReceiptSchema) bad("schema is not " + std::string(kReceiptSchema));
+  const json& seal = r.at("seal");
+  if (!exact_keys(seal, {"canonicalization", "algorithm", "body_sha256", "row_sha256", "signature"})) {
+    bad("seal has missing or extra keys");
+    return false;
+  }
+  const json& body = r.at("body");
+  if (seal.at("canonicalization") != "RFC8785" || seal.at("algorithm") != "sha256")
+    bad("seal names an unsupported canonicalization or algorithm");
+  std::string digest = sha256_hex(canonicalize(body));
+  if (seal.at("body_sha256") != digest) {
+    // Nothing past this point is what was sealed: report the mismatch, derive nothing from it.
+    bad("body digest mismatch: sealed " + seal["body_sha256"].dump().substr(0, 80) + ", recomputed \"" + digest + "\"");
+    return false;
+  }
+  if (!exact_keys(body, {"_type", "subject", "predicateType", "predicate"}) || !body["predicate"].is_object() ||
+      !body["subject"].is_array() || body["_type"] != "https://in-toto.io/Statement/v1" ||
+      body["predicateType"] != kPredicateType) {
+    bad("body is not an in-toto Statement v1 with kgate's predicate type, a subject list and a predicate");
+    return false;
+  }
+  return true;
+}
+
+// Every row's digest against the seal's. False when the rows or the digests are not of a shape
+// to compare.
+bool check_row_digests(const json& pred, const json& seal, const Bad& bad) {
+  const json& rows = pred.at("rows");
+  const json& rd = seal.at("row_sha256");
+  if (!rows.is_array() || !rd.is_object()) {
+    bad("rows or the seal's row digests have the wrong type");
+    return false;
+  }
+  if (rd.size() != rows.size())
+    bad("seal lists " + std::to_string(rd.size()) + " row digests for " + std::to_string(rows.size()) + " rows");
+  for (const auto& row : rows) {
+    std::string id = row.is_object() && row.contains("id") && row["id"].is_string() ? row["id"].get<std::string>() : "";
+    if (id.empty() || !rd.contains(id) || rd[id] != row_digest(row)) bad("row " + quoted(id) + ": digest mismatch");
+  }
+  return true;
+}
+
+// A DSSE envelope of exactly this body, its key id and signature those of `pem`.
+void check_dsse(const json& dsse, const json& body, const std::string& pem, const Bad& bad) {
+  std::string why;
+  std::optional<DsseEnvelope> env = dsse_decode(dsse, why);
+  if (!env) return bad(why);
+  if (env->payload_type != kInTotoPayloadType) bad("DSSE payloadType is not " + std::string(kInTotoPayloadType));
+  if (env->payload != canonicalize(body)) bad("DSSE payload is not this receipt's body");
+  if (env->keyid != dsse_keyid(pem)) bad("DSSE keyid is not the SHA-256 of the signature's raw public key");
+  if (!dsse_verify_ed25519(*env, pem)) bad("DSSE Ed25519 signature does not verify with the signature's public key");
+}
+
+// seal.signature: null (then --pubkey is refused), or {dsse, public_key_pem} in the one spelling
+// kgate writes, by the --pubkey key when one is given.
+void check_signature(const json& seal, const json& body, const std::optional<std::string>& pubkey_path,
+                     const Bad& bad) {
+  const json& sig = seal.at("signature");
+  if (sig.is_null()) {
+    if (pubkey_path) bad("--pubkey given but the receipt is not signed");
+    return;
+  }
+  if (!exact_keys(sig, {"dsse", "public_key_pem"}) || !sig.at("public_key_pem").is_string())
+    return bad("signature block is not {dsse, public_key_pem}, the form kgate writes");
+  std::string pem = sig.at("public_key_pem");
+  if (ed25519_canonical_public_pem(pem) != pem) bad("signature public key is not a canonical Ed25519 PEM");
+  if (pubkey_path) {
+    std::string want = read_file(*pubkey_path);
+    if (want != pem) bad("signature key differs from --pubkey " + printable(*pubkey_path));
+  }
+  check_dsse(sig.at("dsse"), body, pem, bad);
+}
+
+// The sidecar's file name as predicate.samples records it, or "" (the problem said) unless it
+// names a file beside the receipt with a digest.
+std::string sidecar_name(const json& pred, const Bad& bad) {
+  const json& sc = pred.at("samples");
+  if (!sc.is_object() || !sc.contains("path") || !sc["path"].is_string() || !sc.contains("sha256")) {
+    bad("field 'samples': missing path or sha256");
+    return "";
+  }
+  const std::string name = sc["path"].get<std::string>();
+  if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") {
+    bad("samples sidecar path must be a file name beside the receipt");
+    return "";
+  }
+  return name;
+}
+
+// The sidecar as read: `accepted` when its digest, schema and facts digest are the receipt's;
+// `rederive` when its samples are of the schema to re-derive the rows from (a facts digest that
+// cannot be computed leaves that to the re-derivation, which names what is missing).
+struct Sidecar {
+  json samples;
+  bool rederive = false, accepted = false;
+};
+Sidecar read_sidecar(const std::string& sc_path, const json& pred, const Bad& bad) {
+  Sidecar out;
   try {
-    if (!exact_keys(r, {"schema", "body", "seal"})) {
-      bad("receipt must have exactly the keys schema, body, seal");
-      return res;
-    }
-    if (r.value("schema", "") != kReceiptSchema) bad("schema is not " + std::string(kReceiptSchema));
-    const json& seal = r.at("seal");
-    if (!exact_keys(seal, {"canonicalization", "algorithm", "body_sha256", "row_sha256", "signature"})) {
-      bad("seal has missing or extra keys");
-      return res;
-    }
-    const json& body = r.at("body");
-    if (seal.at("canonicalization") != "RFC8785" || seal.at("algorithm") != "sha256")
-      bad("seal names an unsupported canonicalization or algorithm");
-    std::string digest = sha256_hex(canonicalize(body));
-    if (seal.at("body_sha256") != digest) {
-      // Nothing past this point is what was sealed: report the mismatch, derive nothing from it.
-      bad("body digest mismatch: sealed " + seal["body_sha256"].dump().substr(0, 80) + ", recomputed \"" + digest +
-          "\"");
-      return res;
-    }
-    if (!exact_keys(body, {"_type", "subject", "predicateType", "predicate"}) || !body["predicate"].is_object() ||
-        !body["subject"].is_array() || body["_type"] != "https://in-toto.io/Statement/v1" ||
-        body["predicateType"] != kPredicateType) {
-      bad("body is not an in-toto Statement v1 with kgate's predicate type, a subject list and a predicate");
-      return res;
-    }
-    const json& pred = body.at("predicate");
-    const json& rows = pred.at("rows");
-    const json& rd = seal.at("row_sha256");
-    if (!rows.is_array() || !rd.is_object()) {
-      bad("rows or the seal's row digests have the wrong type");
-      return res;
-    }
-    if (rd.size() != rows.size())
-      bad("seal lists " + std::to_string(rd.size()) + " row digests for " + std::to_string(rows.size()) + " rows");
-    for (const auto& row : rows) {
-      std::string id =
-          row.is_object() && row.contains("id") && row["id"].is_string() ? row["id"].get<std::string>() : "";
-      if (id.empty() || !rd.contains(id) || rd[id] != row_digest(row)) bad("row " + quoted(id) + ": digest mismatch");
-    }
-    // Signature.
-    const json& sig = seal.at("signature");
-    if (!sig.is_null()) {
-      if (!exact_keys(sig, {"dsse", "public_key_pem"}) || !sig.at("public_key_pem").is_string()) {
-        bad("signature block is not {dsse, public_key_pem}, the form kgate writes");
+    std::string sb = read_file(sc_path);
+    std::string why;
+    if (json(sha256_hex(sb)) != pred.at("samples").at("sha256")) {
+      bad("samples sidecar " + printable(sc_path) + ": digest mismatch");
+    } else if (std::optional<json> sj = parse_json_checked(sb, why); !sj) {
+      bad("samples sidecar " + printable(sc_path) + ": not valid JSON: " + why);
+    } else {
+      out.samples = std::move(*sj);
+      out.rederive =
+          out.samples.is_object() && out.samples.value("schema", "") == kSamplesSchema && out.samples.contains("rows");
+      if (!out.rederive) {
+        bad("samples sidecar " + printable(sc_path) + ": wrong schema");
+      } else if (out.samples.value("facts_sha256", "") != facts_digest(pred)) {
+        bad("samples sidecar " + printable(sc_path) +
+            ": made for another run (facts digest differs: environment, "
+            "protocol, arms, policy, a row's recorded facts or the row order edited)");
+        out.rederive = false;
       } else {
-        std::string pem = sig.at("public_key_pem");
-        if (ed25519_canonical_public_pem(pem) != pem) bad("signature public key is not a canonical Ed25519 PEM");
-        if (pubkey_path) {
-          std::string want = read_file(*pubkey_path);
-          if (want != pem) bad("signature key differs from --pubkey " + printable(*pubkey_path));
-        }
-        std::string why;
-        std::optional<DsseEnvelope> env = dsse_decode(sig.at("dsse"), why);
-        if (!env) {
-          bad(why);
-        } else {
-          if (env->payload_type != kInTotoPayloadType)
-            bad("DSSE payloadType is not " + std::string(kInTotoPayloadType));
-          if (env->payload != canonicalize(body)) bad("DSSE payload is not this receipt's body");
-          if (env->keyid != dsse_keyid(pem)) bad("DSSE keyid is not the SHA-256 of the signature's raw public key");
-          if (!dsse_verify_ed25519(*env, pem))
-            bad("DSSE Ed25519 signature does not verify with the signature's public key");
-        }
+        out.accepted = true;
       }
-    } else if (pubkey_path) {
-      bad("--pubkey given but the receipt is not signed");
     }
-    // Sidecar: its digest is a subject; it is bound to this body by the plan digest; every
-    // statistic is recomputed from it.
-    const json& sc = pred.at("samples");
-    if (!sc.is_object() || !sc.contains("path") || !sc["path"].is_string() || !sc.contains("sha256")) {
-      bad("field 'samples': missing path or sha256");
-      return res;
+  } catch (const std::exception& e) {
+    bad(std::string("samples sidecar: ") + e.what());
+  }
+  return out;
+}
+
+// The statement's subjects: each a name and a sha256, the sidecar and the policy among them.
+void check_subjects(const json& body, const std::string& sc_name, const Bad& bad) {
+  const json& pred = body.at("predicate");
+  bool subject_has_samples = false, subject_has_policy = false;
+  const std::string policy_sha = sha256_hex(canonicalize(pred.at("policy")));
+  for (const auto& s : body.at("subject")) {
+    if (!s.is_object() || !s.contains("name") || !s.contains("digest") || !s["digest"].is_object() ||
+        !s["digest"].contains("sha256")) {
+      bad("a subject lacks its name or sha256 digest");
+      continue;
     }
-    const std::string sc_name = sc["path"].get<std::string>();
-    if (sc_name.empty() || sc_name.find('/') != std::string::npos || sc_name == "." || sc_name == "..") {
-      bad("samples sidecar path must be a file name beside the receipt");
-      return res;
-    }
-    std::string sc_path = (std::filesystem::path(path).parent_path() / sc_name).string();
-    json samples;
-    bool sc_ok = false;
-    try {
-      std::string sb = read_file(sc_path);
-      if (json(sha256_hex(sb)) != sc.at("sha256"))
-        bad("samples sidecar " + printable(sc_path) + ": digest mismatch");
-      else if (std::optional<json> sj = parse_json_checked(sb, why); !sj) {
-        bad("samples sidecar " + printable(sc_path) + ": not valid JSON: " + why);
-      } else {
-        samples = std::move(*sj);
-        sc_ok = samples.is_object() && samples.value("schema", "") == kSamplesSchema && samples.contains("rows");
-        if (!sc_ok)
-          bad("samples sidecar " + printable(sc_path) + ": wrong schema");
-        else if (samples.value("facts_sha256", "") != facts_digest(pred)) {
-          bad("samples sidecar " + printable(sc_path) +
-              ": made for another run (facts digest differs: environment, "
-              "protocol, arms, policy, a row's recorded facts or the row order edited)");
-          sc_ok = false;
-        } else {
-          res.samples = samples;
-        }
-      }
-    } catch (const std::exception& e) {
-      bad(std::string("samples sidecar: ") + e.what());
-    }
-    bool subject_has_samples = false, subject_has_policy = false;
-    const std::string policy_sha = sha256_hex(canonicalize(pred.at("policy")));
-    for (const auto& s : body.at("subject")) {
-      if (!s.is_object() || !s.contains("name") || !s.contains("digest") || !s["digest"].is_object() ||
-          !s["digest"].contains("sha256")) {
-        bad("a subject lacks its name or sha256 digest");
-        continue;
-      }
-      if (s["name"] == sc_name && s["digest"]["sha256"] == sc.at("sha256")) subject_has_samples = true;
-      if (s["name"] == kPolicySubject) subject_has_policy = s["digest"]["sha256"] == policy_sha;
-    }
-    if (!subject_has_samples) bad("samples sidecar is not a subject of the statement");
-    if (!subject_has_policy) bad("the policy is not a subject of the statement, or its digest differs");
-    if (sc_ok) rederive(pred, samples, bad);
+    if (s["name"] == sc_name && s["digest"]["sha256"] == pred.at("samples").at("sha256")) subject_has_samples = true;
+    if (s["name"] == kPolicySubject) subject_has_policy = s["digest"]["sha256"] == policy_sha;
+  }
+  if (!subject_has_samples) bad("samples sidecar is not a subject of the statement");
+  if (!subject_has_policy) bad("the policy is not a subject of the statement, or its digest differs");
+}
+
+// Everything past the envelope: row digests, signature, sidecar, subjects, then every derived
+// field from the samples. False where the audit stops early (the receipt is not returned).
+bool audit_sealed(const json& r, const std::string& path, const std::optional<std::string>& pubkey_path,
+                  AuditResult& res, const Bad& bad) {
+  if (!check_envelope(r, bad)) return false;
+  const json& seal = r.at("seal");
+  const json& body = r.at("body");
+  const json& pred = body.at("predicate");
+  if (!check_row_digests(pred, seal, bad)) return false;
+  check_signature(seal, body, pubkey_path, bad);
+  // The sidecar: its digest is a subject; it is bound to this body by the facts digest; every
+  // statistic is recomputed from it.
+  const std::string sc_name = sidecar_name(pred, bad);
+  if (sc_name.empty()) return false;
+  Sidecar sc = read_sidecar((std::filesystem::path(path).parent_path() / sc_name).string(), pred, bad);
+  if (sc.accepted) res.samples = sc.samples;
+  check_subjects(body, sc_name, bad);
+  if (sc.rederive) rederive(pred, sc.samples, bad);
+  return true;
+}
+
+}  // namespace
+
+AuditResult audit_receipt(const std::string& path, const std::optional<std::string>& pubkey_path) {
+  AuditResult res;
+  const Bad bad = [&](const std::string& m) { res.problems.push_back(m); };
+  std::optional<json> r = read_receipt(path, bad);
+  if (!r) return res;
+  try {
+    if (!audit_sealed(*r, path, pubkey_path, res, bad)) return res;
   } catch (const std::exception& e) {
     bad("malformed receipt: " + printable(e.what()));
   }
-  res.receipt = std::move(r);
+  res.receipt = std::move(*r);
   return res;
 }
 

@@ -6,8 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/core/policy.hpp"
+#include "harness/core/crypto.hpp"
 #include "harness/core/jcs.hpp"
+#include "harness/core/policy.hpp"
 #include "harness/core/records.hpp"
 
 namespace kgate {
@@ -28,8 +29,8 @@ std::string row_digest(const json& row);
 // correctness, config, disposition and error). An edit of any of them in a resealed body no
 // longer matches the sidecar; the derived fields are recomputed instead.
 std::string facts_digest(const json& predicate);
-// Seals `body`; with sign_key (an Ed25519 PEM), seal.signature is a DSSE envelope of the body.
-json seal_receipt(const json& body, const std::optional<std::string>& sign_key);
+// Seals `body`; with a signing key, seal.signature is a DSSE envelope of the body.
+json seal_receipt(const json& body, const std::optional<SigningKey>& sign_key);
 std::string receipt_bytes(const json& receipt);  // canonical + "\n"
 // The samples sidecar a receipt names (predicate.samples.path, beside the receipt).
 std::string sidecar_path_of(const std::string& receipt_path, const json& receipt);

@@ -11,14 +11,12 @@
 
 #include "harness/core/artifacts.hpp"
 #include "harness/core/crypto.hpp"
-#include "harness/core/errors.hpp"
 #include "harness/core/fileio.hpp"
 #include "harness/core/intervals.hpp"
 #include "harness/core/json_io.hpp"
 #include "harness/core/receipt.hpp"
 #include "harness/core/verdicts.hpp"
 #include "harness/export/kgate_export.h"
-#include "harness/export/loader.hpp"
 #include "harness/run/journal.hpp"
 #include "harness/run/preflight.hpp"
 
@@ -31,13 +29,6 @@ std::string utc_now() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
   return buf;
-}
-
-uint64_t row_seed(uint64_t run_seed, const std::string& id) {
-  uint64_t h = 1469598103934665603ull;  // FNV-1a of the id, mixed with the run seed
-  for (unsigned char c : id) h = (h ^ c) * 1099511628211ull;
-  uint64_t s = run_seed ^ h;
-  return splitmix64(s);
 }
 
 }  // namespace
@@ -178,80 +169,40 @@ void progress(const RunConfig& cfg, const Plan& plan, size_t done, const UnitSpe
   }
 }
 
-}  // namespace
-
-Plan make_plan(const RunConfig& cfg, const std::string& backend_name) {
-  cfg.schedule.validate();
-  Registry& reg = Registry::instance();
-  Plan plan;
-  plan.table = load_case_table(cfg.cases_path);
-  filter_rows(plan.table, cfg.rows_filter);
-  plan.family = &reg.family(plan.table.family);
-  if (cfg.baselines.empty()) throw InputError("--baseline: at least one baseline is required");
-  register_export_arms(cfg, plan.table.family);  // before any arm's address is taken
-  auto add_arm = [&](const std::string& name, const std::string& role, const char* flag) {
-    const Implementation& im = reg.impl(name);
-    if (im.family != plan.table.family)
-      throw InputError(std::string(flag) + " " + name + ": family '" + im.family + "' but " + cfg.cases_path +
-                       " is a '" + plan.table.family + "' table");
-    if (im.backend != backend_name)
-      throw InputError(std::string(flag) + " " + name + ": a " + im.backend +
-                       " implementation, but this run uses the " + backend_name +
-                       " backend (use --backend or choose a " + backend_name + " arm; kgate list)");
-    for (const auto& a : plan.arms)
-      if (a.name == name) throw InputError(std::string(flag) + " " + name + ": arm named twice");
-    plan.arms.push_back({name, role, &im});
-  };
-  // An export arm goes by its portable name (export:<file>:<arm>) in the plan and the receipt,
-  // however the configuration spelled its path.
-  plan.candidate = portable_export_name(cfg.candidate);
-  for (const auto& b : cfg.baselines) plan.baselines.push_back(portable_export_name(b));
-  add_arm(plan.candidate, "candidate", "--candidate");
-  for (const auto& b : plan.baselines) add_arm(b, "baseline", "--baseline");
-  check_accept_refusals(cfg.policy, plan.candidate, plan.baselines, "--policy");
-  for (const auto& b : plan.baselines)
-    if (cfg.policy.accepts_refusal(b)) plan.may_refuse.insert(b);
-  plan.schedule = cfg.schedule;
-  plan.warmup_min_us = cfg.warmup_min_us;
-  plan.warmup_min_calls = cfg.warmup_min_calls;
-  std::vector<Unit> units = plan_units(plan.table.rows.size(), cfg.schedule);
-  std::map<size_t, int> seen;
-  for (const Unit& u : units) {
-    const CaseRow& row = plan.table.rows[u.row];
-    UnitSpec s;
-    s.row = u.row;
-    s.row_id = row.id;
-    s.group = u.group;
-    s.seed = row_seed(cfg.schedule.seed, row.id);
-    s.last_of_row = ++seen[u.row] == cfg.schedule.groups;
-    s.letters = block_letters(cfg.schedule, u.group, u.row);
-    plan.units.push_back(std::move(s));
-  }
-  return plan;
-}
-
-RunOutcome run_campaign(const RunConfig& cfg, Backend& backend) {
-  return run_campaign(cfg, BackendFactory{}, &backend);
-}
-
-RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend, Backend* given) {
-  preflight_run(cfg);  // every flag and file checked before any work (the CLI has done so too)
+// The backend the campaign runs on: its identity, and the backend itself unless every unit runs
+// in a child process (--isolate: the parent never opens the device).
+struct OpenedBackend {
   std::unique_ptr<Backend> owned;
-  BackendIdentity bid;
-  if (given) {
-    bid = identity_of(*given);
-  } else if (cfg.isolate) {
-    bid = identity_from_child(make_backend);
-  } else {
-    owned = make_backend();
-    given = owned.get();
-    bid = identity_of(*given);
-  }
-  const Plan plan = make_plan(cfg, bid.name);
-  std::fprintf(stderr, "[kgate] %s: %s vs %s, %zu rows of %s (%s backend, %s timer)\n", cfg.out_path.c_str(),
-               cfg.candidate.c_str(), cfg.baselines.front().c_str(), plan.table.rows.size(), cfg.cases_path.c_str(),
-               bid.name.c_str(), bid.timer.c_str());
+  Backend* backend = nullptr;
+  BackendIdentity id;
+};
 
+OpenedBackend open_backend(const RunConfig& cfg, const BackendFactory& make_backend, Backend* given) {
+  OpenedBackend b;
+  if (given) {
+    b.backend = given;
+    b.id = identity_of(*given);
+  } else if (cfg.isolate) {
+    b.id = identity_from_child(make_backend);
+  } else {
+    b.owned = make_backend();
+    b.backend = b.owned.get();
+    b.id = identity_of(*b.backend);
+  }
+  return b;
+}
+
+// ---- plan: the preflighted plan as the journal and the receipt name it ----------------------
+
+struct CampaignPlan {
+  Plan plan;
+  BackendIdentity backend;
+  json protocol, arms;
+  json identity;  // everything that must match for a resumed run to continue this one
+  std::string identity_sha256;
+};
+
+json protocol_json(const RunConfig& cfg, const BackendIdentity& bid) {
   json protocol = bid.protocol;
   protocol["schema_version"] = kProtocolSchemaVersion;
   protocol["timer"] = bid.timer;
@@ -265,144 +216,204 @@ RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend
   protocol["pairing"] = "ABBA/BAAB counterbalanced, equal counts per group";
   protocol["interval"] = to_json(IntervalSpec{});
   protocol["device_arch"] = bid.arch;
-  json arms = json::array();
-  for (const auto& a : plan.arms) arms.push_back(arm_json(a));
-  json row_ids = json::array();
-  for (const auto& r : plan.table.rows) row_ids.push_back(r.id);
+  return protocol;
+}
 
-  // Everything that must match for a resumed run to continue this one.
-  json run_identity = {{"cases_sha256", plan.table.sha256},
-                       {"rows", row_ids},
-                       {"arms", arms},
-                       {"protocol", protocol},
-                       {"backend", bid.name},
-                       {"binary_sha256", self_binary_sha256()}};
-  std::string identity_digest = sha256_hex(canonicalize(run_identity));
-  const std::string journal_path = cfg.out_path + ".journal";
+CampaignPlan plan_campaign(const PreflightedRun& run, const BackendIdentity& bid) {
+  const RunConfig& cfg = run.cfg;
+  CampaignPlan c{plan_for_backend(run, bid.name), bid, protocol_json(cfg, bid), json::array(), nullptr, ""};
+  std::fprintf(stderr, "[kgate] %s: %s vs %s, %zu rows of %s (%s backend, %s timer)\n", cfg.out_path.c_str(),
+               cfg.candidate.c_str(), cfg.baselines.front().c_str(), c.plan.table.rows.size(), cfg.cases_path.c_str(),
+               bid.name.c_str(), bid.timer.c_str());
+  for (const auto& a : c.plan.arms) c.arms.push_back(arm_json(a));
+  json row_ids = json::array();
+  for (const auto& r : c.plan.table.rows) row_ids.push_back(r.id);
+  c.identity = {{"cases_sha256", c.plan.table.sha256},
+                {"rows", row_ids},
+                {"arms", c.arms},
+                {"protocol", c.protocol},
+                {"backend", bid.name},
+                {"binary_sha256", self_binary_sha256()}};
+  c.identity_sha256 = sha256_hex(canonicalize(c.identity));
+  return c;
+}
+
+// ---- execute: every unit not yet in the journal, journalled as it finishes ------------------
+
+// What the units gave, and what the run holds until its receipt is sealed: the executor (declared
+// last, released first), then the journal and its lock.
+struct Executed {
   std::map<std::string, RowState> state;
   size_t resumed_units = 0;
+  double wall_s = 0;  // this process's units
+  PhaseTimes phases;  // in-process units only
   std::optional<Journal> journal;
+  std::unique_ptr<Executor> executor;
+};
+
+// A fresh journal under the run's identity, or a killed run's journal and the units it holds.
+void open_journal(const RunConfig& cfg, const CampaignPlan& c, Executed& ex) {
+  const std::string journal_path = cfg.out_path + ".journal";
   if (cfg.resume) {
     std::vector<UnitResult> done;
-    journal.emplace(Journal::resume(journal_path, identity_digest, &done));
-    for (const auto& u : done) apply_unit(state, u);
-    resumed_units = done.size();
-  } else {
-    auto parent = std::filesystem::path(cfg.out_path).parent_path();
-    if (!parent.empty()) std::filesystem::create_directories(parent);
-    journal.emplace(Journal::create(journal_path, json{{"kind", "header"},
-                                                       {"identity_sha256", identity_digest},
-                                                       {"identity", run_identity},
-                                                       {"started_utc", utc_now()}}));
+    ex.journal.emplace(Journal::resume(journal_path, c.identity_sha256, &done));
+    for (const auto& u : done) apply_unit(ex.state, u);
+    ex.resumed_units = done.size();
+    return;
   }
+  auto parent = std::filesystem::path(cfg.out_path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
+  ex.journal.emplace(Journal::create(journal_path, json{{"kind", "header"},
+                                                        {"identity_sha256", c.identity_sha256},
+                                                        {"identity", c.identity},
+                                                        {"started_utc", utc_now()}}));
+}
 
+// The executor: each unit in a child process (--isolate) or in this one, then the rank runner
+// or a test's wrapper around it. `in_process`: the in-process executor, for its phase times.
+std::unique_ptr<Executor> make_executor(const RunConfig& cfg, const Plan& plan, Backend* backend,
+                                        const BackendFactory& make_backend, InProcessExecutor*& in_process) {
   std::unique_ptr<Executor> executor;
-  InProcessExecutor* in_process = nullptr;
+  in_process = nullptr;
   if (cfg.isolate) {
     executor = std::make_unique<IsolatedExecutor>(plan, make_backend);
   } else {
-    auto e = std::make_unique<InProcessExecutor>(plan, *given);
+    auto e = std::make_unique<InProcessExecutor>(plan, *backend);
     in_process = e.get();
     executor = std::move(e);
   }
   if (cfg.wrap_executor) executor = cfg.wrap_executor(std::move(executor));
+  return executor;
+}
 
+Executed execute(const RunConfig& cfg, const CampaignPlan& c, Backend* backend, const BackendFactory& make_backend) {
+  const Plan& plan = c.plan;
+  Executed ex;
+  open_journal(cfg, c, ex);
+  InProcessExecutor* in_process = nullptr;
+  ex.executor = make_executor(cfg, plan, backend, make_backend, in_process);
   const bool tty = ::isatty(STDERR_FILENO);
   auto t0 = std::chrono::steady_clock::now();
   size_t done = 0;
   for (const UnitSpec& planned : plan.units) {
     progress(cfg, plan, ++done, planned, t0, tty);
-    RowState& st = state[planned.row_id];
+    RowState& st = ex.state[planned.row_id];
     if (st.done(plan.schedule.groups) || st.units.count(planned.group)) continue;
     UnitSpec spec = planned;
     spec.check = !st.check.has_value();
-    UnitResult u = executor->run_unit(spec);
-    journal->append(u);
-    apply_unit(state, u);
-    if (state[planned.row_id].done(plan.schedule.groups)) executor->drop_row(planned.row_id);
+    UnitResult u = ex.executor->run_unit(spec);
+    ex.journal->append(u);
+    apply_unit(ex.state, u);
+    if (ex.state[planned.row_id].done(plan.schedule.groups)) ex.executor->drop_row(planned.row_id);
   }
   if (!cfg.quiet && tty) std::fprintf(stderr, "\n");
-  auto t1 = std::chrono::steady_clock::now();
+  ex.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (in_process) ex.phases = in_process->phases();
+  return ex;
+}
 
-  // Assemble the rows from the journal state, then derive every statistic and verdict.
+// ---- assemble: the rows from the journal state, then every statistic and verdict ------------
+
+struct Assembled {
+  std::vector<RowRecord> rows;
+  Summary summary;
+  json sample_rows = json::object();  // the sidecar's rows: the samples of every measured row
+};
+
+DeriveContext derive_context(const RunConfig& cfg, const CampaignPlan& c) {
   DeriveContext dctx;
-  if (bid.environment.contains("gpus") && !bid.environment["gpus"].empty())
-    dctx.max_sm_clock_mhz = bid.environment["gpus"][0].value("max_sm_clock_mhz", 0.0);
-  for (const auto& a : plan.arms) dctx.declared_kernels[a.name] = a.impl->kernel_names;
+  const json& env = c.backend.environment;
+  if (env.contains("gpus") && !env["gpus"].empty())
+    dctx.max_sm_clock_mhz = env["gpus"][0].value("max_sm_clock_mhz", 0.0);
+  for (const auto& a : c.plan.arms) dctx.declared_kernels[a.name] = a.impl->kernel_names;
   dctx.blocks = cfg.schedule.blocks;
   dctx.seed = cfg.schedule.seed;
-  std::vector<RowRecord> rows;
-  json sample_rows = json::object();
-  for (const auto& r : plan.table.rows) {
-    const RowState& st = state[r.id];
-    RowRecord row;
-    row.id = r.id;
-    row.family = r.family;
-    row.params = r.params;
-    for (auto it = r.tags.begin(); it != r.tags.end(); ++it) row.tags[it.key()] = it.value().get<std::string>();
-    row.tolerance = r.tolerance;
-    if (plan.family->work) row.work = plan.family->work(r.params);
-    for (const auto& b : plan.baselines) row.pairs.push_back({b, plan.candidate, {}, {}, {}, {}, {}, {}, {}});
-    if (st.check) {
-      row.correctness = st.check->checks;
-      row.config = st.check->configs;
-      row.refused = st.check->refused;
-      row.disposition = st.check->disposition;
-      if (!st.check->error.empty()) row.error = st.check->error;
-    }
-    if (!st.error.empty()) {
-      row.disposition = Disposition::failed;
-      row.error = st.error;
-    } else if (row.disposition == Disposition::passed && static_cast<int>(st.units.size()) != plan.schedule.groups) {
-      row.disposition = Disposition::failed;
-      row.error = "missing timing units";
-    }
+  return dctx;
+}
+
+// A row's recorded facts: its case, its check's outcome, and a failure where its units did not
+// all come back.
+RowRecord row_facts(const Plan& plan, const CaseRow& r, const RowState& st) {
+  RowRecord row;
+  row.id = r.id;
+  row.family = r.family;
+  row.params = r.params;
+  for (auto it = r.tags.begin(); it != r.tags.end(); ++it) row.tags[it.key()] = it.value().get<std::string>();
+  row.tolerance = r.tolerance;
+  if (plan.family->work) row.work = plan.family->work(r.params);
+  for (const auto& b : plan.baselines) row.pairs.push_back({b, plan.candidate, {}, {}, {}, {}, {}, {}, {}});
+  if (st.check) {
+    row.correctness = st.check->checks;
+    row.config = st.check->configs;
+    row.refused = st.check->refused;
+    row.disposition = st.check->disposition;
+    if (!st.check->error.empty()) row.error = st.check->error;
+  }
+  if (!st.error.empty()) {
+    row.disposition = Disposition::failed;
+    row.error = st.error;
+  } else if (row.disposition == Disposition::passed && static_cast<int>(st.units.size()) != plan.schedule.groups) {
+    row.disposition = Disposition::failed;
+    row.error = "missing timing units";
+  }
+  return row;
+}
+
+Assembled assemble(const RunConfig& cfg, const CampaignPlan& c, Executed& ex) {
+  const DeriveContext dctx = derive_context(cfg, c);
+  Assembled a;
+  for (const auto& r : c.plan.table.rows) {
+    const RowState& st = ex.state[r.id];
+    RowRecord row = row_facts(c.plan, r, st);
     std::optional<RowSamples> samples;
     if (row.disposition == Disposition::passed) {
-      samples = assemble_samples(st, plan.baselines.size());
-      sample_rows[r.id] = to_json(*samples);
+      samples = assemble_samples(st, c.plan.baselines.size());
+      a.sample_rows[r.id] = to_json(*samples);
     }
     derive_row(row, samples ? &*samples : nullptr, cfg.policy, dctx);
-    rows.push_back(std::move(row));
+    a.rows.push_back(std::move(row));
   }
-  Summary summary = derive_summary(rows);
+  a.summary = derive_summary(a.rows);
+  return a;
+}
 
+// ---- seal: the predicate, its sidecar and subjects, sealed, then the pair written -----------
+
+json predicate(const RunConfig& cfg, const CampaignPlan& c, const Executed& ex, const Assembled& a) {
   json pred;
   pred["tool"] = {{"name", "kgate"},
                   {"version", KGATE_VERSION},
                   {"git_commit", built_git_commit()},
                   {"binary_sha256", self_binary_sha256()}};
-  pred["backend"] = bid.name;
-  pred["timer"] = bid.timer;
-  pred["environment"] = bid.environment;
-  pred["protocol"] = protocol;
+  pred["backend"] = c.backend.name;
+  pred["timer"] = c.backend.timer;
+  pred["environment"] = c.backend.environment;
+  pred["protocol"] = c.protocol;
   pred["cases"] = {{"path", cfg.cases_path},
-                   {"sha256", plan.table.sha256},
-                   {"table", plan.table.name},
-                   {"family", plan.table.family},
+                   {"sha256", c.plan.table.sha256},
+                   {"table", c.plan.table.name},
+                   {"family", c.plan.table.family},
                    {"rows_filter", cfg.rows_filter}};
-  pred["arms"] = arms;
+  pred["arms"] = c.arms;
   pred["policy"] = cfg.policy.to_json();
   pred["rows"] = json::array();
-  for (const auto& row : rows) pred["rows"].push_back(to_json(row));
-  pred["summary"] = to_json(summary);
+  for (const auto& row : a.rows) pred["rows"].push_back(to_json(row));
+  pred["summary"] = to_json(a.summary);
   pred["run"] = {{"finished_utc", utc_now()},
-                 {"wall_s_this_process", std::chrono::duration<double>(t1 - t0).count()},
-                 {"resumed_units", resumed_units},
-                 {"units", plan.units.size()}};
+                 {"wall_s_this_process", ex.wall_s},
+                 {"resumed_units", ex.resumed_units},
+                 {"units", c.plan.units.size()}};
+  return pred;
+}
 
-  json sidecar = {
-      {"schema", kSamplesSchema}, {"unit", "us"}, {"facts_sha256", facts_digest(pred)}, {"rows", sample_rows}};
-  const std::string sidecar_bytes = canonicalize(sidecar) + "\n";
-  const std::string sidecar_sha = sha256_hex(sidecar_bytes);
-  const std::string sidecar_name = sidecar_name_for(cfg.out_path, sidecar_sha);
-  pred["samples"] = {{"path", sidecar_name}, {"sha256", sidecar_sha}};
-
+// The statement's subjects: the binary, the case table, every arm source once, the protocol's
+// sources, the policy and the sidecar.
+json subjects(const RunConfig& cfg, const CampaignPlan& c, const json& pred) {
   json subject = json::array();
   subject.push_back({{"name", "kgate"}, {"digest", {{"sha256", self_binary_sha256()}}}});
-  subject.push_back({{"name", cfg.cases_path}, {"digest", {{"sha256", plan.table.sha256}}}});
+  subject.push_back({{"name", cfg.cases_path}, {"digest", {{"sha256", c.plan.table.sha256}}}});
   std::set<std::string> seen_src;
-  for (const auto& a : arms)
+  for (const auto& a : c.arms)
     for (const auto& s : a["sources"])
       if (seen_src.insert(s["path"]).second) {
         json subj = {{"name", s["path"]}, {"digest", {{"sha256", s["sha256"]}}}};
@@ -410,19 +421,19 @@ RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend
         subject.push_back(std::move(subj));
       }
   // The protocol subject (KGATE_PROTOCOL_SOURCES, CMakeLists.txt), once for the whole receipt.
-  for (const auto& p : protocol_sources(bid.name))
+  for (const auto& p : protocol_sources(c.backend.name))
     if (seen_src.insert(p).second) subject.push_back({{"name", p}, {"digest", {{"sha256", built_source_sha256(p)}}}});
   subject.push_back({{"name", kPolicySubject}, {"digest", {{"sha256", sha256_hex(canonicalize(pred["policy"]))}}}});
-  subject.push_back({{"name", sidecar_name}, {"digest", {{"sha256", sidecar_sha}}}});
-  json body = {{"_type", "https://in-toto.io/Statement/v1"},
-               {"subject", subject},
-               {"predicateType", kPredicateType},
-               {"predicate", pred}};
-  json receipt = seal_receipt(body, cfg.sign_key);
+  const json& samples = pred["samples"];
+  subject.push_back({{"name", samples["path"]}, {"digest", {{"sha256", samples["sha256"]}}}});
+  return subject;
+}
 
-  // The pair changes together: the sidecar is written under a new name (its digest), then the
-  // receipt replaces the old one in one rename; only then does the old receipt's sidecar go. A
-  // kill at any point leaves a receipt and the sidecar it names.
+// The pair changes together: the sidecar is written under a new name (its digest), then the
+// receipt replaces the old one in one rename; only then does the old receipt's sidecar go. A
+// kill at any point leaves a receipt and the sidecar it names.
+void write_pair(const RunConfig& cfg, const std::string& sidecar_name, const std::string& sidecar_bytes,
+                const json& receipt) {
   const auto dir = std::filesystem::path(cfg.out_path).parent_path();
   const std::string previous = existing_sidecar(cfg.out_path);
   write_file_atomic((dir / sidecar_name).string(), sidecar_bytes);
@@ -432,14 +443,49 @@ RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend
     std::error_code ec;
     std::filesystem::remove(dir / previous, ec);
   }
-  journal->finish();
+}
 
+void seal(const PreflightedRun& run, const CampaignPlan& c, const Executed& ex, const Assembled& a) {
+  const RunConfig& cfg = run.cfg;
+  json pred = predicate(cfg, c, ex, a);
+  json sidecar = {
+      {"schema", kSamplesSchema}, {"unit", "us"}, {"facts_sha256", facts_digest(pred)}, {"rows", a.sample_rows}};
+  const std::string sidecar_bytes = canonicalize(sidecar) + "\n";
+  const std::string sidecar_sha = sha256_hex(sidecar_bytes);
+  const std::string sidecar_name = sidecar_name_for(cfg.out_path, sidecar_sha);
+  pred["samples"] = {{"path", sidecar_name}, {"sha256", sidecar_sha}};
+  json body = {{"_type", "https://in-toto.io/Statement/v1"},
+               {"subject", subjects(cfg, c, pred)},
+               {"predicateType", kPredicateType},
+               {"predicate", pred}};
+  write_pair(cfg, sidecar_name, sidecar_bytes, seal_receipt(body, run.sign_key));
+}
+
+}  // namespace
+
+RunOutcome run_campaign(const PreflightedRun& run, const BackendFactory& make_backend, Backend* given) {
+  OpenedBackend be = open_backend(run.cfg, make_backend, given);
+  const CampaignPlan campaign = plan_campaign(run, be.id);
+  Executed ex = execute(run.cfg, campaign, be.backend, make_backend);
+  const Assembled assembled = assemble(run.cfg, campaign, ex);
+  seal(run, campaign, ex, assembled);
+  ex.journal->finish();
   RunOutcome o;
-  o.receipt_path = cfg.out_path;
-  o.summary = summary;
-  o.policy_passed = summary.policy_failed == 0;
-  if (in_process) o.phases = in_process->phases();
+  o.receipt_path = run.cfg.out_path;
+  o.summary = assembled.summary;
+  o.policy_passed = assembled.summary.policy_failed == 0;
+  o.phases = ex.phases;
   return o;
+}
+
+RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend, Backend* given) {
+  // Every flag and file checked before the backend is opened; its arms against the backend once
+  // it is (plan_for_backend).
+  return run_campaign(preflight_run(cfg), make_backend, given);
+}
+
+RunOutcome run_campaign(const RunConfig& cfg, Backend& backend) {
+  return run_campaign(cfg, BackendFactory{}, &backend);
 }
 
 }  // namespace kgate

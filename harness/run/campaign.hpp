@@ -52,12 +52,20 @@ struct RunOutcome {
   PhaseTimes phases;
 };
 
-RunOutcome run_campaign(const RunConfig& cfg, Backend& backend);
-// With cfg.isolate the factory is called in each child process; the parent never opens the device.
+struct PreflightedRun;  // harness/run/preflight.hpp
+
+// The campaign, read top to bottom: plan (the preflighted plan for the opened backend, as the
+// journal and receipt name it) -> execute (every unit, journalled) -> assemble (rows, statistics,
+// verdicts, summary) -> seal (sidecar and receipt, written together). With cfg.isolate the
+// factory is called in each child process; the parent never opens the device.
+RunOutcome run_campaign(const PreflightedRun& run, const BackendFactory& make_backend, Backend* given = nullptr);
+// A configuration not yet preflighted: preflight_run, then the campaign.
 RunOutcome run_campaign(const RunConfig& cfg, const BackendFactory& make_backend, Backend* given = nullptr);
+RunOutcome run_campaign(const RunConfig& cfg, Backend& backend);
 
 // The plan of a run: the filtered table, its arms (checked against the family and backend) and
-// every unit in schedule order. Throws InputError naming the flag on any mismatch.
+// every unit in schedule order. Throws InputError naming the flag on any mismatch. Reads the
+// table itself (a rank's own executor); a campaign takes its plan from the preflight instead.
 Plan make_plan(const RunConfig& cfg, const std::string& backend_name);
 
 // An arm as the receipt records it (predicate.arms[]): name, roles, backend, archs, kernel

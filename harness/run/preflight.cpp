@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "harness/core/cases.hpp"
 #include "harness/core/crypto.hpp"
@@ -148,8 +149,8 @@ void check_world_size(const RunConfig& cfg, const CaseTable& t, const std::strin
   }
 }
 
-void preflight_run(const RunConfig& cfg, const std::string& backend_name) {
-  // Sizes and values first: they need no file.
+// Sizes and values: they need no file.
+static void check_values(const RunConfig& cfg) {
   const ScheduleConfig& s = cfg.schedule;
   check_int("--groups", s.groups, 1, kMaxGroups);
   check_int("--blocks", s.blocks, 2, kMaxBlocks);
@@ -163,7 +164,7 @@ void preflight_run(const RunConfig& cfg, const std::string& backend_name) {
   if (cfg.candidate.empty()) throw InputError("--candidate: empty");
   if (cfg.baselines.empty()) throw InputError("--baseline: at least one baseline is required");
   auto registered = [](const std::string& name, const char* flag) {
-    if (is_export_name(name)) return;  // loaded once the table's family is known (below)
+    if (is_export_name(name)) return;  // loaded once the table's family is known
     try {
       Registry::instance().impl(name);
     } catch (const InputError& e) {
@@ -172,27 +173,119 @@ void preflight_run(const RunConfig& cfg, const std::string& backend_name) {
   };
   registered(cfg.candidate, "--candidate");
   for (const auto& b : cfg.baselines) registered(b, "--baseline");
-  // Files.
+}
+
+// The files the run reads and writes, and the signing key, loaded once.
+static std::optional<SigningKey> check_files(const RunConfig& cfg) {
   check_input_file(cfg.cases_path, "--cases");
   check_output_path(cfg.out_path, "--out");
   // The samples sidecar is a new file beside --out (its name carries its digest): --out's check covers it.
   check_output_path(cfg.out_path + ".journal", "--out (journal)");
-  if (cfg.sign_key) {
-    check_input_file(*cfg.sign_key, "--sign");
-    ed25519_public_pem_from_private(*cfg.sign_key);  // throws InputError unless an Ed25519 private key
-  }
-  // The table itself (read only) and the size of the schedule it implies.
-  CaseTable t = load_case_table(cfg.cases_path);
-  filter_rows(t, cfg.rows_filter);
-  register_export_arms(cfg, t.family);
-  check_world_size(cfg, t, backend_name);
+  if (!cfg.sign_key) return std::nullopt;
+  check_input_file(*cfg.sign_key, "--sign");
+  return SigningKey::load(*cfg.sign_key);  // throws InputError unless an Ed25519 private key
+}
+
+static void check_schedule_size(const RunConfig& cfg, const CaseTable& t) {
+  const ScheduleConfig& s = cfg.schedule;
   double samples = double(s.groups) * s.blocks * s.m * double(t.rows.size()) * double(cfg.baselines.size());
   if (samples > kMaxScheduledSamples)
     throw InputError("--groups x --blocks x --m x rows x baselines = " +
                      std::to_string(static_cast<long long>(samples)) + " samples per arm; refusing more than 1e8");
-  // The arms against the table and the backend: make_plan's own checks, once the schedule is
-  // known to be of a sane size (the plan holds every unit's sample letters).
-  if (!backend_name.empty()) make_plan(cfg, backend_name);
+}
+
+static uint64_t row_seed(uint64_t run_seed, const std::string& id) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a of the id, mixed with the run seed
+  for (unsigned char c : id) h = (h ^ c) * 1099511628211ull;
+  uint64_t s = run_seed ^ h;
+  return splitmix64(s);
+}
+
+// Every unit of the plan's rows in schedule order, each with its row's seed and sample letters.
+static std::vector<UnitSpec> plan_unit_specs(const Plan& plan) {
+  const ScheduleConfig& sched = plan.schedule;
+  std::vector<UnitSpec> specs;
+  std::map<size_t, int> seen;
+  for (const Unit& u : plan_units(plan.table.rows.size(), sched)) {
+    const CaseRow& row = plan.table.rows[u.row];
+    UnitSpec s;
+    s.row = u.row;
+    s.row_id = row.id;
+    s.group = u.group;
+    s.seed = row_seed(sched.seed, row.id);
+    s.last_of_row = ++seen[u.row] == sched.groups;
+    s.letters = block_letters(sched, u.group, u.row);
+    specs.push_back(std::move(s));
+  }
+  return specs;
+}
+
+// The plan of a run over a table already read and filtered (its export arms loaded): the arms
+// checked against the table's family and the backend, then every unit.
+static Plan plan_from_table(const RunConfig& cfg, CaseTable table, const std::string& backend_name) {
+  Registry& reg = Registry::instance();
+  Plan plan;
+  plan.table = std::move(table);
+  plan.family = &reg.family(plan.table.family);
+  if (cfg.baselines.empty()) throw InputError("--baseline: at least one baseline is required");
+  auto add_arm = [&](const std::string& name, const std::string& role, const char* flag) {
+    const Implementation& im = reg.impl(name);
+    if (im.family != plan.table.family)
+      throw InputError(std::string(flag) + " " + name + ": family '" + im.family + "' but " + cfg.cases_path +
+                       " is a '" + plan.table.family + "' table");
+    if (im.backend != backend_name)
+      throw InputError(std::string(flag) + " " + name + ": a " + im.backend +
+                       " implementation, but this run uses the " + backend_name +
+                       " backend (use --backend or choose a " + backend_name + " arm; kgate list)");
+    for (const auto& a : plan.arms)
+      if (a.name == name) throw InputError(std::string(flag) + " " + name + ": arm named twice");
+    plan.arms.push_back({name, role, &im});
+  };
+  // An export arm goes by its portable name (export:<file>:<arm>) in the plan and the receipt,
+  // however the configuration spelled its path.
+  plan.candidate = portable_export_name(cfg.candidate);
+  for (const auto& b : cfg.baselines) plan.baselines.push_back(portable_export_name(b));
+  add_arm(plan.candidate, "candidate", "--candidate");
+  for (const auto& b : plan.baselines) add_arm(b, "baseline", "--baseline");
+  check_accept_refusals(cfg.policy, plan.candidate, plan.baselines, "--policy");
+  for (const auto& b : plan.baselines)
+    if (cfg.policy.accepts_refusal(b)) plan.may_refuse.insert(b);
+  plan.schedule = cfg.schedule;
+  plan.warmup_min_us = cfg.warmup_min_us;
+  plan.warmup_min_calls = cfg.warmup_min_calls;
+  plan.units = plan_unit_specs(plan);
+  return plan;
+}
+
+Plan make_plan(const RunConfig& cfg, const std::string& backend_name) {
+  cfg.schedule.validate();
+  CaseTable t = load_case_table(cfg.cases_path);
+  filter_rows(t, cfg.rows_filter);
+  register_export_arms(cfg, t.family);  // before any arm's address is taken
+  return plan_from_table(cfg, std::move(t), backend_name);
+}
+
+Plan plan_for_backend(const PreflightedRun& run, const std::string& backend_name) {
+  if (run.backend == backend_name) return run.plan;
+  return plan_from_table(run.cfg, run.plan.table, backend_name);
+}
+
+PreflightedRun preflight_run(const RunConfig& cfg, const std::string& backend_name, std::optional<CaseTable> table) {
+  check_values(cfg);
+  PreflightedRun run{cfg, {}, backend_name, check_files(cfg)};
+  // The table itself (read only) and the size of the schedule it implies.
+  CaseTable t = table ? std::move(*table) : load_case_table(cfg.cases_path);
+  filter_rows(t, cfg.rows_filter);
+  register_export_arms(cfg, t.family);
+  check_world_size(cfg, t, backend_name);
+  check_schedule_size(cfg, t);
+  // The arms against the table and the backend, once the schedule is known to be of a sane size
+  // (the plan holds every unit's sample letters).
+  if (backend_name.empty())
+    run.plan.table = std::move(t);
+  else
+    run.plan = plan_from_table(cfg, std::move(t), backend_name);
+  return run;
 }
 
 }  // namespace kgate

@@ -1,10 +1,14 @@
 #pragma once
-// Everything about a run's flags and files that can be checked before any work: called before
-// the journal is created and before any timing, so a bad flag is exit 2 with nothing written.
-// Side-effect free and idempotent (reads files, writes nothing): safe to call more than once.
+// Everything about a run's flags and files that can be checked before any work, checked once:
+// every entry (run, a suite's entries, rerun) preflights each campaign before the first one
+// starts, so a bad flag is exit 2 with nothing written, and hands the result to run_campaign,
+// whose steps re-check and re-read nothing. Side-effect free (reads files, writes nothing; an
+// export arm it names is loaded): safe to call more than once.
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "harness/core/crypto.hpp"
 #include "harness/run/campaign.hpp"
 
 namespace kgate {
@@ -16,13 +20,29 @@ inline constexpr double kMaxWarmupUs = 1e9;
 // groups x blocks x m x rows x baselines above this is refused as absurd.
 inline constexpr double kMaxScheduledSamples = 1e8;
 
+// A campaign with every flag and file checked: what run_campaign's steps start from.
+struct PreflightedRun {
+  RunConfig cfg;  // as given; its rank runner and test seams may still be set (they are not checked)
+  // The case table, read once and filtered by --rows. With a backend named, the whole plan: the
+  // arms checked against the table's family and that backend, and every unit in schedule order.
+  Plan plan;
+  std::string backend;                 // the backend the plan's arms were checked against; "" none named
+  std::optional<SigningKey> sign_key;  // --sign's key, loaded once: the seal signs with it
+};
+
 // Throws InputError naming the flag or file: cases file readable (and a valid table, with
 // --rows matching), out path and its sidecar and journal writable targets, sign key a
 // readable Ed25519 private key, schedule and warm-up values finite and in range, policy valid.
 // Given the name of the backend the run will use ("cpu" | "cuda"), also the arms: registered,
 // of the table's family, built for that backend, none named twice (make_plan's checks), so a
-// caller can preflight before it opens the backend.
-void preflight_run(const RunConfig& cfg, const std::string& backend_name = "");
+// caller can preflight before it opens the backend. `table`: the case table already read from
+// cfg.cases_path (a caller that needed its name or family first), used instead of reading it again.
+PreflightedRun preflight_run(const RunConfig& cfg, const std::string& backend_name = "",
+                             std::optional<CaseTable> table = std::nullopt);
+
+// The plan of a preflighted run for the backend the campaign opened: the preflight's when its
+// arms were checked against that backend, else the preflighted table's arms checked against it now.
+Plan plan_for_backend(const PreflightedRun& run, const std::string& backend_name);
 
 // On the cuda backend, a table of a family with ranks (a world_size parameter): every row's
 // world_size is the run's (cfg.world_size); a family without ranks refuses a world size other than

@@ -15,6 +15,7 @@
 #include "harness/core/report.hpp"
 #include "harness/core/report_view.hpp"
 #include "harness/run/campaign.hpp"
+#include "harness/run/preflight.hpp"
 #include "tests/unit/fake_backend.hpp"
 #include "tests/unit/temp_dir.hpp"
 
@@ -180,6 +181,41 @@ TEST_F(CampaignTest, AnAcceptedRefusalOfAnArmNamedByItsBareNameAndIsolatedUnits)
   // Accepting the candidate's refusal is refused before any work.
   cfg_.policy = Policy::from_json(json{{"gates", {"correct"}}, {"accept_refusals", {"ssu.fake_cand"}}}, "p");
   EXPECT_THROW(run_campaign(cfg_, [] { return std::make_unique<FakeBackend>(); }), InputError);
+}
+
+// The campaign re-reads nothing the preflight read: the table edited and the signing key removed
+// after the preflight, the receipt still records the preflighted table and is signed by the key.
+TEST_F(CampaignTest, APreflightedRunReadsNeitherTheTableNorTheKeyAgain) {
+  const std::string key = (dir_ / "k.key").string(), pub = (dir_ / "k.pub").string();
+  ed25519_keygen(key, pub);
+  cfg_.sign_key = key;
+  const PreflightedRun run = preflight_run(cfg_, "fake");
+  const std::string table_sha = sha256_file_hex(cfg_.cases_path);
+  write_file_atomic(cfg_.cases_path, "{}");
+  fs::remove(key);
+  FakeBackend be;
+  run_campaign(run, BackendFactory{}, &be);
+  EXPECT_TRUE(audit_receipt(cfg_.out_path, pub).ok());
+  const json receipt = json::parse(read_file(cfg_.out_path));
+  EXPECT_EQ(receipt["body"]["predicate"]["cases"]["sha256"], table_sha);
+  EXPECT_EQ(receipt["body"]["predicate"]["rows"].size(), 3u);
+}
+
+// A bad flag is refused before the backend is opened and before anything is written.
+TEST_F(CampaignTest, ABadConfigIsRefusedBeforeTheBackendOpens) {
+  bool opened = false;
+  const BackendFactory factory = [&opened] {
+    opened = true;
+    return std::make_unique<FakeBackend>();
+  };
+  cfg_.schedule.blocks = 3;
+  EXPECT_THROW(run_campaign(cfg_, factory), InputError);
+  cfg_.schedule.blocks = 2;
+  cfg_.sign_key = (dir_ / "missing.key").string();
+  EXPECT_THROW(run_campaign(cfg_, factory), InputError);
+  EXPECT_FALSE(opened);
+  EXPECT_FALSE(fs::exists(cfg_.out_path));
+  EXPECT_FALSE(fs::exists(cfg_.out_path + ".journal"));
 }
 
 // A receipt whose recorded policy does not accept a refusal it records was not written by kgate:

@@ -17,10 +17,11 @@ TEST(Crypto, Ed25519SignVerifyAndReject) {
   std::string priv = (dir / "k.key").string(), pub = (dir / "k.pub").string();
   kgate::ed25519_keygen(priv, pub);
   std::string msg = "DSSEv1 4 type 4 body";
-  std::string sig = kgate::ed25519_sign(priv, msg);
+  const kgate::SigningKey key = kgate::SigningKey::load(priv);
+  std::string sig = key.sign(msg);
   EXPECT_EQ(sig.size(), 64u);
   std::string pem = kgate::read_file(pub);
-  EXPECT_EQ(pem, kgate::ed25519_public_pem_from_private(priv));
+  EXPECT_EQ(pem, key.public_pem());
   EXPECT_EQ(pem, kgate::ed25519_canonical_public_pem(pem));
   EXPECT_EQ(kgate::ed25519_raw_public_key(pem).size(), 32u);
   EXPECT_TRUE(kgate::ed25519_verify(pem, msg, sig));

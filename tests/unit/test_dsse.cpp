@@ -82,12 +82,12 @@ TEST(Dsse, PaeMatchesTheProtocolsPublishedExample) {
 }
 
 TEST_F(DsseKeys, Ed25519MatchesRfc8032) {
-  std::string pem = ed25519_public_pem_from_private(key1());
+  std::string pem = SigningKey::load(key1()).public_pem();
   EXPECT_EQ(hex_of(ed25519_raw_public_key(pem)), "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a");
-  EXPECT_EQ(hex_of(ed25519_sign(key1(), "")),
+  EXPECT_EQ(hex_of(SigningKey::load(key1()).sign("")),
             "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f059"
             "5bbe24655141438e7a100b");
-  EXPECT_EQ(hex_of(ed25519_sign(key2(), "\x72")),
+  EXPECT_EQ(hex_of(SigningKey::load(key2()).sign("\x72")),
             "92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da085ac1e43e15996e458f3613d0f11d8c387b2eaeb4"
             "302aeeb00d291612bb0c00");
   EXPECT_EQ(dsse_keyid(pem), sha256_hex(ed25519_raw_public_key(pem)));
@@ -97,8 +97,8 @@ TEST_F(DsseKeys, Ed25519MatchesRfc8032) {
 
 TEST_F(DsseKeys, EnvelopeIsTheStandardFormAndVerifies) {
   const std::string payload = R"({"_type":"https://in-toto.io/Statement/v1"})";
-  json env = dsse_sign_ed25519(kInTotoPayloadType, payload, key1());
-  std::string pem = ed25519_public_pem_from_private(key1());
+  json env = dsse_sign_ed25519(kInTotoPayloadType, payload, SigningKey::load(key1()));
+  std::string pem = SigningKey::load(key1()).public_pem();
   // Ed25519 is deterministic: the signature pyca/cryptography computes for TEST 1's key over
   // PAE("application/vnd.in-toto+json", payload).
   json want = {
@@ -115,7 +115,7 @@ TEST_F(DsseKeys, EnvelopeIsTheStandardFormAndVerifies) {
   EXPECT_EQ(e->payload, payload);
   EXPECT_EQ(e->payload_type, kInTotoPayloadType);
   EXPECT_TRUE(dsse_verify_ed25519(*e, pem));
-  EXPECT_FALSE(dsse_verify_ed25519(*e, ed25519_public_pem_from_private(key2())));  // another key
+  EXPECT_FALSE(dsse_verify_ed25519(*e, SigningKey::load(key2()).public_pem()));  // another key
   EXPECT_FALSE(dsse_verify_ed25519(*e, "not a key"));
   DsseEnvelope t = *e;
   t.payload += " ";
@@ -131,7 +131,7 @@ TEST_F(DsseKeys, EnvelopeIsTheStandardFormAndVerifies) {
 }
 
 TEST_F(DsseKeys, DecodeAcceptsOnlyTheFormKgateWrites) {
-  json env = dsse_sign_ed25519(kInTotoPayloadType, "{}", key1());
+  json env = dsse_sign_ed25519(kInTotoPayloadType, "{}", SigningKey::load(key1()));
   std::string why;
   ASSERT_TRUE(dsse_decode(env, why));
   auto rejected = [&](const std::function<void(json&)>& edit) {

@@ -129,6 +129,52 @@ TEST_F(Preflight, SignKey) {
   preflight_run(c);
 }
 
+// What the campaign starts from: the plan for the named backend (arms, units, the filtered table)
+// and the signing key, loaded; no backend named, the table only.
+TEST_F(Preflight, HandsOverThePlanAndTheKeyItChecked) {
+  write_file_atomic(p("t.json"), R"({"table": "t", "family": "ag_gemm", "rows": [
+      {"id": "a", "params": {"world_size": 1, "m": 8, "n": 16, "k": 32}},
+      {"id": "b", "params": {"world_size": 1, "m": 16, "n": 16, "k": 32}}]})");
+  RunConfig c = c_;
+  c.rows_filter = "b";
+  ed25519_keygen(p("k.key"), p("k.pub"));
+  c.sign_key = p("k.key");
+  const PreflightedRun run = preflight_run(c, "cpu");
+  EXPECT_EQ(run.backend, "cpu");
+  ASSERT_EQ(run.plan.table.rows.size(), 1u);
+  EXPECT_EQ(run.plan.table.rows[0].id, "b");
+  ASSERT_EQ(run.plan.arms.size(), 2u);
+  EXPECT_EQ(run.plan.arms[0].role, "candidate");
+  EXPECT_EQ(run.plan.arms[1].name, "ag_gemm.cpu_blocked");
+  EXPECT_EQ(run.plan.units.size(), 2u);  // one row, two groups
+  ASSERT_TRUE(run.sign_key.has_value());
+  EXPECT_EQ(run.sign_key->public_pem(), read_file(p("k.pub")));
+  // The plan for another backend is checked against it, from the preflighted table.
+  fs::remove(p("t.json"));
+  std::string m = error_of([&] { plan_for_backend(run, "cuda"); });
+  EXPECT_NE(m.find("a cpu implementation, but this run uses the cuda backend"), std::string::npos) << m;
+  EXPECT_EQ(plan_for_backend(run, "cpu").units.size(), 2u);
+}
+
+TEST_F(Preflight, NoBackendNamedLeavesTheArmsToTheCampaign) {
+  const PreflightedRun run = preflight_run(c_);
+  EXPECT_EQ(run.backend, "");
+  EXPECT_TRUE(run.plan.arms.empty());
+  EXPECT_EQ(run.plan.table.rows.size(), 1u);
+  EXPECT_FALSE(run.sign_key.has_value());
+  EXPECT_EQ(plan_for_backend(run, "cpu").arms.size(), 2u);
+}
+
+// A table the caller already read (to name the receipt) is not read again.
+TEST_F(Preflight, UsesATableTheCallerRead) {
+  CaseTable t = load_case_table(c_.cases_path);
+  fs::remove(c_.cases_path);
+  write_file_atomic(c_.cases_path, "not a table");  // still a readable file: only its bytes changed
+  const PreflightedRun run = preflight_run(c_, "cpu", t);
+  EXPECT_EQ(run.plan.table.sha256, t.sha256);
+  EXPECT_NE(error(c_), "");  // read by the preflight itself, it fails
+}
+
 TEST_F(Preflight, TableProblemsAndRowFilters) {
   RunConfig c = c_;
   c.rows_filter = "zzz";

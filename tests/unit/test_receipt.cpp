@@ -105,8 +105,8 @@ TEST_F(ReceiptTest, SignatureIsADsseEnvelopeOfTheBody) {
 
 TEST_F(ReceiptTest, EveryForgedSignatureBlockIsCaught) {
   json r = json::parse(bytes_);
-  const std::string k = (dir_ / "k.key").string(), o = (dir_ / "o2.key").string();
-  ed25519_keygen(o, (dir_ / "o2.pub").string());
+  ed25519_keygen((dir_ / "o2.key").string(), (dir_ / "o2.pub").string());
+  const SigningKey k = SigningKey::load((dir_ / "k.key").string()), o = SigningKey::load((dir_ / "o2.key").string());
   auto problems = [&](const std::function<void(json&)>& edit) {
     json t = r;
     edit(t["seal"]["signature"]);
@@ -150,7 +150,7 @@ TEST_F(ReceiptTest, EveryForgedSignatureBlockIsCaught) {
   // --pubkey can tell (WrongPublicKeyIsRejected); a consistent re-signature is no problem.
   EXPECT_EQ(problems([&](json& s) {
               s = {{"dsse", dsse_sign_ed25519(kInTotoPayloadType, canonicalize(r["body"]), o)},
-                   {"public_key_pem", ed25519_public_pem_from_private(o)}};
+                   {"public_key_pem", o.public_pem()}};
             }),
             "");
   EXPECT_EQ(problems([](json&) {}), "");
