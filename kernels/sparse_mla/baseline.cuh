@@ -13,13 +13,12 @@
 #include <cstdint>
 
 #include "kernels/sparse_mla/abi.h"
+#include "kernels/sparse_mla/config.hpp"  // kBlk, kHeadsPerCta
 #include "kernels/sparse_mla/model1.cuh"
 
 namespace kgate::sparse_mla::gpu {
 namespace {
 
-constexpr int kBlk = 64;           // KV columns per block
-constexpr int kHeadsPerCta = 16;   // mma M
 constexpr int kBaseThreads = 128;  // 4 warps
 constexpr int kQStride = 512 + 8;  // BF16 elements per shared row (padding against bank conflicts)
 constexpr int kKStride = 512 + 8;

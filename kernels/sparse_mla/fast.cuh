@@ -20,16 +20,14 @@
 namespace kgate::sparse_mla::gpu {
 namespace {
 
-constexpr int kFastCols = 32;  // KV columns per block
-
 template <int HT>
 struct FastGeo {
   static constexpr int HG = 16 * HT;  // heads per CTA
   static constexpr int kWarps = 4 * HT, kThreads = 32 * kWarps;
   static constexpr int QS = 512 + 8, KS = 512 + 8;  // BF16 row strides (bank-conflict padding)
   static constexpr int SS = kFastCols + 1, PS = kFastCols + 8;
-  static constexpr int RAWS = 592;             // FP8 staging row: 576 B data + 8 B scales, 16-B aligned
-  static constexpr int kMaxCols = 128 + 1024;  // index columns a split may hold
+  static constexpr int RAWS = 592;                // FP8 staging row: 576 B data + 8 B scales, 16-B aligned
+  static constexpr int kMaxCols = kSplitMaxCols;  // index columns a split may hold
   static constexpr int q_off = 0;
   static constexpr int k_off = q_off + HG * QS * 2;
   static constexpr int raw_off = k_off + 2 * kFastCols * KS * 2;

@@ -23,14 +23,12 @@
 namespace kgate::sparse_mla::gpu {
 namespace {
 
-constexpr int kWgCols = 64;  // KV columns per block
-
 template <bool FP8>
 struct WgGeo {
   static constexpr int kThreads = 256;
   static constexpr int kTile = 64 * 512 * 2;  // 64 rows x 512 BF16 dims: 8 chunks of 8 KB
   static constexpr int RAWS = 592;            // FP8 staging row: 576 B data + 8 B scales, 16-B aligned
-  static constexpr int kMaxCols = 128 + 1024;
+  static constexpr int kMaxCols = kSplitMaxCols;
   static constexpr int q_off = 0;
   static constexpr int k_off = kTile;
   static constexpr int raw_off = k_off + (FP8 ? 1 : 2) * kTile;
