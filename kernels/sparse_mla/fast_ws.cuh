@@ -39,7 +39,8 @@
 
 #include "kernels/sparse_mla/abi.h"
 #include "kernels/sparse_mla/ws_plan.hpp"
-#include "kernels/sparse_mla/fast_wg.cuh"  // kWgCols, wg_desc, the wgmma fences, ex2, sw_off, encode_col, table_of
+#include "kernels/sparse_mla/device.cuh"
+#include "kernels/sparse_mla/fast_wg.cuh"  // emit_rows, load_sinks, encode_col, table_of, model1_col
 
 namespace kgate::sparse_mla::gpu {
 namespace {
@@ -610,12 +611,7 @@ __global__ void __launch_bounds__(384, 1)
   const uint64_t dq = wg_desc(smem_u32(sq), 16, 1024), dp = wg_desc(smem_u32(sp), 16, 1024);
   // Q of an item (heads beyond the count zero), by warpgroup 0 alone: only its S = Q K^T reads Q.
   auto load_q = [&](const WsItem& it) {
-    for (int i = ct; i < 64 * 64; i += 128) {
-      const int r = i >> 6, u = i & 63, h = it.hg * 64 + r;
-      const __nv_bfloat16* src = static_cast<const __nv_bfloat16*>(a.q) +
-                                 (static_cast<long long>(it.t) * a.heads + (h < a.heads ? h : 0)) * 512 + u * 8;
-      cp_async16_zfill(sq + sw_off(r, u), src, h < a.heads);
-    }
+    load_q_tile(sq, a, it.t, it.hg, ct, 128);
     asm volatile("cp.async.commit_group;\n" ::: "memory");
   };
   // A stage read by this thread's warpgroup is released by every thread on its own CTA's empty barrier (CTA scope),
@@ -660,15 +656,7 @@ __global__ void __launch_bounds__(384, 1)
         const uint32_t k_addr = smem_u32(sk + st * G::kTile);
         const uint64_t dk = wg_desc(k_addr, 16, 1024), dv = wg_desc(k_addr, 8192, 1024);
         float s[32];
-        wg_fence();
-#pragma unroll
-        for (int kk = 0; kk < 32; ++kk) {
-          const uint32_t koff = (kk >> 2) * 8192 + (kk & 3) * 32;
-          wgmma_m64n64k16(s, dq + (koff >> 4), dk + (koff >> 4), kk > 0);
-        }
-        wg_commit();
-        wg_wait0();
-        fence_regs(s);
+        wg_qk(s, dq, dk);
         if (blk + 1 == it.b1) {  // the last S of this item: the next item's Q streams in from here
           next_item = snext[st];
           if (next_item >= 0) {
@@ -677,42 +665,22 @@ __global__ void __launch_bounds__(384, 1)
           }
         }
 
-        const int* cols = scol + st * 64;
         float mx0 = -INFINITY, mx1 = -INFINITY;
-#pragma unroll
-        for (int n = 0; n < 8; ++n)
-#pragma unroll
-          for (int e = 0; e < 2; ++e) {
-            const bool valid = cols[8 * n + 2 * tq + e] >= 0;
-            s[4 * n + e] = valid ? s[4 * n + e] * scale_log2 : -INFINITY;
-            s[4 * n + 2 + e] = valid ? s[4 * n + 2 + e] * scale_log2 : -INFINITY;
-            mx0 = fmaxf(mx0, s[4 * n + e]);
-            mx1 = fmaxf(mx1, s[4 * n + 2 + e]);
-          }
-#pragma unroll
-        for (int x = 1; x <= 2; x <<= 1) {
-          mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, x));
-          mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, x));
-        }
+        mask_rows_max(s, scol + st * 64, tq, scale_log2, mx0, mx1);
         const float n0 = fmaxf(m0, mx0), n1 = fmaxf(m1, mx1);
-        // A row with no valid column yet subtracts 0 instead of -inf: its p and alpha are exp2(-inf) = 0.
-        const float z0 = n0 == -INFINITY ? 0.f : n0, z1 = n1 == -INFINITY ? 0.f : n1;
-        const float al0 = ex2(m0 - z0), al1 = ex2(m1 - z1);
+        const RowStep z = row_step(m0, m1, n0, n1);
         m0 = n0;
         m1 = n1;
         uint32_t pa[16];  // P as BF16 pairs: the m64k16 A fragments of the four 16-column slices
         float sum0 = 0.f, sum1 = 0.f;
 #pragma unroll
         for (int n = 0; n < 8; ++n) {
-          const float p00 = ex2(s[4 * n] - z0), p01 = ex2(s[4 * n + 1] - z0);
-          const float p10 = ex2(s[4 * n + 2] - z1), p11 = ex2(s[4 * n + 3] - z1);
-          sum0 += p00 + p01;
-          sum1 += p10 + p11;
-          pa[2 * n] = pack_bf16(p00, p01);
-          pa[2 * n + 1] = pack_bf16(p10, p11);
+          const PChunk c = p_chunk(s, n, z, sum0, sum1);
+          pa[2 * n] = pack_bf16(c.p00, c.p01);
+          pa[2 * n + 1] = pack_bf16(c.p10, c.p11);
         }
-        l0 = l0 * al0 + sum0;
-        l1 = l1 * al1 + sum1;
+        l0 = l0 * z.al0 + sum0;
+        l1 = l1 * z.al1 + sum1;
         if (gstep > 0) named_sync(kPFree, 256);  // warpgroup 1 is done with the previous P
 #pragma unroll
         for (int n = 0; n < 8; ++n) {
@@ -720,23 +688,15 @@ __global__ void __launch_bounds__(384, 1)
           *reinterpret_cast<uint32_t*>(sp + r1 * 128 + ((n ^ (r1 & 7)) << 4) + tq * 4) = pa[2 * n + 1];
         }
         if (tq == 0) {
-          salpha[r0] = al0;
-          salpha[r1] = al1;
+          salpha[r0] = z.al0;
+          salpha[r1] = z.al1;
         }
         fence_proxy_async();
         // Synced on both sides, as every named barrier here: compute-sanitizer's racecheck does not
         // order accesses across bar.arrive -> bar.sync (a probe kernel: that form reports hazards on a
         // race-free hand-off, the synced form none; NOTES.md, "racecheck and named barriers").
         named_sync(kPReady, 256);
-        if (!__all_sync(0xffffffffu, al0 == 1.f && al1 == 1.f)) {
-#pragma unroll
-          for (int n = 0; n < 32; ++n) {
-            o[4 * n] *= al0;
-            o[4 * n + 1] *= al0;
-            o[4 * n + 2] *= al1;
-            o[4 * n + 3] *= al1;
-          }
-        }
+        rescale_o(o, z.al0, z.al1);
         wg_fence();
 #pragma unroll
         for (int kk = 0; kk < 4; ++kk) {
@@ -752,11 +712,9 @@ __global__ void __launch_bounds__(384, 1)
       // Row sums over the quad; warpgroup 0 holds every column's sum, warpgroup 1 takes L and M from
       // `fin` (two of them by item parity: warpgroup 1 may still read this item's while warpgroup 0
       // finishes the next).
-#pragma unroll
-      for (int x = 1; x <= 2; x <<= 1) {
-        l0 += __shfl_xor_sync(0xffffffffu, l0, x);
-        l1 += __shfl_xor_sync(0xffffffffu, l1, x);
-      }
+      const float2 lq = quad_sum(l0, l1);
+      l0 = lq.x;
+      l1 = lq.y;
       if (tq == 0) {
         fin[r0] = l0;
         fin[r1] = l1;
@@ -791,21 +749,8 @@ __global__ void __launch_bounds__(384, 1)
         if (blk + 1 == it.b1) next_item = snext[st];
         named_sync(kPReady, 256);
         const float al0 = salpha[r0], al1 = salpha[r1];
-        if (!__all_sync(0xffffffffu, al0 == 1.f && al1 == 1.f)) {
-#pragma unroll
-          for (int n = 0; n < 32; ++n) {
-            o[4 * n] *= al0;
-            o[4 * n + 1] *= al0;
-            o[4 * n + 2] *= al1;
-            o[4 * n + 3] *= al1;
-          }
-        }
-        wg_fence();
-#pragma unroll
-        for (int kk = 0; kk < 4; ++kk) wgmma_m64n256k16_tb(o, dp + kk * 2, dv + kk * 128, 1);
-        wg_commit();
-        wg_wait0();
-        fence_regs(o);
+        rescale_o(o, al0, al1);
+        wg_pv(o, dp, dv);
         release(st);
         if (blk + 1 < it.b1) named_sync(kPFree, 256);
       }

@@ -188,19 +188,22 @@ void launch_baseline(const sparse_mla_args& a, cudaStream_t s) {
 }
 
 namespace {
+// A split kernel (the mma.sync and lockstep paths) on the grid (splits, head groups, tokens), its dynamic shared
+// memory limit raised once per device.
+using SplitKernel = void (*)(sparse_mla_args, int, int, __nv_bfloat16*, float*);
+template <SplitKernel K, int kThreads, int kSmem>
+void split_launch(const sparse_mla_args& a, const FastPlan& p, __nv_bfloat16* ws, float* ws_ml, cudaStream_t s) {
+  static bool done[64];
+  raise_smem(reinterpret_cast<const void*>(K), kSmem, done);
+  K<<<dim3(p.splits, p.groups, a.tokens), kThreads, kSmem, s>>>(a, p.splits, p.blocks_per_split, ws, ws_ml);
+}
 template <int HT>
 void fast_launch_as(const sparse_mla_args& a, const FastPlan& p, __nv_bfloat16* ws, float* ws_ml, cudaStream_t s) {
-  static bool done[64];
-  raise_smem(reinterpret_cast<const void*>(&sparse_mla_fast_kernel<HT>), FastGeo<HT>::kSmem, done);
-  sparse_mla_fast_kernel<HT><<<dim3(p.splits, p.groups, a.tokens), FastGeo<HT>::kThreads, FastGeo<HT>::kSmem, s>>>(
-      a, p.splits, p.blocks_per_split, ws, ws_ml);
+  split_launch<&sparse_mla_fast_kernel<HT>, FastGeo<HT>::kThreads, FastGeo<HT>::kSmem>(a, p, ws, ws_ml, s);
 }
 template <bool FP8>
 void fast_wg_launch_as(const sparse_mla_args& a, const FastPlan& p, __nv_bfloat16* ws, float* ws_ml, cudaStream_t s) {
-  static bool done[64];
-  raise_smem(reinterpret_cast<const void*>(&sparse_mla_fast_wg_kernel<FP8>), WgGeo<FP8>::kSmem, done);
-  sparse_mla_fast_wg_kernel<FP8><<<dim3(p.splits, p.groups, a.tokens), WgGeo<FP8>::kThreads, WgGeo<FP8>::kSmem, s>>>(
-      a, p.splits, p.blocks_per_split, ws, ws_ml);
+  split_launch<&sparse_mla_fast_wg_kernel<FP8>, WgGeo<FP8>::kThreads, WgGeo<FP8>::kSmem>(a, p, ws, ws_ml, s);
 }
 // The persistent grid of the warp-specialized path: one CTA per SM at most, items from the queue.
 const cudaLaunchAttribute* cluster_attr() {
