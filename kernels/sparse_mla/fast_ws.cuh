@@ -370,21 +370,6 @@ struct WsWork {
     return it;
   }
 };
-template <bool CL>
-__device__ __forceinline__ WsWork<CL> ws_work(const sparse_mla_args& a, int splits, int blocks_per_split,
-                                              __nv_bfloat16* ws_o, float* ws_ml, int* queue, const int* order,
-                                              const int* plan) {
-  WsWork<CL> W{splits, blocks_per_split, ws_o, ws_ml, queue, order, plan};
-  W.rank = CL ? cluster_rank() : 0u;
-  W.peer = W.rank ^ 1u;
-  W.unit = static_cast<int>(CL ? blockIdx.x >> 1 : blockIdx.x);
-  W.units = static_cast<int>(CL ? gridDim.x >> 1 : gridDim.x);
-  W.igroups = CL ? 1 : (a.heads + 63) / 64;
-  W.items = a.tokens * W.igroups * splits;
-  W.PL = WsPlanLayout{W.units, a.tokens * W.igroups};
-  W.pitems = plan ? reinterpret_cast<const int4*>(plan + W.PL.items_off()) : nullptr;
-  return W;
-}
 // The barriers, initialized by thread 0; under CL arrived on now and waited for where a role first touches a
 // barrier (its own or the peer's): the producer before its first stage, the consumers after warpgroup 0 has issued
 // Q, so the entry's global loads overlap the barrier (FlashMLA reads its schedule and issues Q between its arrive
@@ -755,15 +740,7 @@ __device__ __forceinline__ void ws_epilogue_o(const WsConsumer<FP8, CL>& C, cons
 // rows, hands P and the rows' rescale factors to warpgroup 1 and computes O[:, 0..255] += P V with P from registers.
 template <bool FP8, bool CL>
 __device__ __forceinline__ void ws_consumer_s(const WsConsumer<FP8, CL>& C) {
-  using G = WsGeo;
-  constexpr int NS = G::kStages;
-  constexpr bool kRingItems = kWsRingItems<FP8>;
-  const sparse_mla_args& a = C.a;
-  const int first_item = C.W.first_item, r0 = C.r0, r1 = C.r1;
-  unsigned char* sk = C.S.sk;
-  const uint32_t bars = C.S.bars;
-  int* snext = C.S.snext;
-  int4* sring = C.S.sring;
+  const int r0 = C.r0, r1 = C.r1;
   const int tq = C.tq;
   const float scale_log2 = C.scale_log2;
   const uint64_t dq = C.dq;
@@ -772,13 +749,13 @@ __device__ __forceinline__ void ws_consumer_s(const WsConsumer<FP8, CL>& C) {
   int* scol = C.S.scol;
   const uint32_t qbar = C.S.qbar;
   reg_alloc<200>();
-  if (first_item >= 0) C.load_q(C.item_of(first_item));
+  if (C.W.first_item >= 0) C.load_q(C.item_of(C.W.first_item));
   if (CL) cluster_wait();  // the barriers of both CTAs are initialized (Q's copies use none)
   int gstep = 0, parity = 0, qsyncs = 0;
-  for (int item = first_item, k = 0; item >= 0; parity ^= 1, ++k) {
-    const WsItem it = k == 0 || !kRingItems ? C.item_of(item) : ws_unpack(sring[k % G::kRing]);
+  for (int item = C.W.first_item, k = 0; item >= 0; parity ^= 1, ++k) {
+    const WsItem it = k == 0 || !kWsRingItems<FP8> ? C.item_of(item) : ws_unpack(C.S.sring[k % WsGeo::kRing]);
     const float2 sinks =
-        load_sinks(a, it.hg * 64 + r0, it.hg * 64 + r1);  // here: at the emit their trip was on the item's path
+        load_sinks(C.a, it.hg * 64 + r0, it.hg * 64 + r1);  // here: at the emit their trip was on the item's path
     int next_item = -1;  // known at the item's last block (the producer wrote it into the stage)
     float o[128];
 #pragma unroll
@@ -789,17 +766,17 @@ __device__ __forceinline__ void ws_consumer_s(const WsConsumer<FP8, CL>& C) {
     fence_proxy_async();
     wg_mbar_sync(qbar, qsyncs++);  // this item's Q is in
     for (int blk = it.b0; blk < it.b1; ++blk, ++gstep) {
-      const int st = gstep % NS;
-      mbar_wait(bars + 8 * st, (gstep / NS) & 1);
-      const uint32_t k_addr = smem_u32(sk + st * G::kTile);
+      const int st = gstep % WsGeo::kStages;
+      mbar_wait(C.S.bars + 8 * st, (gstep / WsGeo::kStages) & 1);
+      const uint32_t k_addr = smem_u32(C.S.sk + st * WsGeo::kTile);
       const uint64_t dk = wg_desc(k_addr, 16, 1024), dv = wg_desc(k_addr, 8192, 1024);
       float s[32];
       wg_qk(s, dq, dk);
       if (blk + 1 == it.b1) {  // the last S of this item: the next item's Q streams in from here
-        next_item = snext[st];
+        next_item = C.S.snext[st];
         if (next_item >= 0) {
           wg_mbar_sync(qbar, qsyncs++);  // every thread's S of this item is done with Q
-          C.load_q(kRingItems ? ws_unpack(sring[(k + 1) % G::kRing]) : C.item_of(next_item));
+          C.load_q(kWsRingItems<FP8> ? ws_unpack(C.S.sring[(k + 1) % WsGeo::kRing]) : C.item_of(next_item));
         }
       }
 
@@ -854,15 +831,7 @@ __device__ __forceinline__ void ws_consumer_s(const WsConsumer<FP8, CL>& C) {
 // Warpgroup 1: rescales its O and computes O[:, 256..511] += P V with P from shared memory.
 template <bool FP8, bool CL>
 __device__ __forceinline__ void ws_consumer_o(const WsConsumer<FP8, CL>& C) {
-  using G = WsGeo;
-  constexpr int NS = G::kStages;
-  constexpr bool kRingItems = kWsRingItems<FP8>;
-  const sparse_mla_args& a = C.a;
-  const int first_item = C.W.first_item, r0 = C.r0, r1 = C.r1;
-  unsigned char* sk = C.S.sk;
-  const uint32_t bars = C.S.bars;
-  int* snext = C.S.snext;
-  int4* sring = C.S.sring;
+  const int r0 = C.r0, r1 = C.r1;
   const uint64_t dp = C.dp;
   const float* salpha = C.S.salpha;
   float* sfin = C.S.sfin;
@@ -872,21 +841,21 @@ __device__ __forceinline__ void ws_consumer_o(const WsConsumer<FP8, CL>& C) {
     reg_dealloc<160>();
   if (CL) cluster_wait();  // the barriers of both CTAs are initialized
   int gstep = 0, parity = 0;
-  for (int item = first_item, k = 0; item >= 0; parity ^= 1, ++k) {
-    const WsItem it = k == 0 || !kRingItems ? C.item_of(item) : ws_unpack(sring[k % G::kRing]);
-    const float2 sinks = load_sinks(a, it.hg * 64 + r0, it.hg * 64 + r1);
+  for (int item = C.W.first_item, k = 0; item >= 0; parity ^= 1, ++k) {
+    const WsItem it = k == 0 || !kWsRingItems<FP8> ? C.item_of(item) : ws_unpack(C.S.sring[k % WsGeo::kRing]);
+    const float2 sinks = load_sinks(C.a, it.hg * 64 + r0, it.hg * 64 + r1);
     int next_item = -1;
     float o[128];
 #pragma unroll
     for (int i = 0; i < 128; ++i) o[i] = 0.f;
     const float* fin = sfin + parity * 128;
     for (int blk = it.b0; blk < it.b1; ++blk, ++gstep) {
-      const int st = gstep % NS;
-      const uint64_t dv = wg_desc(smem_u32(sk + st * G::kTile) + 4 * 8192, 8192, 1024);
+      const int st = gstep % WsGeo::kStages;
+      const uint64_t dv = wg_desc(smem_u32(C.S.sk + st * WsGeo::kTile) + 4 * 8192, 8192, 1024);
       // The stage is full (complete already: warpgroup 0 waited before its S; the phase cannot move
       // on before this warpgroup releases the stage), so its data and next item are ordered here.
-      mbar_wait(bars + 8 * st, (gstep / NS) & 1);
-      if (blk + 1 == it.b1) next_item = snext[st];
+      mbar_wait(C.S.bars + 8 * st, (gstep / WsGeo::kStages) & 1);
+      if (blk + 1 == it.b1) next_item = C.S.snext[st];
       named_sync(kPReady, 256);
       const float al0 = salpha[r0], al1 = salpha[r1];
       rescale_o(o, al0, al1);
@@ -914,7 +883,17 @@ __global__ void __launch_bounds__(384, 1)
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const WsSmem S = ws_smem(smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023));
   if (CL && plan) __trap();  // launch.cu routes no planned row to the cluster (WsWork)
-  WsWork<CL> W = ws_work<CL>(a, splits, blocks_per_split, ws_o, ws_ml, queue, order, plan);
+  // The work, set here and not by a function: so the pointer parameters are converted to the global space at entry,
+  // as before the kernel was split by role (built by a function, the conversions moved past the plan's branch).
+  WsWork<CL> W{splits, blocks_per_split, ws_o, ws_ml, queue, order, plan};
+  W.rank = CL ? cluster_rank() : 0u;
+  W.peer = W.rank ^ 1u;
+  W.unit = static_cast<int>(CL ? blockIdx.x >> 1 : blockIdx.x);
+  W.units = static_cast<int>(CL ? gridDim.x >> 1 : gridDim.x);
+  W.igroups = CL ? 1 : (a.heads + 63) / 64;
+  W.items = a.tokens * W.igroups * splits;
+  W.PL = WsPlanLayout{W.units, a.tokens * W.igroups};
+  W.pitems = plan ? reinterpret_cast<const int4*>(plan + W.PL.items_off()) : nullptr;
   const int tid = threadIdx.x, wg = __shfl_sync(0xffffffffu, tid >> 7, 0);
   ws_init_barriers<FP8, CL>(S, tid);
   // The first item is the unit's index (the grid is at most the item count); the queue hands out the rest, from
