@@ -4,22 +4,30 @@
 Usage: scripts/gen_sparse_mla_wgmma.py > kernels/sparse_mla/wgmma.cuh"""
 
 
+MACROS = []  # the accumulator constraint macros defined so far (one per size, shared by its forms)
+
+
 def accumulators(n):
-    """m64nN's f32 accumulators per thread of the warpgroup, their PTX operands and constraints."""
+    """m64nN's f32 accumulators per thread of the warpgroup, their PTX operands, and the name of the macro that
+    lists their constraints, with its definition where this size is the first to use it (else empty)."""
     regs = n // 2
     outs = ", ".join(f"%{i}" for i in range(regs))
-    cons = ",\n        ".join(", ".join(f'"+f"(d[{j}])' for j in range(i, min(i + 8, regs))) for i in range(0, regs, 8))
-    return regs, outs, cons
+    name = f"KGATE_SPARSE_MLA_ACC{regs}"
+    if name in MACROS:
+        return regs, outs, name, ""
+    MACROS.append(name)
+    cons = ", \\\n  ".join(", ".join(f'"+f"(d[{j}])' for j in range(i, min(i + 8, regs))) for i in range(0, regs, 8))
+    return regs, outs, name, f"#define {name} \\\n  {cons}\n"
 
 
 def form(name, n, trans_b, doc):
-    regs, outs, cons = accumulators(n)
-    return f'''// {doc}
+    regs, outs, acc, define = accumulators(n)
+    return f'''{define}// {doc}
 __device__ __forceinline__ void {name}(float (&d)[{regs}], uint64_t da, uint64_t db, int scale_d) {{
   asm volatile(
       "{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{regs + 2}, 0;\\n"
       "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.bf16.bf16 {{{outs}}}, %{regs}, %{regs + 1}, p, 1, 1, 0, {trans_b};\\n}}\\n"
-      : {cons}
+      : {acc}
       : "l"(da), "l"(db), "r"(scale_d));
 }}
 '''
@@ -27,14 +35,14 @@ __device__ __forceinline__ void {name}(float (&d)[{regs}], uint64_t da, uint64_t
 
 def form_rs(name, n, doc):
     """A from registers (four 32-bit BF16 pairs per thread, the m64k16 fragment), B by descriptor N-major."""
-    regs, outs, cons = accumulators(n)
+    regs, outs, acc, define = accumulators(n)
     a = ", ".join(f"%{regs + i}" for i in range(4))
-    return f'''// {doc}
+    return f'''{define}// {doc}
 __device__ __forceinline__ void {name}(float (&d)[{regs}], const uint32_t (&a)[4], uint64_t db, int scale_d) {{
   asm volatile(
       "{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{regs + 5}, 0;\\n"
       "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.bf16.bf16 {{{outs}}}, {{{a}}}, %{regs + 4}, p, 1, 1, 1;\\n}}\\n"
-      : {cons}
+      : {acc}
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
 }}
 '''
@@ -55,5 +63,6 @@ print(form("wgmma_m64n32k16", 32, 0, "S += Q K^T: A (64 x 16) and B (32 x 16) K-
 print(form("wgmma_m64n64k16", 64, 0, "S += Q K^T over a 64-column block: A (64 x 16) and B (64 x 16) K-major."))
 print(form("wgmma_m64n256k16_tb", 256, 1, "O += P V: A (64 x 16) K-major, B (16 x 256) N-major (imm-trans-b = 1)."))
 print(form_rs("wgmma_m64n256k16_rs_tb", 256, "O += P V with P in registers: A (64 x 16) from the m64k16 fragment, B (16 x 256) N-major."))
+print("\n".join(f"#undef {m}" for m in MACROS) + "\n")
 print('''}  // namespace
 }  // namespace kgate::sparse_mla::gpu''')

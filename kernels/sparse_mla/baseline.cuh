@@ -13,35 +13,19 @@
 #include <cstdint>
 
 #include "kernels/sparse_mla/abi.h"
+#include "kernels/sparse_mla/config.hpp"  // kBlk, kHeadsPerCta
+#include "kernels/sparse_mla/device.cuh"
 #include "kernels/sparse_mla/model1.cuh"
 
 namespace kgate::sparse_mla::gpu {
 namespace {
 
-constexpr int kBlk = 64;           // KV columns per block
-constexpr int kHeadsPerCta = 16;   // mma M
 constexpr int kBaseThreads = 128;  // 4 warps
 constexpr int kQStride = 512 + 8;  // BF16 elements per shared row (padding against bank conflicts)
 constexpr int kKStride = 512 + 8;
 constexpr int kPStride = kBlk + 8;
 constexpr int kBaseSmem = (kHeadsPerCta * kQStride + kBlk * kKStride + kHeadsPerCta * kPStride) * 2 +
                           (kHeadsPerCta * kBlk + 3 * kHeadsPerCta + kBlk) * 4;
-
-__device__ __forceinline__ void mma_bf16(float* d, const uint32_t* a, uint32_t b0, uint32_t b1) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-__device__ __forceinline__ void ldmatrix_x2_trans(uint32_t& r0, uint32_t& r1, const void* smem_row) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem_row));
-  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];\n" : "=r"(r0), "=r"(r1) : "r"(s));
-}
-__device__ __forceinline__ void cp_async16_zfill(void* smem, const void* gmem, bool valid) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(valid ? 16 : 0) : "memory");
-}
-__device__ __forceinline__ uint32_t u32_at(const __nv_bfloat16* p) { return *reinterpret_cast<const uint32_t*>(p); }
 
 // Column c of token t: its row (-1: none) and table; inactive columns count as none.
 __device__ __forceinline__ int32_t column_row(const sparse_mla_args& a, int t, int c, long long active, bool& comp) {
@@ -70,12 +54,7 @@ __global__ void __launch_bounds__(kBaseThreads)
   active = active < 0 ? 0 : (active > W ? W : active);
   const int b0 = split * blocks_per_split, b1 = min(nblocks, b0 + blocks_per_split);
   // Q tile: 16 heads x 512 (rows beyond the head count zero).
-  for (int i = threadIdx.x; i < kHeadsPerCta * 64; i += kBaseThreads) {
-    const int r = i / 64, piece = i % 64, h = hg * kHeadsPerCta + r;
-    const __nv_bfloat16* src = static_cast<const __nv_bfloat16*>(a.q) +
-                               (static_cast<long long>(t) * a.heads + (h < a.heads ? h : 0)) * 512 + piece * 8;
-    cp_async16_zfill(sq + r * kQStride + piece * 8, src, h < a.heads);
-  }
+  load_q_rows<kHeadsPerCta, kQStride, kBaseThreads>(sq, a, t, hg, threadIdx.x);
   if (threadIdx.x < kHeadsPerCta) {
     m_run[threadIdx.x] = -INFINITY;
     l_run[threadIdx.x] = 0.f;
@@ -156,9 +135,8 @@ __global__ void __launch_bounds__(kBaseThreads)
       float mx = -INFINITY;
 #pragma unroll
       for (int e = 0; e < 8; ++e) mx = fmaxf(mx, ss[row * kBlk + part * 8 + e]);
-#pragma unroll
-      for (int o = 4; o > 0; o >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
-      const float m_old = m_run[row], m_new = fmaxf(m_old, mx);
+      float m_old;
+      const float m_new = row8_max(mx, m_run, row, m_old);
       float sum = 0.f;
 #pragma unroll
       for (int e = 0; e < 8; ++e) {
@@ -166,26 +144,12 @@ __global__ void __launch_bounds__(kBaseThreads)
         sum += p;
         sp[row * kPStride + part * 8 + e] = __float2bfloat16(p);
       }
-#pragma unroll
-      for (int o = 4; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
-      __syncwarp();
-      if (part == 0) {
-        const float al = m_new == -INFINITY ? 1.f : exp2f(m_old - m_new);
-        alpha[row] = al;
-        l_run[row] = l_run[row] * al + sum;
-        m_run[row] = m_new;
-      }
+      row8_update(sum, m_old, m_new, row, part, m_run, l_run, alpha);
     }
     __syncthreads();
     // O = O * alpha + P V: warp w owns output dims 128w .. 128w + 127 (16 n tiles).
     const float al0 = alpha[g], al1 = alpha[g + 8];
-#pragma unroll
-    for (int n = 0; n < 16; ++n) {
-      acc[n][0] *= al0;
-      acc[n][1] *= al0;
-      acc[n][2] *= al1;
-      acc[n][3] *= al1;
-    }
+    scale_acc(acc, al0, al1);
 #pragma unroll
     for (int kk = 0; kk < kBlk / 16; ++kk) {
       const __nv_bfloat16* p0 = sp + g * kPStride + kk * 16 + 2 * tq;

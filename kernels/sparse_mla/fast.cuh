@@ -15,12 +15,12 @@
 #include <cstdint>
 
 #include "kernels/sparse_mla/abi.h"
-#include "kernels/sparse_mla/baseline.cuh"  // mma_bf16, ldmatrix_x2_trans, cp_async16_zfill, u32_at
+#include "kernels/sparse_mla/config.hpp"  // kFastCols, kSplitMaxCols
+#include "kernels/sparse_mla/device.cuh"
+#include "kernels/sparse_mla/model1.cuh"
 
 namespace kgate::sparse_mla::gpu {
 namespace {
-
-constexpr int kFastCols = 32;  // KV columns per block
 
 template <int HT>
 struct FastGeo {
@@ -28,8 +28,8 @@ struct FastGeo {
   static constexpr int kWarps = 4 * HT, kThreads = 32 * kWarps;
   static constexpr int QS = 512 + 8, KS = 512 + 8;  // BF16 row strides (bank-conflict padding)
   static constexpr int SS = kFastCols + 1, PS = kFastCols + 8;
-  static constexpr int RAWS = 592;             // FP8 staging row: 576 B data + 8 B scales, 16-B aligned
-  static constexpr int kMaxCols = 128 + 1024;  // index columns a split may hold
+  static constexpr int RAWS = 592;                // FP8 staging row: 576 B data + 8 B scales, 16-B aligned
+  static constexpr int kMaxCols = kSplitMaxCols;  // index columns a split may hold
   static constexpr int q_off = 0;
   static constexpr int k_off = q_off + HG * QS * 2;
   static constexpr int raw_off = k_off + 2 * kFastCols * KS * 2;
@@ -39,23 +39,6 @@ struct FastGeo {
   static constexpr int idx_off = ml_off + 3 * HG * 4;    // the split's row per column (-1: none), int + table bit
   static constexpr int kSmem = idx_off + kMaxCols * 4;
 };
-
-__device__ __forceinline__ void ldmatrix_x4(uint32_t* r, const void* smem_row) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem_row));
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(s));
-}
-__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t* r, const void* smem_row) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem_row));
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(s));
-}
-__device__ __forceinline__ void cp_async8_zfill(void* smem, const void* gmem, bool valid) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(s), "l"(gmem), "r"(valid ? 8 : 0) : "memory");
-}
 
 // A column in shared memory: its row | (compressed table) << 30, or -1 for none (invalid or
 // inactive). The launcher refuses tables of 2^30 rows or more.
@@ -104,12 +87,7 @@ __global__ void __launch_bounds__(FastGeo<HT>::kThreads, 1)
   const int c_begin = b0 * BC, c_end = min(W, b1 * BC);
 
   // Q tile (heads beyond the count zero) and the split's index columns.
-  for (int i = threadIdx.x; i < HG * 64; i += kThreads) {
-    const int r = i / 64, piece = i % 64, h = hg * HG + r;
-    const __nv_bfloat16* src = static_cast<const __nv_bfloat16*>(a.q) +
-                               (static_cast<long long>(t) * a.heads + (h < a.heads ? h : 0)) * 512 + piece * 8;
-    cp_async16_zfill(sq + r * G::QS + piece * 8, src, h < a.heads);
-  }
+  load_q_rows<HG, G::QS, kThreads>(sq, a, t, hg, threadIdx.x);
   asm volatile("cp.async.commit_group;\n" ::: "memory");
   for (int c = c_begin + threadIdx.x; c < b1 * BC; c += kThreads) {
     int e = -1;
@@ -159,14 +137,8 @@ __global__ void __launch_bounds__(FastGeo<HT>::kThreads, 1)
       if (piece < 28) {
         const float sc = __uint_as_float(static_cast<uint32_t>(row[576 + piece / 4]) << 23);  // 2^(e - 127)
         const uint4 v = *reinterpret_cast<const uint4*>(row + piece * 16);
-        const __nv_fp8x2_e4m3* f = reinterpret_cast<const __nv_fp8x2_e4m3*>(&v);
         uint4 o[2];
-        __nv_bfloat162* ob = reinterpret_cast<__nv_bfloat162*>(o);
-#pragma unroll
-        for (int e = 0; e < 8; ++e) {
-          const float2 x = static_cast<float2>(f[e]);
-          ob[e] = __floats2bfloat162_rn(x.x * sc, x.y * sc);
-        }
+        dequant16(v, sc, o);
         *reinterpret_cast<uint4*>(dst + j * G::KS + piece * 16) = o[0];
         *reinterpret_cast<uint4*>(dst + j * G::KS + piece * 16 + 8) = o[1];
       } else {
@@ -229,9 +201,8 @@ __global__ void __launch_bounds__(FastGeo<HT>::kThreads, 1)
         v[e] = cols[col] >= 0 ? sum4 * scale_log2 : -INFINITY;
         mx = fmaxf(mx, v[e]);
       }
-#pragma unroll
-      for (int o = 4; o > 0; o >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
-      const float m_old = m_run[row], m_new = fmaxf(m_old, mx);
+      float m_old;
+      const float m_new = row8_max(mx, m_run, row, m_old);
       float sum = 0.f;
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
@@ -239,26 +210,12 @@ __global__ void __launch_bounds__(FastGeo<HT>::kThreads, 1)
         sum += p;
         sp[row * G::PS + part * 4 + e] = __float2bfloat16(p);
       }
-#pragma unroll
-      for (int o = 4; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
-      __syncwarp();
-      if (part == 0) {
-        const float al = m_new == -INFINITY ? 1.f : exp2f(m_old - m_new);
-        alpha[row] = al;
-        l_run[row] = l_run[row] * al + sum;
-        m_run[row] = m_new;
-      }
+      row8_update(sum, m_old, m_new, row, part, m_run, l_run, alpha);
     }
     __syncthreads();
     // O = O * alpha + P V: warp (ht, wq) owns heads 16 ht .. + 15, dims 128 wq .. + 127.
     const float al0 = alpha[ht * 16 + g], al1 = alpha[ht * 16 + g + 8];
-#pragma unroll
-    for (int n = 0; n < 16; ++n) {
-      acc[n][0] *= al0;
-      acc[n][1] *= al0;
-      acc[n][2] *= al1;
-      acc[n][3] *= al1;
-    }
+    scale_acc(acc, al0, al1);
 #pragma unroll
     for (int kk = 0; kk < BC / 16; ++kk) {
       uint32_t af[4];

@@ -17,20 +17,18 @@
 #include <cstdint>
 
 #include "kernels/sparse_mla/abi.h"
-#include "kernels/sparse_mla/fast.cuh"   // encode_col, table_of, cp_async8_zfill, the combine kernel
-#include "kernels/sparse_mla/wgmma.cuh"  // the generated wgmma forms
+#include "kernels/sparse_mla/device.cuh"
+#include "kernels/sparse_mla/fast.cuh"  // encode_col, table_of, model1_col, active_columns, the combine kernel
 
 namespace kgate::sparse_mla::gpu {
 namespace {
-
-constexpr int kWgCols = 64;  // KV columns per block
 
 template <bool FP8>
 struct WgGeo {
   static constexpr int kThreads = 256;
   static constexpr int kTile = 64 * 512 * 2;  // 64 rows x 512 BF16 dims: 8 chunks of 8 KB
   static constexpr int RAWS = 592;            // FP8 staging row: 576 B data + 8 B scales, 16-B aligned
-  static constexpr int kMaxCols = 128 + 1024;
+  static constexpr int kMaxCols = kSplitMaxCols;
   static constexpr int q_off = 0;
   static constexpr int k_off = kTile;
   static constexpr int raw_off = k_off + (FP8 ? 1 : 2) * kTile;
@@ -41,40 +39,6 @@ struct WgGeo {
   static constexpr int kSmem = ptr_off + (FP8 ? 0 : kMaxCols * 8) + 1024;  // + the alignment slack of the base
   static_assert(p_off % 1024 == 0, "the P tile must be 1024-byte aligned");
 };
-
-__device__ __forceinline__ uint32_t smem_u32(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-// A shared-memory matrix descriptor, 128-byte swizzle; lbo and sbo in bytes.
-__device__ __forceinline__ uint64_t wg_desc(uint32_t addr, uint32_t lbo, uint32_t sbo) {
-  return static_cast<uint64_t>((addr & 0x3FFFF) >> 4) | (static_cast<uint64_t>(lbo >> 4) << 16) |
-         (static_cast<uint64_t>(sbo >> 4) << 32) | (1ull << 62);
-}
-__device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wg_wait0() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
-// Generic-proxy writes to shared memory (stores, cp.async) made visible to wgmma's async proxy.
-__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
-// Keeps the compiler from moving accumulator reads or writes across the asynchronous wgmma.
-template <int N>
-__device__ __forceinline__ void fence_regs(float (&d)[N]) {
-#pragma unroll
-  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
-}
-// 2^x by the MUFU (ex2.approx.ftz: ~2 ulp; exp2(-inf) = 0).
-__device__ __forceinline__ float ex2(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
-// Byte offset of (row, 16-byte unit u of 64) in a swizzled 64-row tile.
-__device__ __forceinline__ int sw_off(int row, int u) {
-  return (u >> 3) * 8192 + row * 128 + (((u & 7) ^ (row & 7)) << 4);
-}
-__device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) {
-  const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-  return *reinterpret_cast<const uint32_t*>(&v);
-}
 
 // The epilogue's stores (out, and a split's partials, both BF16). A warpgroup's m64n256 accumulator gives thread
 // (g, tq) of a quad the pairs o[4n + 2 half], o[4n + 2 half + 1] of its row at columns 8n + 2tq, +1 (n < 32). Stored
@@ -199,12 +163,7 @@ __global__ void __launch_bounds__(256, 1)
   const int c_begin = b0 * BC, c_end = min(W, b1 * BC);
 
   // Q (heads beyond the count zero) and the split's index columns.
-  for (int i = tid; i < 64 * 64; i += G::kThreads) {
-    const int r = i >> 6, u = i & 63, h = hg * 64 + r;
-    const __nv_bfloat16* src = static_cast<const __nv_bfloat16*>(a.q) +
-                               (static_cast<long long>(t) * a.heads + (h < a.heads ? h : 0)) * 512 + u * 8;
-    cp_async16_zfill(sq + sw_off(r, u), src, h < a.heads);
-  }
+  load_q_tile(sq, a, t, hg, tid, G::kThreads);
   asm volatile("cp.async.commit_group;\n" ::: "memory");
   // Every column's index is loaded whether or not it is active (c < W is inside the table), so the
   // index loads do not wait for lens[t].
@@ -266,14 +225,8 @@ __global__ void __launch_bounds__(256, 1)
       if (piece < 28) {
         const float sc = __uint_as_float(static_cast<uint32_t>(row[576 + piece / 4]) << 23);  // 2^(e - 127)
         const uint4 v = *reinterpret_cast<const uint4*>(row + piece * 16);
-        const __nv_fp8x2_e4m3* f = reinterpret_cast<const __nv_fp8x2_e4m3*>(&v);
         uint4 o[2];
-        __nv_bfloat162* ob = reinterpret_cast<__nv_bfloat162*>(o);
-#pragma unroll
-        for (int e = 0; e < 8; ++e) {
-          const float2 x = static_cast<float2>(f[e]);
-          ob[e] = __floats2bfloat162_rn(x.x * sc, x.y * sc);
-        }
+        dequant16(v, sc, o);
         put(piece * 2, o[0]);
         put(piece * 2 + 1, o[1]);
       } else {
@@ -310,90 +263,46 @@ __global__ void __launch_bounds__(256, 1)
 
     // S = Q K^T over this warpgroup's 32 columns.
     float s[16];
-    wg_fence();
-#pragma unroll
-    for (int kk = 0; kk < 32; ++kk) {
-      const uint32_t koff = (kk >> 2) * 8192 + (kk & 3) * 32;
-      wgmma_m64n32k16(s, dq + (koff >> 4), dk + (koff >> 4), kk > 0);
-    }
-    wg_commit();
-    wg_wait0();
-    fence_regs(s);
+    wg_qk(s, dq, dk);
 
     // Mask, scale, row maxima (exchanged with the other warpgroup), P.
-    const int* cols = scol + step * BC + 32 * wg;
     float mx0 = -INFINITY, mx1 = -INFINITY;
-#pragma unroll
-    for (int i = 0; i < 4; ++i)
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        const bool valid = cols[8 * i + 2 * tq + e] >= 0;
-        s[4 * i + e] = valid ? s[4 * i + e] * scale_log2 : -INFINITY;
-        s[4 * i + 2 + e] = valid ? s[4 * i + 2 + e] * scale_log2 : -INFINITY;
-        mx0 = fmaxf(mx0, s[4 * i + e]);
-        mx1 = fmaxf(mx1, s[4 * i + 2 + e]);
-      }
-#pragma unroll
-    for (int x = 1; x <= 2; x <<= 1) {
-      mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, x));
-      mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, x));
-    }
+    mask_rows_max(s, scol + step * BC + 32 * wg, tq, scale_log2, mx0, mx1);
     if (tq == 0) {
       red[wg * 64 + r0] = mx0;
       red[wg * 64 + r1] = mx1;
     }
     __syncthreads();
     const float n0 = fmaxf(m0, fmaxf(red[r0], red[64 + r0])), n1 = fmaxf(m1, fmaxf(red[r1], red[64 + r1]));
-    // A row with no valid column yet subtracts 0 instead of -inf: its p and alpha are exp2(-inf) = 0
-    // (its O and l are still 0), and no branch is needed.
-    const float z0 = n0 == -INFINITY ? 0.f : n0, z1 = n1 == -INFINITY ? 0.f : n1;
-    const float al0 = ex2(m0 - z0), al1 = ex2(m1 - z1);
+    const RowStep z = row_step(m0, m1, n0, n1);
     m0 = n0;
     m1 = n1;
     float sum0 = 0.f, sum1 = 0.f;
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-      const float p00 = ex2(s[4 * i] - z0), p01 = ex2(s[4 * i + 1] - z0);
-      const float p10 = ex2(s[4 * i + 2] - z1), p11 = ex2(s[4 * i + 3] - z1);
-      sum0 += p00 + p01;
-      sum1 += p10 + p11;
+      const PChunk c = p_chunk(s, i, z, sum0, sum1);
       const int u = 4 * wg + i;
       *reinterpret_cast<__nv_bfloat162*>(sp + r0 * 128 + ((u ^ (r0 & 7)) << 4) + tq * 4) =
-          __floats2bfloat162_rn(p00, p01);
+          __floats2bfloat162_rn(c.p00, c.p01);
       *reinterpret_cast<__nv_bfloat162*>(sp + r1 * 128 + ((u ^ (r1 & 7)) << 4) + tq * 4) =
-          __floats2bfloat162_rn(p10, p11);
+          __floats2bfloat162_rn(c.p10, c.p11);
     }
-    l0 = l0 * al0 + sum0;
-    l1 = l1 * al1 + sum1;
-    if (!__all_sync(0xffffffffu, al0 == 1.f && al1 == 1.f)) {  // no row of the warp moved its max: skip
-#pragma unroll
-      for (int n = 0; n < 32; ++n) {
-        o[4 * n] *= al0;
-        o[4 * n + 1] *= al0;
-        o[4 * n + 2] *= al1;
-        o[4 * n + 3] *= al1;
-      }
-    }
+    l0 = l0 * z.al0 + sum0;
+    l1 = l1 * z.al1 + sum1;
+    rescale_o(o, z.al0, z.al1);
     fence_proxy_async();
     __syncthreads();  // both halves of P written
 
     // O[:, 256 wg ..] += P V.
-    wg_fence();
-#pragma unroll
-    for (int kk = 0; kk < 4; ++kk) wgmma_m64n256k16_tb(o, dp + kk * 2, dv + kk * 128, 1);
-    wg_commit();
-    wg_wait0();
-    fence_regs(o);
+    wg_pv(o, dp, dv);
   }
   asm volatile("cp.async.wait_group 0;\n" ::: "memory");  // an empty split's Q copy
 
   asm volatile("cp.async.wait_group 0;\n" ::: "memory");  // Q's copy, when no block ran
   // Row sums: over the quad, then the two warpgroups.
-#pragma unroll
-  for (int x = 1; x <= 2; x <<= 1) {
-    l0 += __shfl_xor_sync(0xffffffffu, l0, x);
-    l1 += __shfl_xor_sync(0xffffffffu, l1, x);
-  }
+  const float2 lq = quad_sum(l0, l1);
+  l0 = lq.x;
+  l1 = lq.y;
   __syncthreads();  // every read of red by the last block is done
   if (tq == 0) {
     red[wg * 64 + r0] = l0;

@@ -43,104 +43,22 @@ void launch_floor(const sparse_mla_args& a, cudaStream_t s) {
 
 namespace {
 
-// Split-KV: as many 64-column blocks per split as keep about two CTAs per SM busy (132 SMs).
-struct Splits {
-  int splits, blocks_per_split, groups;
-};
-Splits baseline_splits(const sparse_mla_args& a) {
-  const int nblocks = (128 + a.topk + kBlk - 1) / kBlk, groups = (a.heads + kHeadsPerCta - 1) / kHeadsPerCta;
-  const long long ctas = static_cast<long long>(a.tokens) * groups;
-  const int want = static_cast<int>(std::max<long long>(1, std::min<long long>(nblocks, (264 + ctas - 1) / ctas)));
-  const int bps = (nblocks + want - 1) / want;
-  return {(nblocks + bps - 1) / bps, bps, groups};
+// The tuning overrides in the environment (config.hpp's Tuning: each variable's forced value, or 0).
+char forced01(const char* name) {
+  const char* e = std::getenv(name);
+  return e && (std::string(e) == "0" || std::string(e) == "1") ? e[0] : 0;
 }
-
-// sparse_mla.fast's routing, a pure function of the row descriptor and of whether the device runs
-// the sm_90a wgmma path:
-// - more than 32 heads on sm_90a, from Problem::warp_specialized()'s block steps and pairs (config.hpp): the
-//   warp-specialized kernel (fast_ws.cuh), work items of 64 heads x a split of 64-column blocks on
-//   a persistent grid (at most one CTA per SM); the split count minimizes a cost in microseconds:
-//   6 + waves of items x (blocks per split x step + 1) + the combine and traffic below when split,
-//   the step 3.0 us (FP8) or 2.6 us (BF16), first estimates from the kernel's first measurements
-//   (NOTES.md); items past a token's active columns are cut (fast_ws.cuh),
-//   which this cost, a function of the widths only, does not see; FP8 rows whose tables are
-//   gathered many times over first dequantize them once and run the BF16 kernel (dequant_route below);
-// - other rows of more than 32 heads on sm_90a: the lockstep wgmma path (fast_wg.cuh), 64 heads x
-//   64-column blocks per CTA; the split count minimizes a cost in microseconds: waves x (prologue + blocks per split x
-//   step) + the combine (1.7 + 0.5 x splits us) and the partials' traffic (splits x tokens x heads
-//   x 4 KB, written and read, at ~10 TB/s: L2) when split. Step and prologue fitted to the first
-//   measurement of this path (kernels/sparse_mla/NOTES.md): a 64-column step 3.9 us (BF16), 4.8 us
-//   (FP8, its dequant overlapped with the next gather), the prologue and epilogue 7 us;
-// - otherwise the mma.sync path (fast.cuh): 1, 2 or 4 tiles of 16 heads (the fewest that hold
-//   the heads), 32-column blocks, cost in units of one block step: waves x blocks per split, plus,
-//   when split, the combine and the partials' traffic (fp32, written and read: splits x tokens x
-//   heads x 4 KB). 64-head CTAs (HT = 4): fitted to this path's 94-row receipt: a step 4.25 us,
-//   the combine 0.4 + 0.12 x splits steps, the traffic at ~10 TB/s (it stays in L2). Smaller CTAs
-//   keep the first fit's constants (step 4.5 us, combine 1 step, traffic at 3 TB/s).
-// The partials are BF16 now (2 KB a row and split, written and read); the traffic terms keep the 4 KB of the fp32
-// partials they were fitted with, so the split counts are the ones measured with fp32 partials.
-// At most 1152 index columns per split (the shared-memory index table).
-struct FastPlan {
-  bool wg, ws;
-  int ht, groups, splits, blocks_per_split, cols;
-  double cost;
-  const char* rule;
-};
-FastPlan fast_plan(const sparse_mla_args& a, bool wgmma) {
-  FastPlan p{};
-  p.wg = wgmma && a.heads > 32;
-  p.ws = p.wg && Problem::of(a).warp_specialized();
-  // Tuning only (the receipts' rule names it): KGATE_SPARSE_MLA_FAST_PATH=wg|ws forces the lockstep or
-  // the warp-specialized kernel on every row that runs wgmma.
-  const char* forced_path = std::getenv("KGATE_SPARSE_MLA_FAST_PATH");
-  if (p.wg && forced_path && (std::string(forced_path) == "wg" || std::string(forced_path) == "ws"))
-    p.ws = std::string(forced_path) == "ws";
-  else
-    forced_path = nullptr;
-  p.ht = a.heads <= 16 ? 1 : a.heads <= 32 ? 2 : 4;
-  p.groups = (a.heads + 16 * p.ht - 1) / (16 * p.ht);
-  p.cols = p.wg ? kWgCols : kFastCols;
-  const int nblocks = (128 + a.topk + p.cols - 1) / p.cols, max_bps = FastGeo<1>::kMaxCols / p.cols;
-  const long long base = static_cast<long long>(a.tokens) * p.groups, wave = 132;
-  const double step_us = a.kv_fp8 ? 4.8 : 3.9, prologue_us = 7.0;
-  p.cost = INFINITY;
-  for (int s = (nblocks + max_bps - 1) / max_bps; s <= nblocks; ++s) {
-    const int bps = (nblocks + s - 1) / s;
-    if ((nblocks + bps - 1) / bps != s) continue;  // the same blocks per split as a smaller s
-    const double waves = static_cast<double>((base * s + wave - 1) / wave);
-    const bool wide = p.ht == 4;
-    const double traffic_us = static_cast<double>(s) * a.tokens * a.heads * 4096.0 * 2 / (wide ? 1e7 : 3e6);
-    double cost;
-    if (p.ws)
-      cost = 6.0 + waves * (bps * (a.kv_fp8 ? 3.0 : 2.6) + 1.0) + (s > 1 ? 1.7 + 0.5 * s + traffic_us / 2 : 0.0);
-    else if (p.wg)
-      cost = waves * (prologue_us + bps * step_us) + (s > 1 ? 1.7 + 0.5 * s + traffic_us / 2 : 0.0);
-    else
-      cost = waves * bps + (s > 1 ? (wide ? 0.4 + 0.12 * s : 1.0) + traffic_us / (wide ? 4.25 : 4.5) : 0.0);
-    if (cost < p.cost) {
-      p.cost = cost;
-      p.splits = s;
-      p.blocks_per_split = bps;
-    }
-  }
-  p.rule = p.splits == 1 ? "one split (cost model): out and lse written by the CTA"
-                         : "split by the cost model (waves x blocks + combine + partials); combine kernel";
-  if (forced_path)
-    p.rule = p.ws ? "path forced to ws by KGATE_SPARSE_MLA_FAST_PATH (tuning run)"
-                  : "path forced to wg by KGATE_SPARSE_MLA_FAST_PATH (tuning run)";
-  // Tuning only (the receipts' rule names it): KGATE_SPARSE_MLA_FAST_SPLITS=N takes the smallest
-  // valid split count >= N (clamped to the row's blocks), to measure the cost model's choices.
-  if (const char* e = std::getenv("KGATE_SPARSE_MLA_FAST_SPLITS"); e && std::atoi(e) > 0) {
-    for (int s = std::min(std::atoi(e), nblocks); s <= nblocks; ++s) {
-      const int bps = (nblocks + s - 1) / s;
-      if ((nblocks + bps - 1) / bps != s || bps > max_bps) continue;
-      p.splits = s;
-      p.blocks_per_split = bps;
-      p.rule = "split count forced by KGATE_SPARSE_MLA_FAST_SPLITS (tuning run)";
-      break;
-    }
-  }
-  return p;
+Tuning tuning_from_env() {
+  Tuning tu;
+  if (const char* e = std::getenv("KGATE_SPARSE_MLA_FAST_PATH");
+      e && (std::string(e) == "wg" || std::string(e) == "ws"))
+    tu.path = e[1] == 's' ? 's' : 'w';
+  if (const char* e = std::getenv("KGATE_SPARSE_MLA_FAST_SPLITS"); e && std::atoi(e) > 0) tu.splits = std::atoi(e);
+  tu.plan = forced01("KGATE_SPARSE_MLA_WS_PLAN");
+  tu.cluster = forced01("KGATE_SPARSE_MLA_CLUSTER");
+  tu.dequant = forced01("KGATE_SPARSE_MLA_DEQUANT");
+  if (const char* e = std::getenv("KGATE_SPARSE_MLA_WS_OVERHEAD"); e && std::atoi(e) >= 0) tu.overhead = std::atoi(e);
+  return tu;
 }
 
 // Whether the current device runs fast_wg.cuh's kernels: compute capability 9.0 (this build's
@@ -270,36 +188,24 @@ void launch_baseline(const sparse_mla_args& a, cudaStream_t s) {
 }
 
 namespace {
+// A split kernel (the mma.sync and lockstep paths) on the grid (splits, head groups, tokens), its dynamic shared
+// memory limit raised once per device.
+using SplitKernel = void (*)(sparse_mla_args, int, int, __nv_bfloat16*, float*);
+template <SplitKernel K, int kThreads, int kSmem>
+void split_launch(const sparse_mla_args& a, const FastPlan& p, __nv_bfloat16* ws, float* ws_ml, cudaStream_t s) {
+  static bool done[64];
+  raise_smem(reinterpret_cast<const void*>(K), kSmem, done);
+  K<<<dim3(p.splits, p.groups, a.tokens), kThreads, kSmem, s>>>(a, p.splits, p.blocks_per_split, ws, ws_ml);
+}
 template <int HT>
 void fast_launch_as(const sparse_mla_args& a, const FastPlan& p, __nv_bfloat16* ws, float* ws_ml, cudaStream_t s) {
-  static bool done[64];
-  raise_smem(reinterpret_cast<const void*>(&sparse_mla_fast_kernel<HT>), FastGeo<HT>::kSmem, done);
-  sparse_mla_fast_kernel<HT><<<dim3(p.splits, p.groups, a.tokens), FastGeo<HT>::kThreads, FastGeo<HT>::kSmem, s>>>(
-      a, p.splits, p.blocks_per_split, ws, ws_ml);
+  split_launch<&sparse_mla_fast_kernel<HT>, FastGeo<HT>::kThreads, FastGeo<HT>::kSmem>(a, p, ws, ws_ml, s);
 }
 template <bool FP8>
 void fast_wg_launch_as(const sparse_mla_args& a, const FastPlan& p, __nv_bfloat16* ws, float* ws_ml, cudaStream_t s) {
-  static bool done[64];
-  raise_smem(reinterpret_cast<const void*>(&sparse_mla_fast_wg_kernel<FP8>), WgGeo<FP8>::kSmem, done);
-  sparse_mla_fast_wg_kernel<FP8><<<dim3(p.splits, p.groups, a.tokens), WgGeo<FP8>::kThreads, WgGeo<FP8>::kSmem, s>>>(
-      a, p.splits, p.blocks_per_split, ws, ws_ml);
+  split_launch<&sparse_mla_fast_wg_kernel<FP8>, WgGeo<FP8>::kThreads, WgGeo<FP8>::kSmem>(a, p, ws, ws_ml, s);
 }
 // The persistent grid of the warp-specialized path: one CTA per SM at most, items from the queue.
-// The 2-CTA cluster (fast_ws.cuh, CL): the FP8 rows of two 64-head groups (65-128 heads) that the plan and the
-// dequantized-once route leave to the FP8 producer (e.g. 40 tokens of 2 or 10 blocks). The cluster's CTAs
-// are one token's two groups and share the dequant of every block (each producer half the rows, as FlashMLA's h128
-// kernel does), so the unit of work is the cluster: items (token, split), every units-th (tokens by active length,
-// longest first, from two items per unit), at most as many clusters as can be resident at once
-// (cudaOccupancyMaxActiveClusters, at most SMs / 2); no queue. The planned rows keep one CTA a unit (measured mixed
-// under the cluster; kernels/sparse_mla/NOTES.md).
-// Tuning only (the receipts' rule names it): KGATE_SPARSE_MLA_CLUSTER=0|1 forces it off or on for those rows.
-const char* ws_cluster_forced() {
-  const char* e = std::getenv("KGATE_SPARSE_MLA_CLUSTER");
-  return e && (std::string(e) == "0" || std::string(e) == "1") ? e : nullptr;
-}
-bool ws_cluster_row(const sparse_mla_args& a, const FastPlan& p) {
-  return p.ws && a.kv_fp8 && (a.heads + 63) / 64 == 2;
-}
 const cudaLaunchAttribute* cluster_attr() {
   static const cudaLaunchAttribute at = [] {
     cudaLaunchAttribute x{};
@@ -339,46 +245,13 @@ int ws_cluster_units() {
   }
   return c;
 }
-// Items and units (CTAs, or clusters under the cluster) of the warp-specialized kernel's queue or static order.
-long long ws_items(const sparse_mla_args& a, const FastPlan& p, bool cl) {
-  return static_cast<long long>(a.tokens) * (cl ? 1 : p.groups) * p.splits;
-}
-int ws_units(const sparse_mla_args& a, const FastPlan& p, bool cl) {
-  return static_cast<int>(std::min<long long>(ws_items(a, p, cl), cl ? ws_cluster_units() : sm_count()));
-}
-// Whether the queue hands out tokens by active length, longest first (a sort kernel before, ~3 us):
-// from two items per CTA, where a short item taken last no longer hides a long one.
-bool ws_sorted(const sparse_mla_args& a, const FastPlan& p, bool cl) {
-  return ws_items(a, p, cl) >= 2LL * ws_units(a, p, cl);
-}
-// The length-balanced plan (fast_ws.cuh, sparse_mla_ws_plan_kernel) replaces the (token, group,
-// split) items of equal width and the queue where the cost model splits a row of few (token, 64-head
-// group) pairs (fewer than two per SM): one wave of equal splits waits for the longest token when the
-// lengths are ragged, and the split row pays a combine kernel either way. Its partitions (the grid)
-// are at most the pairs x half their blocks, so no segment is planned shorter than two blocks but a
-// pair's first and last. Tuning only (the receipts' rule names it):
-// KGATE_SPARSE_MLA_WS_PLAN=0|1 forces it off or on for every warp-specialized row it can run;
-// KGATE_SPARSE_MLA_WS_OVERHEAD=N sets the blocks of fixed cost per segment (default 3).
-int ws_pairs(const sparse_mla_args& a) { return static_cast<int>(Problem::of(a).pairs()); }
-int wg_blocks(const sparse_mla_args& a) {
-  return (128 + a.topk + kWgCols - 1) / kWgCols;
-}  // 64-column blocks per token
-const char* ws_plan_forced() {
-  const char* e = std::getenv("KGATE_SPARSE_MLA_WS_PLAN");
-  return e && (std::string(e) == "0" || std::string(e) == "1") ? e : nullptr;
-}
-bool ws_planned(const sparse_mla_args& a, const FastPlan& p) {
-  if (!p.ws || a.tokens > kPlanMaxTokens || (a.heads + 63) / 64 > 256 || wg_blocks(a) >= 65536) return false;
-  if (const char* f = ws_plan_forced()) return f[0] == '1';
-  return p.splits > 1 && ws_pairs(a) < 2 * sm_count();
-}
-int ws_parts(const sparse_mla_args& a) {
-  return static_cast<int>(
-      std::min<long long>(sm_count(), static_cast<long long>(ws_pairs(a)) * ((wg_blocks(a) + 1) / 2)));
-}
-int ws_overhead() {
-  const char* e = std::getenv("KGATE_SPARSE_MLA_WS_OVERHEAD");
-  return e && std::atoi(e) >= 0 ? std::atoi(e) : 3;
+// The warp-specialized kernel's unit cap (config.hpp's ws_units): the SMs, or under the cluster the clusters
+// resident at once.
+int unit_cap(bool cl) { return cl ? ws_cluster_units() : sm_count(); }
+// config.hpp's rules on this device and this process's tuning (they hide config.hpp's names in this namespace).
+int ws_parts(const sparse_mla_args& a) { return sparse_mla::ws_parts(a, sm_count()); }
+FastRoute fast_route(const sparse_mla_args& a0) {
+  return sparse_mla::fast_route(a0, Device{sm_count(), wgmma_device()}, tuning_from_env());
 }
 // The plan's buffer per device, and what it was last derived from (sparse_mla_args' lens_epoch
 // contract, as the FlashMLA export reuses its scheduler metadata): a launch with the same nonzero
@@ -398,7 +271,8 @@ const int* ws_plan(const sparse_mla_args& a, int parts, cudaStream_t s) {
   static WsPlanCache cache[64];
   WsPlanCache& c = cache[device_slot()];
   const WsPlanLayout L{parts, ws_pairs(a)};
-  const WsPlanCache::Key key{a.lens_epoch, a.lens, a.lens_offset, a.tokens, a.topk, a.heads, parts, ws_overhead(), s};
+  const WsPlanCache::Key key{
+      a.lens_epoch, a.lens, a.lens_offset, a.tokens, a.topk, a.heads, parts, tuning_from_env().overhead, s};
   if (L.ints() > c.ints) {
     if (c.buf) KGATE_CUDA(cudaFree(c.buf));
     KGATE_CUDA(cudaMalloc(&c.buf, L.ints() * sizeof(int)));
@@ -425,38 +299,19 @@ void fast_ws_launch_as(const sparse_mla_args& a, const FastPlan& p, const int* p
     return;
   }
   int* order = nullptr;
-  if (ws_sorted(a, p, CL)) {
+  if (ws_sorted(a, p, CL, unit_cap(CL))) {
     order = ws_order(a.tokens);
     if (!ordered) sparse_mla_ws_order_kernel<<<1, 1024, 0, s>>>(a, order);
   }
   if (!CL) {
-    sparse_mla_fast_ws_kernel<FP8, CL><<<ws_units(a, p, CL), WsGeo::kThreads, WsGeo::kSmem, s>>>(
+    sparse_mla_fast_ws_kernel<FP8, CL><<<ws_units(a, p, CL, unit_cap(CL)), WsGeo::kThreads, WsGeo::kSmem, s>>>(
         a, p.splits, p.blocks_per_split, ws, ws_ml, ws_queue(), order, nullptr);
     return;
   }
-  const cudaLaunchConfig_t cfg = cluster_config(2 * ws_units(a, p, CL), s);
+  const cudaLaunchConfig_t cfg = cluster_config(2 * ws_units(a, p, CL, unit_cap(CL)), s);
   KGATE_CUDA(cudaLaunchKernelEx(&cfg, &sparse_mla_fast_ws_kernel<FP8, CL>, a, p.splits, p.blocks_per_split, ws, ws_ml,
                                 static_cast<int*>(nullptr), static_cast<const int*>(order),
                                 static_cast<const int*>(nullptr)));
-}
-// The dequantized-once route: an FP8 row whose tables are gathered many times over (prefill; decode batches
-// whose requests share small caches) dequantizes its whole tables (the SWA table and, with topk > 0, the
-// compressed one) to BF16 rows first
-// (sparse_mla_dequant_kernel) and runs the BF16 warp-specialized kernel on them, whose producer only copies:
-// the FP8 producer's dequant is the step's limit there (NOTES). Taken where the cost model's saving, ~0.7 us
-// a block step per CTA, beats the pass's traffic (584 B read + 1024 B written a table row at ~3 TB/s) plus
-// ~1.5 us, and the BF16 tables fit in 64 MB. Tuning only (the receipts' rule names it):
-// KGATE_SPARSE_MLA_DEQUANT=0|1 forces it off or on for every FP8 row of the warp-specialized kernel.
-const char* dequant_forced() {
-  const char* e = std::getenv("KGATE_SPARSE_MLA_DEQUANT");
-  return e && (std::string(e) == "0" || std::string(e) == "1") ? e : nullptr;
-}
-long long table_rows(const sparse_mla_args& a) { return a.swa_rows + (a.topk > 0 ? a.compressed_rows : 0); }
-bool dequant_route(const sparse_mla_args& a, const FastPlan& p) {
-  if (!p.ws || !a.kv_fp8 || table_rows(a) < 1 || table_rows(a) * 1024 > (64LL << 20)) return false;
-  if (const char* f = dequant_forced()) return f[0] == '1';
-  const double steps = std::ceil(static_cast<double>(Problem::of(a).block_steps()) / sm_count());
-  return 0.7 * steps > 1.5 + table_rows(a) * 1608.0 / 3.0e6;
 }
 // The route's BF16 tables, per device. One stream at a time per process, as for the item queue: a second launch
 // in flight would dequantize into the same buffer.
@@ -479,34 +334,6 @@ sparse_mla_args dequantized(const sparse_mla_args& a, int* order, cudaStream_t s
   b.kv_fp8 = 0;
   return b;
 }
-// Whether a routed row's dequant pass also computes the sorted queue's token order (sparse_mla_dequant_kernel's first
-// CTA): a sorted queue, and at most 4096 tokens, since the pass's 256-thread CTA walks the tokens 4 times as often as
-// the order kernel's 1024 threads and would outlast the pass on long rows.
-bool pass_sorts(const sparse_mla_args& a, const FastPlan& p) {
-  return p.ws && !ws_planned(a, p) && ws_sorted(a, p, false) && a.tokens <= 4096;
-}
-// A row's route through sparse_mla.fast, derived once for both fast_config and launch_fast: a is a0 with kv_fp8 off
-// on the dequantized-once route (launch_fast swaps in the BF16 tables), p the plan of the kernel that runs (the BF16
-// kernel's on the route), planned the length-balanced plan, ordered whether the dequant pass sorts the tokens too, cl
-// the 2-CTA cluster.
-struct FastRoute {
-  sparse_mla_args a;
-  FastPlan p;
-  bool deq, planned, ordered, cl;
-};
-FastRoute fast_route(const sparse_mla_args& a0) {
-  FastRoute r{a0, fast_plan(a0, wgmma_device()), false, false, false, false};
-  r.deq = dequant_route(a0, r.p);
-  if (r.deq) {
-    r.a.kv_fp8 = 0;
-    r.p = fast_plan(r.a, wgmma_device());
-  }
-  r.planned = ws_planned(r.a, r.p);
-  r.ordered = r.deq && pass_sorts(r.a, r.p);
-  const char* f = ws_cluster_forced();
-  r.cl = !r.planned && ws_cluster_row(r.a, r.p) && (f ? f[0] == '1' : true);
-  return r;
-}
 int fast_smem(const FastPlan& p, bool fp8) {
   if (p.ws) return WsGeo::kSmem;
   if (p.wg) return fp8 ? WgGeo<true>::kSmem : WgGeo<false>::kSmem;
@@ -518,28 +345,29 @@ json fast_config(const sparse_mla_args& a0) {
   const sparse_mla_args& a = r.a;
   const FastPlan& p = r.p;
   const bool deq = r.deq, planned = r.planned;
+  const Tuning& tu = r.tu;
   const char* k = p.ws ? "sparse_mla_fast_ws_kernel" : p.wg ? "sparse_mla_fast_wg_kernel" : "sparse_mla_fast_kernel";
   std::string kernels =
-      (p.ws && ws_sorted(a, p, r.cl) && !r.ordered ? std::string("sparse_mla_ws_order_kernel + ") : std::string()) + k +
-      (p.splits == 1 ? "" : " + sparse_mla_fast_combine_kernel");
+      (p.ws && ws_sorted(a, p, r.cl, unit_cap(r.cl)) && !r.ordered ? std::string("sparse_mla_ws_order_kernel + ")
+                                                                   : std::string()) +
+      k + (p.splits == 1 ? "" : " + sparse_mla_fast_combine_kernel");
   std::string rule = p.rule;
   if (planned) {
     kernels =
         std::string("sparse_mla_ws_plan_kernel (once per lens_epoch) + ") + k + " + sparse_mla_fast_combine_kernel";
     rule = std::string("length-balanced plan: (token, 64-head group) pairs of max(1, active blocks) + ") +
-           std::to_string(ws_overhead()) + " blocks each, a contiguous share per CTA, split pairs merged; " +
-           (ws_plan_forced() ? "forced by KGATE_SPARSE_MLA_WS_PLAN (tuning run)"
-                             : "the cost model splits, pairs < 2 x SMs");
-  } else if (p.ws && ws_plan_forced()) {
+           std::to_string(tu.overhead) + " blocks each, a contiguous share per CTA, split pairs merged; " +
+           (tu.plan ? "forced by KGATE_SPARSE_MLA_WS_PLAN (tuning run)" : "the cost model splits, pairs < 2 x SMs");
+  } else if (p.ws && tu.plan) {
     rule += "; plan forced off by KGATE_SPARSE_MLA_WS_PLAN (tuning run)";
   }
   if (r.cl) {
-    rule += std::string(
-                "; 2-CTA clusters: one token's two 64-head groups, each producer dequantizing half of every block for "
-                "both, ") +
-            (ws_cluster_forced() ? "forced by KGATE_SPARSE_MLA_CLUSTER (tuning run)"
-                                 : "FP8 rows of 2 groups the plan leaves alone");
-  } else if (!planned && ws_cluster_row(a, p) && ws_cluster_forced()) {
+    rule +=
+        std::string(
+            "; 2-CTA clusters: one token's two 64-head groups, each producer dequantizing half of every block for "
+            "both, ") +
+        (tu.cluster ? "forced by KGATE_SPARSE_MLA_CLUSTER (tuning run)" : "FP8 rows of 2 groups the plan leaves alone");
+  } else if (!planned && ws_cluster_row(a, p) && tu.cluster) {
     rule += "; 2-CTA cluster forced off by KGATE_SPARSE_MLA_CLUSTER (tuning run)";
   }
   if (deq) {
@@ -547,10 +375,10 @@ json fast_config(const sparse_mla_args& a0) {
                                     : "sparse_mla_dequant_kernel + ") +
               kernels;
     rule = std::string("FP8 tables dequantized once to BF16, then the BF16 kernel: ") +
-           (dequant_forced() ? "forced by KGATE_SPARSE_MLA_DEQUANT (tuning run)"
-                             : "0.7 us x block steps per CTA > 1.5 us + 1608 B per table row at 3 TB/s") +
+           (tu.dequant ? "forced by KGATE_SPARSE_MLA_DEQUANT (tuning run)"
+                       : "0.7 us x block steps per CTA > 1.5 us + 1608 B per table row at 3 TB/s") +
            "; " + rule;
-  } else if (p.ws && a.kv_fp8 && dequant_forced()) {
+  } else if (p.ws && a.kv_fp8 && tu.dequant) {
     rule += "; dequantized-once route forced off by KGATE_SPARSE_MLA_DEQUANT (tuning run)";
   }
   return {{"kernel", kernels},
@@ -558,7 +386,7 @@ json fast_config(const sparse_mla_args& a0) {
                    : p.wg ? "wgmma (sm_90a): 2 warpgroups, 64 heads x 64 columns"
                           : "mma.sync"},
           {"grid", planned ? json::array({ws_parts(a), 1, 1})
-                   : p.ws  ? json::array({ws_units(a, p, r.cl) * (r.cl ? 2 : 1), 1, 1})
+                   : p.ws  ? json::array({ws_units(a, p, r.cl, unit_cap(r.cl)) * (r.cl ? 2 : 1), 1, 1})
                            : json::array({p.splits, p.groups, a.tokens})},
           {"cluster", r.cl ? 2 : 1},
           {"threads", p.ws   ? 384
@@ -567,7 +395,7 @@ json fast_config(const sparse_mla_args& a0) {
           {"smem_bytes", fast_smem(p, a.kv_fp8 != 0)},
           {"heads_per_cta", 16 * p.ht},
           {"blocks_per_split", planned ? 0 : p.blocks_per_split},
-          {"plan", planned ? json{{"partitions", ws_parts(a)}, {"overhead_blocks", ws_overhead()}} : json()},
+          {"plan", planned ? json{{"partitions", ws_parts(a)}, {"overhead_blocks", tu.overhead}} : json()},
           {"block_cols", p.cols},
           {"cost_model", planned ? 0.0 : p.cost},
           {"rule", rule},
