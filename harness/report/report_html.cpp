@@ -12,8 +12,8 @@
 #include <set>
 #include <sstream>
 
-#include "harness/core/report.hpp"
-#include "harness/core/report_text.hpp"
+#include "harness/report/report.hpp"
+#include "harness/report/report_text.hpp"
 
 namespace kgate {
 namespace {
