@@ -151,11 +151,24 @@ std::string gate_names_text(const std::string& sep) {
 }
 
 std::string gate_help_text() {
+  constexpr size_t kWidth = 101, kIndent = 17;  // "  name(value)    help", wrapped under the help
   std::string s;
   for (const auto& g : gate_table()) {
-    std::string name = gate_usage(g);
-    name.resize(std::max<size_t>(name.size() + 1, 15), ' ');
-    s += "  " + name + g.help + "\n";
+    std::string line = "  " + gate_usage(g);
+    line.resize(std::max(line.size() + 1, kIndent), ' ');
+    size_t at = 0;
+    while (at < g.help.size()) {
+      size_t end = g.help.size();
+      if (line.size() + (end - at) > kWidth) {
+        end = g.help.rfind(' ', at + (kWidth - line.size()));
+        if (end == std::string::npos || end <= at) end = g.help.find(' ', at);
+        if (end == std::string::npos) end = g.help.size();
+      }
+      line += g.help.substr(at, end - at);
+      s += line + "\n";
+      line = std::string(kIndent, ' ');
+      at = end + (end < g.help.size());
+    }
   }
   return s;
 }

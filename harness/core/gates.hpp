@@ -67,7 +67,7 @@ const GateDef* find_gate(const std::string& name);  // nullptr for a name not in
 std::string gate_usage(const GateDef& g);
 // "correct, strict, strict_median, limit(L), drift(D), parity, fallback"
 std::string gate_names_text(const std::string& sep = ", ");
-// One line per gate: name (with its value) and help, for --help.
+// Per gate: its name (with its value) and help, wrapped at 101 columns, for --help.
 std::string gate_help_text();
 
 // The limit of gate set `gs` on `row`: its limit_by_tag entry for a tag the row has, else gs.limit.
