@@ -334,15 +334,20 @@ std::vector<GateResult> failed_gates(const RowRecord& row, const Policy& policy,
     std::vector<GateResult> mine;
     if (gate == "disposition") {
       GateResult r;
-      r.gate = gate;
+      r.gate = r.label = gate;
       r.disposition = to_string(row.disposition);
       r.error = row.error.value_or("");
-      mine.push_back(std::move(r));
+      out.push_back(std::move(r));
+      // An incorrect row under a policy without `correct`: its failed checks explain it all the same.
+      const auto& f = row.verdicts.failed;
+      if (row.disposition == Disposition::incorrect && std::find(f.begin(), f.end(), "correct") == f.end())
+        for (GateResult& c : correctness_results(row))
+          if (c.correctness) mine.push_back(std::move(c));
     } else {
       mine = gate == "correct" ? correctness_results(row) : label_results(row, policy, gate, baseline);
     }
     for (auto& r : mine) {
-      r.label = label;
+      r.label = r.gate == "correct" ? r.gate : label;
       r.level = level;
       out.push_back(std::move(r));
     }

@@ -32,7 +32,8 @@ void derive_row(RowRecord& row, const RowSamples* samples, const Policy& policy,
 Summary derive_summary(const std::vector<RowRecord>& rows);
 
 // What failed on a derived row, as typed results, one per failing (gate, pair) of each entry of
-// row.verdicts.failed in order (per failing arm for `correct`): the recorded failure labels,
+// row.verdicts.failed in order (per failing arm for `correct`, and so for an incorrect row whose
+// policy does not name `correct`, after its disposition): the recorded failure labels,
 // explained by the gate table over the row's recorded figures. `level`: the receipt's interval
 // level (protocol.interval.level). Every printer words these with gate_text (harness/report/).
 std::vector<GateResult> failed_gates(const RowRecord& row, const Policy& policy, double level);

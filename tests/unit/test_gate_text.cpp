@@ -77,3 +77,24 @@ TEST(GateText, WhatCouldNotBeJudgedSaysWhy) {
   EXPECT_EQ(t, (std::vector<std::string>{"disposition failed: device error",
                                          "strict vs b: not judged: not measured (disposition failed)"}));
 }
+
+TEST(GateText, AnIncorrectRowShowsItsFailedCheckEvenWhenThePolicyDoesNotNameCorrect) {
+  RowRecord row = measured_row(10, 8, 1.1, 1.4);
+  row.disposition = Disposition::incorrect;
+  row.pairs[0] = PairRecord{"b", "c", {}, {}, {}, {}, {}, {}, {}};
+  Correctness k;
+  k.elements = 64;
+  k.mismatches = 2;
+  k.max_abs_err = 0.5;
+  k.max_rel_err = 0.25;
+  row.correctness.push_back({"c", k});
+  row.tolerance = {0.01, 0.01};
+  row.verdicts.failed = {"disposition", "strict"};
+  std::vector<std::string> t;
+  for (const GateResult& r : failed_gates(row, Policy::parse("strict"), 0.99)) t.push_back(gate_text(r));
+  EXPECT_EQ(t, (std::vector<std::string>{
+                   "disposition incorrect: no error recorded",
+                   "correct: c: 2 of 64 elements outside tolerance (atol 0.01 + rtol 0.01 x abs(ref)), 0 non-finite, 0 "
+                   "unwritten; max abs err 0.5, max rel err 0.25",
+                   "strict vs b: not judged: not measured (disposition incorrect)"}));
+}
