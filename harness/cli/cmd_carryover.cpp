@@ -1,5 +1,5 @@
 #include "harness/cli/common.hpp"
-#include "harness/core/carryover.hpp"
+#include "harness/report/carryover.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/receipt.hpp"
 #include "harness/run/preflight.hpp"

@@ -1,6 +1,6 @@
 #include "harness/cli/common.hpp"
 #include "harness/core/errors.hpp"
-#include "harness/core/index.hpp"
+#include "harness/report/index.hpp"
 #include "harness/run/preflight.hpp"
 
 namespace kgate::cli {

@@ -4,8 +4,8 @@
 #include "harness/core/errors.hpp"
 #include "harness/core/fileio.hpp"
 #include "harness/core/receipt.hpp"
-#include "harness/core/receipt_compare.hpp"
-#include "harness/core/report.hpp"
+#include "harness/report/compare.hpp"
+#include "harness/report/report.hpp"
 #include "harness/core/text.hpp"
 #include "harness/run/preflight.hpp"
 

@@ -11,7 +11,7 @@
 #include "harness/core/crypto.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/receipt.hpp"
-#include "harness/core/receipt_compare.hpp"
+#include "harness/report/compare.hpp"
 #include "harness/core/text.hpp"
 #include "harness/export/loader.hpp"
 #include "harness/run/preflight.hpp"

@@ -7,6 +7,7 @@
 #include "harness/core/artifacts.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/fileio.hpp"
+#include "harness/core/gates.hpp"
 #include "harness/core/json_io.hpp"
 #include "harness/core/suggest.hpp"
 #include "harness/core/text.hpp"
@@ -303,8 +304,7 @@ void add_campaign_flags(CLI::App* sc, RunOpts& o) {
   sc->add_option("--out-dir", o.out_dir, "directory for receipts when --out is not given")->capture_default_str();
   sc->add_flag("--force", o.force,
                "overwrite an existing receipt (without it an existing receipt is an error, exit 2)");
-  sc->add_option("--policy", o.policy,
-                 "required gates: correct,strict,strict_median,limit(L),drift(D),parity,fallback or a JSON file")
+  sc->add_option("--policy", o.policy, "required gates: " + gate_names_text(",") + " or a JSON file")
       ->capture_default_str();
   sc->add_flag("--resume", o.resume, "continue a killed run from its journal (<out>.journal); not an overwrite");
   sc->add_option("--sign", o.sign,
@@ -382,15 +382,8 @@ std::string run_footer() {
              "            --policy cases/policies/ssu.json     (one campaign: strict vs the baseline, limit vs the "
              "floor)\n"
              "  kgate run --out-dir out         (the default suite, cases/suites.json, for this machine's backend)\n") +
-         "\nPolicy gates (per row; ratio = baseline median / candidate median, > 1 = candidate faster):\n"
-         "  correct        every arm matches the reference within the row's tolerance\n"
-         "  strict         resolved faster: the lower bound of the ratio's 99 % interval (a bootstrap over the\n"
-         "                 run's groups and ABBA blocks) is > 1\n"
-         "  strict_median  the median rule: median ratio > 1 (a tie fails; noise passes it half the time)\n"
-         "  limit(L)       candidate <= (1+L) x baseline (medians), inclusive\n"
-         "  drift(D)       every group's ratio within D of the pooled ratio, and the groups agree in direction\n"
-         "  parity         same activity signature A/L/K (records / launches / kernel names per call)\n"
-         "  fallback       the candidate launched no kernel outside its declared names\n"
+         "\nPolicy gates (per row; ratio = baseline median / candidate median, > 1 = candidate faster):\n" +
+         gate_help_text() +
          "A JSON policy may give each baseline its own pair gates: {\"gates\": [\"correct\"], \"by_baseline\": "
          "{\"B\":\n"
          "{\"gates\": [\"limit\"], \"limit\": 0.05, \"limit_by_tag\": {\"tag=value\": 0.5}}}}; a failure then reads "

@@ -80,7 +80,6 @@ struct CarryoverResult {
 // when the receipt's protocol does not name the schedule, a measured row has no samples, or a
 // row's pairs or sample counts do not match the order the protocol gives.
 CarryoverResult carryover(const json& receipt, const json& samples, const std::string& source);
-std::string carryover_markdown(const CarryoverResult& c);
-json carryover_json(const CarryoverResult& c);  // schema kgate.carryover/1
+// The printers: harness/report/carryover.hpp.
 
 }  // namespace kgate

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "harness/core/jcs.hpp"
+#include "harness/core/policy.hpp"
 
 namespace kgate {
 
@@ -20,7 +21,7 @@ struct IndexEntry {
   std::string commit;             // tool.git_commit, its first 12 characters
   std::string table, cases_path, rows_filter;
   std::string candidate;
-  std::string policy;  // as one line (policy_text)
+  Policy policy;  // as recorded
   int64_t rows = 0, rows_passing = 0;
   struct Baseline {
     std::string name;
@@ -45,8 +46,6 @@ struct ReceiptIndex {
 // `dir` is not a directory or holds no receipt.
 ReceiptIndex index_receipts(const std::string& dir);
 
-// Printers: they only read the index.
-std::string index_markdown(const ReceiptIndex& index);
-json index_json(const ReceiptIndex& index);  // schema kgate.index/1
+// The printers: harness/report/index.hpp.
 
 }  // namespace kgate

@@ -7,6 +7,7 @@
 
 #include "harness/core/errors.hpp"
 #include "harness/core/fileio.hpp"
+#include "harness/core/gates.hpp"
 #include "harness/core/json_io.hpp"
 #include "harness/core/suggest.hpp"
 #include "harness/core/text.hpp"
@@ -14,16 +15,21 @@
 namespace kgate {
 
 const std::vector<std::string>& all_gate_names() {
-  static const std::vector<std::string> g = {"correct", "strict", "strict_median", "limit",
-                                             "drift",   "parity", "fallback"};
+  static const std::vector<std::string> g = [] {
+    std::vector<std::string> names;
+    for (const auto& d : gate_table()) names.push_back(d.name);
+    return names;
+  }();
   return g;
 }
 
+// A gate's value under its own name ("limit": 0.05); null where unset, for the gates every policy
+// has always written.
 static json gateset_json(const GateSet& g) {
   json j;
   j["gates"] = g.gates;
-  j["limit"] = g.limit ? json(*g.limit) : json(nullptr);
-  j["drift"] = g.drift ? json(*g.drift) : json(nullptr);
+  for (const auto& d : gate_table())
+    if (d.value && (g.*d.value || d.in_every_row)) j[d.name] = g.*d.value ? json(*(g.*d.value)) : json(nullptr);
   j["limit_by_tag"] = json::object();
   for (const auto& [k, v] : g.limit_by_tag) j["limit_by_tag"][k] = v;
   return j;
@@ -65,9 +71,8 @@ void check_gate_name(const std::string& g, const std::string& where) {
   for (const auto& n : all_gate_names())
     if (n == g) return;
   const std::string hint = did_you_mean(g, all_gate_names());
-  throw InputError(
-      where + ": unknown gate " + quoted(g) +
-      (hint.empty() ? " (known: correct, strict, strict_median, limit(L), drift(D), parity, fallback)" : hint));
+  throw InputError(where + ": unknown gate " + quoted(g) +
+                   (hint.empty() ? " (known: " + gate_names_text() + ")" : hint));
 }
 
 // A gate value: a finite number >= 0 (NaN would make every comparison false, inf every limit true).
@@ -89,10 +94,11 @@ static GateSet gateset_from_json(const json& j, const std::string& where, bool p
   GateSet p;
   if (!j.is_object() || !j.contains("gates") || !j["gates"].is_array())
     throw InputError(where + ": field 'gates': missing or not an array");
-  if (pair_gates_only)
-    check_keys(j, {"description", "gates", "limit", "drift", "limit_by_tag"}, where);
-  else
-    check_keys(j, {"description", "gates", "limit", "drift", "limit_by_tag", "by_baseline", "accept_refusals"}, where);
+  std::vector<std::string> keys = {"description", "gates", "limit_by_tag"};
+  for (const auto& d : gate_table())
+    if (d.value) keys.push_back(d.name);
+  if (!pair_gates_only) keys.insert(keys.end(), {"by_baseline", "accept_refusals"});
+  check_keys(j, keys, where);
   std::set<std::string> seen;
   for (const auto& g : j["gates"]) {
     if (!g.is_string()) throw InputError(where + ": field 'gates': entries must be strings");
@@ -106,8 +112,8 @@ static GateSet gateset_from_json(const json& j, const std::string& where, bool p
     if (!valid_value(j[k])) throw InputError(where + ": field '" + k + "': must be a finite number >= 0");
     return j[k].get<double>();
   };
-  p.limit = num("limit");
-  p.drift = num("drift");
+  for (const auto& d : gate_table())
+    if (d.value) p.*d.value = num(d.name.c_str());
   if (j.contains("limit_by_tag")) {
     if (!j["limit_by_tag"].is_object()) throw InputError(where + ": field 'limit_by_tag': must be an object");
     for (auto it = j["limit_by_tag"].begin(); it != j["limit_by_tag"].end(); ++it) {
@@ -118,9 +124,10 @@ static GateSet gateset_from_json(const json& j, const std::string& where, bool p
     }
   }
   for (const auto& g : p.gates) {
-    if (g == "limit" && !p.limit && p.limit_by_tag.empty())
-      throw InputError(where + ": gate 'limit' needs a value: limit(L) or field 'limit'");
-    if (g == "drift" && !p.drift) throw InputError(where + ": gate 'drift' needs a value: drift(D) or field 'drift'");
+    const GateDef& d = *find_gate(g);
+    // A limit may come from limit_by_tag alone (rows without those tags then have none).
+    if (d.value && !(p.*d.value) && !(d.value == &GateSet::limit && !p.limit_by_tag.empty()))
+      throw InputError(where + ": gate " + quoted(g) + " needs a value: " + gate_usage(d) + " or field " + quoted(g));
   }
   return p;
 }
@@ -178,9 +185,12 @@ Policy Policy::parse(const std::string& spec) {
       } catch (const std::exception&) {
         throw InputError("--policy: " + quoted(tok) + ": value is not a number");
       }
-      if (name != "limit" && name != "drift") {
-        check_gate_name(name, "--policy");  // an unknown gate, with the nearest names
-        throw InputError("--policy: " + quoted(tok) + ": only limit(L) and drift(D) take a value");
+      check_gate_name(name, "--policy");  // an unknown gate, with the nearest names
+      if (!find_gate(name)->value) {
+        std::string valued;
+        for (const auto& d : gate_table())
+          if (d.value) valued += (valued.empty() ? "" : " and ") + gate_usage(d);
+        throw InputError("--policy: " + quoted(tok) + ": only " + valued + " take a value");
       }
       if (!std::isfinite(v) || v < 0)
         throw InputError("--policy: " + quoted(tok) + ": value must be a finite number >= 0");

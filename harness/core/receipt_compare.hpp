@@ -10,7 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "harness/core/report_view.hpp"
+#include "harness/core/gates.hpp"
+#include "harness/core/receipt_view.hpp"
 
 namespace kgate {
 
@@ -54,6 +55,13 @@ struct CompareSide {
   std::vector<std::string> baselines;
 };
 
+// One failed gate of a receipt's row under its recorded policy (failed_gates).
+struct RowFailure {
+  std::string row;
+  Disposition disposition = Disposition::skipped;
+  GateResult result;
+};
+
 struct CompareResult {
   CompareSide old_side, new_side;
   double threshold = 0.02;
@@ -63,12 +71,13 @@ struct CompareResult {
   std::map<std::string, int64_t> classes;                               // "FASTER" -> pairs
   std::map<std::string, GeomeanChange> by_baseline;                     // over pairs with a change
   std::map<std::string, std::map<std::string, GeomeanChange>> by_tag;   // baseline -> "k=v" -> ...
+  std::vector<RowFailure> old_failures, new_failures;                   // in row order
   bool any_slower() const;
 };
 
 // Throws InputError("no rows match ...") when no (row id, baseline) pair is in both receipts.
-CompareResult compare_receipts(const ReportView& old_v, const ReportView& new_v, double threshold);
-std::string compare_markdown(const CompareResult& c);
-std::string compare_json(const CompareResult& c);  // keys sorted, schema "kgate.compare/1"
+// The printers: harness/report/compare.hpp.
+CompareResult compare_receipts(const ReceiptView& old_v, const std::vector<RowRecord>& old_rows,
+                               const ReceiptView& new_v, const std::vector<RowRecord>& new_rows, double threshold);
 
 }  // namespace kgate

@@ -5,14 +5,13 @@
 #include <set>
 
 #include "harness/core/errors.hpp"
+#include "harness/core/gates.hpp"
 #include "harness/core/stats.hpp"
 #include "harness/core/text.hpp"
 
 namespace kgate {
 
 namespace {
-
-json tri(std::optional<bool> b) { return b ? json(*b) : json(nullptr); }
 
 SampleStats stats_of(const std::vector<std::vector<double>>& groups) {
   std::vector<double> all;
@@ -79,59 +78,29 @@ std::optional<std::map<std::string, std::map<std::string, SideSummary>>> activit
   return out;
 }
 
-// Pair gates over some of a row's pairs (strict, limit with the row's effective limit, drift,
-// parity, fallback); null where not applicable or not measurable.
-json pair_gates(const RowRecord& row, const std::vector<const PairRecord*>& pairs, const GateSet& policy,
-                bool measured) {
-  std::optional<double> L = policy.limit;
-  for (const auto& [kv, v] : policy.limit_by_tag) {
-    auto eq = kv.find('=');
-    auto it = row.tags.find(kv.substr(0, eq));
-    if (it != row.tags.end() && it->second == kv.substr(eq + 1)) L = v;
+// A pair gate's raw verdict over some of a row's pairs: null where it judges nothing (the row was
+// not measured, no pair ran, or the gate does not apply to this row), else whether every pair
+// passes.
+json pair_verdict(const GateDef& g, const RowRecord& row, const std::vector<const PairRecord*>& pairs,
+                  const GateSet& gs, bool measured) {
+  if (!measured || pairs.empty()) return nullptr;
+  const std::optional<double> L = effective_limit(row, gs);
+  bool all = true;
+  for (const PairRecord* p : pairs) {
+    const GateResult r = g.judge({row, *p, gs, L});
+    if (!r.judged) return nullptr;
+    all = all && r.passed;
   }
-  json raw;
-  std::optional<bool> strict, strict_median, limit, drift;
-  if (measured && !pairs.empty()) {
-    strict = strict_median = limit = drift = true;
-    for (const PairRecord* p : pairs) {
-      double r = *p->ratio;
-      // Resolved faster: the whole interval above 1. The median rule is kept for comparison.
-      *strict = *strict && p->ratio_ci->lo > 1;
-      *strict_median = *strict_median && r > 1;
-      if (L) *limit = *limit && p->candidate_stats->median_us <= (1 + *L) * p->baseline_stats->median_us;
-      // Direction agreement matters only once the pooled ratio is resolved beyond the drift
-      // band: for a tie within +-D (an A/A pair) the groups' sides of 1 are noise.
-      if (policy.drift) {
-        double D = *policy.drift;
-        bool resolved = std::fabs(r - 1) > D;
-        *drift = *drift && *p->drift <= D && (!resolved || *p->groups_agree);
-      }
-    }
-    if (!L) limit.reset();
-    if (!policy.drift) drift.reset();
-  }
-  raw["strict"] = tri(strict);
-  raw["strict_median"] = tri(strict_median);
-  raw["limit"] = tri(limit);
+  return all;
+}
+
+// The raw verdicts of a gate set over some of a row's pairs, with the row's effective limit.
+json pair_gates(const RowRecord& row, const std::vector<const PairRecord*>& pairs, const GateSet& gs, bool measured) {
+  json raw = json::object();
+  for (const GateDef& g : gate_table())
+    if (g.pair_gate && recorded(g, gs)) raw[g.name] = pair_verdict(g, row, pairs, gs, measured);
+  const std::optional<double> L = effective_limit(row, gs);
   raw["limit_value"] = L ? json(*L) : json(nullptr);
-  raw["drift"] = tri(drift);
-  // Activity gates need an activity timer (cupti); with host/events timers they are null.
-  std::optional<bool> parity, fallback;
-  if (measured && row.signatures && !row.signatures->empty() && !pairs.empty()) {
-    parity = fallback = true;
-    for (const PairRecord* p : pairs) {
-      auto a = row.signatures->find(p->baseline), b = row.signatures->find(p->candidate);
-      if (a == row.signatures->end() || b == row.signatures->end()) {
-        parity = fallback = false;
-        break;
-      }
-      *parity = *parity && a->second.A == b->second.A && a->second.L == b->second.L && a->second.K == b->second.K &&
-                a->second.consistent && b->second.consistent;
-      *fallback = *fallback && b->second.undeclared.empty();
-    }
-  }
-  raw["parity"] = tri(parity);
-  raw["fallback"] = tri(fallback);
   return raw;
 }
 
@@ -190,9 +159,134 @@ static void check_refused(const RowRecord& row) {
   }
 }
 
+namespace {
+
+// Each pair's statistics from its samples (a pair whose baseline refused the row keeps none).
+void measure_pairs(RowRecord& row, const RowSamples& samples, const DeriveContext& ctx) {
+  if (samples.baseline.size() != row.pairs.size() || samples.candidate.size() != row.pairs.size())
+    throw AuditError("row '" + row.id + "': sample pairs do not match the row's pairs");
+  for (size_t i = 0; i < row.pairs.size(); ++i) {
+    PairRecord& p = row.pairs[i];
+    const std::string where = "row '" + row.id + "': pair " + std::to_string(i) + ": ";
+    const bool none = samples.baseline[i].empty() && samples.candidate[i].empty();
+    if (row.refused.count(p.baseline)) {
+      if (!none) throw AuditError(where + p.baseline + " refused the row, but the sidecar holds samples of its pair");
+      continue;  // not measured: the pair keeps no statistics
+    }
+    if (none) throw AuditError(where + "no samples");
+    if (samples.baseline[i].size() != samples.candidate[i].size()) throw AuditError(where + "group counts differ");
+    for (size_t g = 0; g < samples.baseline[i].size(); ++g)
+      if (samples.baseline[i][g].empty() || samples.candidate[i][g].empty())
+        throw AuditError(where + "group " + std::to_string(g) + " has no samples");
+    PairStats ps = pair_stats(samples.baseline[i], samples.candidate[i]);
+    p.baseline_stats = stats_of(samples.baseline[i]);
+    p.candidate_stats = stats_of(samples.candidate[i]);
+    p.ratio = ps.ratio;
+    p.group_ratios = ps.group_ratios;
+    p.drift = ps.drift;
+    p.groups_agree = ps.groups_agree;
+    try {
+      p.ratio_ci = ratio_interval(samples.baseline[i], samples.candidate[i], ctx.blocks, ctx.interval,
+                                  interval_seed(ctx.seed, row.id, i));
+    } catch (const std::invalid_argument& e) {
+      throw AuditError(where + e.what());
+    }
+  }
+}
+
+// The row's side measurements: activity signatures, side series, throttled samples.
+void measure_side(RowRecord& row, const RowSamples& samples, const DeriveContext& ctx) {
+  if (!samples.signatures.empty()) {
+    std::map<std::string, SignatureRecord> sig;
+    for (const auto& [arm, v] : samples.signatures) {
+      if (v.empty()) continue;
+      auto d = ctx.declared_kernels.find(arm);
+      if (d == ctx.declared_kernels.end())
+        throw AuditError("row '" + row.id + "': signatures of an arm not in the run: " + arm);
+      sig[arm] = signature_record(v, d->second);
+    }
+    if (!sig.empty()) row.signatures = std::move(sig);
+  }
+  row.events_timer_us = side_summary(samples.side, &SideSeries::events_us);
+  row.self_clock_us = side_summary(samples.side, &SideSeries::self_us);
+  row.sm_clock_mhz = side_summary(samples.side, &SideSeries::sm_clock_mhz);
+  row.cross_device_us = side_summary(samples.side, &SideSeries::cross_device_us);
+  row.activity_us = activity_summary(samples.side);
+  // Throttled samples: SM clock read after the call below 95 % of the device's maximum.
+  if (ctx.max_sm_clock_mhz > 0 && row.sm_clock_mhz) {
+    int64_t throttled = 0;
+    for (const auto& [arm, s] : samples.side)
+      for (double x : s.sm_clock_mhz) throttled += x < 0.95 * ctx.max_sm_clock_mhz;
+    row.throttled_samples = throttled;
+  }
+}
+
+bool listed(const GateSet& gs, const std::string& gate) {
+  return std::find(gs.gates.begin(), gs.gates.end(), gate) != gs.gates.end();
+}
+
+// A gate set judges the pairs that ran. A pair whose baseline refused the row is not measured:
+// where this policy accepts the refusal the pair is left out (a set left with no pair has nothing
+// to judge and passes: `nothing_to_judge`); where it does not, every pair gate of the set fails.
+json judge_set(const RowRecord& row, const Policy& policy, const GateSet& gs,
+               const std::vector<const PairRecord*>& pairs, bool& nothing_to_judge) {
+  std::vector<const PairRecord*> ran;
+  std::vector<std::string> refused;
+  for (const PairRecord* p : pairs)
+    (row.refused.count(p->baseline) ? refused.push_back(p->baseline) : ran.push_back(p));
+  json r = pair_gates(row, ran, gs, row.disposition == Disposition::passed);
+  nothing_to_judge = false;
+  if (refused.empty()) return r;
+  r["refused"] = refused;
+  const bool accepted =
+      std::all_of(refused.begin(), refused.end(), [&](const std::string& b) { return policy.accepts_refusal(b); });
+  nothing_to_judge = accepted && ran.empty();
+  if (!accepted)
+    for (const GateDef& g : gate_table())
+      if (g.pair_gate && r.contains(g.name) && (!r[g.name].is_null() || listed(gs, g.name))) r[g.name] = false;
+  return r;
+}
+
+// The row's verdicts: the raw verdict of every recorded gate, and the policy's.
+Verdicts judge_row(const RowRecord& row, const Policy& policy) {
+  json raw;
+  bool all_correct = !row.correctness.empty();
+  for (const auto& c : row.correctness) all_correct &= c.result.passed;
+  raw["correct"] = all_correct && row.disposition != Disposition::incorrect;
+  std::map<std::string, bool> nothing_to_judge;  // gate set ("" = top level) -> only accepted refusals
+  // The top-level pair gates judge the pairs by_baseline does not name.
+  std::vector<const PairRecord*> top;
+  for (const auto& p : row.pairs)
+    if (policy.judges("", p.baseline)) top.push_back(&p);
+  raw.update(judge_set(row, policy, policy, top, nothing_to_judge[""]));
+  if (!policy.by_baseline.empty()) {
+    raw["by_baseline"] = json::object();
+    for (const auto& [name, g] : policy.by_baseline) {
+      std::vector<const PairRecord*> mine;
+      for (const auto& p : row.pairs)
+        if (p.baseline == name) mine.push_back(&p);
+      raw["by_baseline"][name] = judge_set(row, policy, g, mine, nothing_to_judge[name]);
+    }
+  }
+  std::vector<std::string> failed;
+  // A row that did not run to the end (failed, not_supported, skipped, incorrect) fails every
+  // policy, whatever gates it names: it stays in the denominators as a failure.
+  if (row.disposition != Disposition::passed) failed.push_back("disposition");
+  auto passes = [](const json& set, const std::string& g) { return set.contains(g) && set[g] == true; };
+  for (const auto& g : policy.gates)
+    if ((g == "correct" || !nothing_to_judge[""]) && !passes(raw, g)) failed.push_back(g);
+  for (const auto& [name, gs] : policy.by_baseline) {
+    if (nothing_to_judge[name]) continue;
+    for (const auto& g : gs.gates)
+      if (!passes(raw["by_baseline"][name], g)) failed.push_back(g + "@" + name);
+  }
+  return {raw, failed.empty(), failed};
+}
+
+}  // namespace
+
 void derive_row(RowRecord& row, const RowSamples* samples, const Policy& policy, const DeriveContext& ctx) {
   check_refused(row);
-  const bool measured = row.disposition == Disposition::passed;
   row.signatures.reset();
   row.events_timer_us.reset();
   row.self_clock_us.reset();
@@ -201,118 +295,64 @@ void derive_row(RowRecord& row, const RowSamples* samples, const Policy& policy,
   row.activity_us.reset();
   row.throttled_samples.reset();
   for (auto& p : row.pairs) p = PairRecord{p.baseline, p.candidate, {}, {}, {}, {}, {}, {}, {}};
-  if (measured) {
+  if (row.disposition == Disposition::passed) {
     if (!samples) throw AuditError("row '" + row.id + "': passed but has no samples in the sidecar");
-    if (samples->baseline.size() != row.pairs.size() || samples->candidate.size() != row.pairs.size())
-      throw AuditError("row '" + row.id + "': sample pairs do not match the row's pairs");
-    for (size_t i = 0; i < row.pairs.size(); ++i) {
-      PairRecord& p = row.pairs[i];
-      const bool none = samples->baseline[i].empty() && samples->candidate[i].empty();
-      if (row.refused.count(p.baseline)) {
-        if (!none)
-          throw AuditError("row '" + row.id + "': pair " + std::to_string(i) + ": " + p.baseline +
-                           " refused the row, but the sidecar holds samples of its pair");
-        continue;  // not measured: the pair keeps no statistics
-      }
-      if (none) throw AuditError("row '" + row.id + "': pair " + std::to_string(i) + ": no samples");
-      if (samples->baseline[i].size() != samples->candidate[i].size())
-        throw AuditError("row '" + row.id + "': pair " + std::to_string(i) + ": group counts differ");
-      for (size_t g = 0; g < samples->baseline[i].size(); ++g)
-        if (samples->baseline[i][g].empty() || samples->candidate[i][g].empty())
-          throw AuditError("row '" + row.id + "': pair " + std::to_string(i) + ": group " + std::to_string(g) +
-                           " has no samples");
-      PairStats ps = pair_stats(samples->baseline[i], samples->candidate[i]);
-      p.baseline_stats = stats_of(samples->baseline[i]);
-      p.candidate_stats = stats_of(samples->candidate[i]);
-      p.ratio = ps.ratio;
-      p.group_ratios = ps.group_ratios;
-      p.drift = ps.drift;
-      p.groups_agree = ps.groups_agree;
-      try {
-        p.ratio_ci = ratio_interval(samples->baseline[i], samples->candidate[i], ctx.blocks, ctx.interval,
-                                    interval_seed(ctx.seed, row.id, i));
-      } catch (const std::invalid_argument& e) {
-        throw AuditError("row '" + row.id + "': pair " + std::to_string(i) + ": " + e.what());
-      }
-    }
-    if (!samples->signatures.empty()) {
-      std::map<std::string, SignatureRecord> sig;
-      for (const auto& [arm, v] : samples->signatures) {
-        if (v.empty()) continue;
-        auto d = ctx.declared_kernels.find(arm);
-        if (d == ctx.declared_kernels.end())
-          throw AuditError("row '" + row.id + "': signatures of an arm not in the run: " + arm);
-        sig[arm] = signature_record(v, d->second);
-      }
-      if (!sig.empty()) row.signatures = std::move(sig);
-    }
-    row.events_timer_us = side_summary(samples->side, &SideSeries::events_us);
-    row.self_clock_us = side_summary(samples->side, &SideSeries::self_us);
-    row.sm_clock_mhz = side_summary(samples->side, &SideSeries::sm_clock_mhz);
-    row.cross_device_us = side_summary(samples->side, &SideSeries::cross_device_us);
-    row.activity_us = activity_summary(samples->side);
-    // Throttled samples: SM clock read after the call below 95 % of the device's maximum.
-    if (ctx.max_sm_clock_mhz > 0 && row.sm_clock_mhz) {
-      int64_t throttled = 0;
-      for (const auto& [arm, s] : samples->side)
-        for (double x : s.sm_clock_mhz) throttled += x < 0.95 * ctx.max_sm_clock_mhz;
-      row.throttled_samples = throttled;
+    measure_pairs(row, *samples, ctx);
+    measure_side(row, *samples, ctx);
+  }
+  row.verdicts = judge_row(row, policy);
+}
+
+// The explanation of one failure label: a failing result per judged pair, or why none is.
+static std::vector<GateResult> label_results(const RowRecord& row, const Policy& policy, const std::string& gate,
+                                             const std::string& baseline) {
+  std::vector<GateResult> out;
+  const GateDef* g = find_gate(gate);
+  if (g && g->pair_gate) {
+    const GateSet& gs = baseline.empty() ? static_cast<const GateSet&>(policy) : policy.gates_for(baseline);
+    for (const auto& p : row.pairs) {
+      if (!policy.judges(baseline, p.baseline)) continue;
+      GateResult r = judge_pair(*g, row, p, policy, gs);
+      if (!r.passed) out.push_back(std::move(r));
     }
   }
-  json raw;
-  bool all_correct = !row.correctness.empty();
-  for (const auto& c : row.correctness) all_correct &= c.result.passed;
-  raw["correct"] = all_correct && row.disposition != Disposition::incorrect;
-  // A gate set judges the pairs that ran. A pair whose baseline refused the row is not measured:
-  // where this policy accepts the refusal the pair is left out (a set left with no pair has
-  // nothing to judge and passes); where it does not, every pair gate of the set fails.
-  std::map<std::string, bool> nothing_to_judge;  // gate set ("" = top level) -> only accepted refusals
-  auto judge = [&](const std::string& set, const GateSet& gs, const std::vector<const PairRecord*>& pairs) {
-    std::vector<const PairRecord*> ran;
-    std::vector<std::string> refused;
-    for (const PairRecord* p : pairs)
-      (row.refused.count(p->baseline) ? refused.push_back(p->baseline) : ran.push_back(p));
-    json r = pair_gates(row, ran, gs, measured);
-    if (refused.empty()) return r;
-    r["refused"] = refused;
-    const bool accepted =
-        std::all_of(refused.begin(), refused.end(), [&](const std::string& b) { return policy.accepts_refusal(b); });
-    nothing_to_judge[set] = accepted && ran.empty();
-    if (!accepted)
-      for (const char* k : {"strict", "strict_median", "limit", "drift", "parity", "fallback"})
-        if (!r[k].is_null() || std::find(gs.gates.begin(), gs.gates.end(), k) != gs.gates.end()) r[k] = false;
-    return r;
-  };
-  // The top-level pair gates judge the pairs by_baseline does not name.
-  std::vector<const PairRecord*> top;
-  for (const auto& p : row.pairs)
-    if (policy.judges("", p.baseline)) top.push_back(&p);
-  raw.update(judge("", policy, top));
-  if (!policy.by_baseline.empty()) {
-    raw["by_baseline"] = json::object();
-    for (const auto& [name, g] : policy.by_baseline) {
-      std::vector<const PairRecord*> mine;
-      for (const auto& p : row.pairs)
-        if (p.baseline == name) mine.push_back(&p);
-      raw["by_baseline"][name] = judge(name, g, mine);
+  if (out.empty()) {
+    GateResult r;
+    r.gate = gate;
+    r.judged = false;
+    r.reason = g ? "no pair of this row is judged by it" : "not a gate of this kgate";
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<GateResult> failed_gates(const RowRecord& row, const Policy& policy, double level) {
+  std::vector<GateResult> out;
+  for (const std::string& label : row.verdicts.failed) {
+    const size_t at = label.find('@');
+    const std::string gate = label.substr(0, at), baseline = at == std::string::npos ? "" : label.substr(at + 1);
+    std::vector<GateResult> mine;
+    if (gate == "disposition") {
+      GateResult r;
+      r.gate = r.label = gate;
+      r.disposition = to_string(row.disposition);
+      r.error = row.error.value_or("");
+      out.push_back(std::move(r));
+      // An incorrect row under a policy without `correct`: its failed checks explain it all the same.
+      const auto& f = row.verdicts.failed;
+      if (row.disposition == Disposition::incorrect && std::find(f.begin(), f.end(), "correct") == f.end())
+        for (GateResult& c : correctness_results(row))
+          if (c.correctness) mine.push_back(std::move(c));
+    } else {
+      mine = gate == "correct" ? correctness_results(row) : label_results(row, policy, gate, baseline);
+    }
+    for (auto& r : mine) {
+      r.label = r.gate == "correct" ? r.gate : label;
+      r.level = level;
+      out.push_back(std::move(r));
     }
   }
-  std::vector<std::string> failed;
-  // A row that did not run to the end (failed, not_supported, skipped, incorrect) fails every
-  // policy, whatever gates it names: it stays in the denominators as a failure.
-  if (!measured) failed.push_back("disposition");
-  for (const auto& g : policy.gates) {
-    if (g != "correct" && nothing_to_judge[""]) continue;
-    if (!(raw[g].is_boolean() && raw[g].get<bool>())) failed.push_back(g);
-  }
-  for (const auto& [name, gs] : policy.by_baseline) {
-    if (nothing_to_judge[name]) continue;
-    for (const auto& g : gs.gates) {
-      const json& v = raw["by_baseline"][name][g];
-      if (!(v.is_boolean() && v.get<bool>())) failed.push_back(g + "@" + name);
-    }
-  }
-  row.verdicts = {raw, failed.empty(), failed};
+  return out;
 }
 
 WideTable wide_table(const std::vector<RowRecord>& rows, const std::string& anchor) {

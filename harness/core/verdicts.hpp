@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/core/gates.hpp"
 #include "harness/core/policy.hpp"
 #include "harness/core/records.hpp"
 
@@ -29,6 +30,13 @@ IntervalSpec interval_spec_from_json(const json& protocol);
 // and is ignored otherwise.
 void derive_row(RowRecord& row, const RowSamples* samples, const Policy& policy, const DeriveContext& ctx);
 Summary derive_summary(const std::vector<RowRecord>& rows);
+
+// What failed on a derived row, as typed results, one per failing (gate, pair) of each entry of
+// row.verdicts.failed in order (per failing arm for `correct`, and so for an incorrect row whose
+// policy does not name `correct`, after its disposition): the recorded failure labels,
+// explained by the gate table over the row's recorded figures. `level`: the receipt's interval
+// level (protocol.interval.level). Every printer words these with gate_text (harness/report/).
+std::vector<GateResult> failed_gates(const RowRecord& row, const Policy& policy, double level);
 
 // Every arm of a receipt side by side (tuning runs pairing many variants): per row each arm's
 // median (the candidate's from its first pairing) and its time over the anchor arm's, and the

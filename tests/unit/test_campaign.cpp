@@ -7,13 +7,13 @@
 
 #include <filesystem>
 
-#include "harness/core/carryover.hpp"
+#include "harness/report/carryover.hpp"
 #include "harness/core/crypto.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/fileio.hpp"
 #include "harness/core/receipt.hpp"
-#include "harness/core/report.hpp"
-#include "harness/core/report_view.hpp"
+#include "harness/report/report.hpp"
+#include "harness/report/report_view.hpp"
 #include "harness/run/campaign.hpp"
 #include "harness/run/preflight.hpp"
 #include "tests/unit/fake_backend.hpp"

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <memory>
 
-#include "harness/core/carryover.hpp"
+#include "harness/report/carryover.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/fileio.hpp"
 #include "harness/core/receipt.hpp"

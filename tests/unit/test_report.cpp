@@ -15,10 +15,10 @@
 #include "harness/core/errors.hpp"
 #include "harness/core/fileio.hpp"
 #include "harness/core/receipt.hpp"
-#include "harness/core/receipt_compare.hpp"
+#include "harness/report/compare.hpp"
 #include "harness/core/records.hpp"
-#include "harness/core/report.hpp"
-#include "harness/core/report_text.hpp"
+#include "harness/report/report.hpp"
+#include "harness/report/report_text.hpp"
 #include "harness/core/verdicts.hpp"
 
 namespace kgate {
@@ -305,19 +305,21 @@ TEST(Report, MarkdownHeadlineComesFirstAndNamesTheRatioDirection) {
 
 TEST(Report, FailuresGiveTheRowsThresholdAndTheWorstElement) {
   const std::string md = report_markdown(old_view());
-  // band=wide rows have limit 0.5 (by tag), not the policy's 0.05.
-  EXPECT_NE(md.find("**limit@k.floor**: vs k.floor: limit 0.5 (this row's; policy default 0.05): candidate 40.00 us > "
-                    "(1 + 0.5) x baseline 25.00 us = 37.50 us"),
+  // band=wide rows have limit 0.5 (by tag), not the policy's 0.05: the threshold is 1 + 0.5.
+  EXPECT_NE(md.find("limit@k.floor: candidate / baseline median time 1.600 is not <= 1.5 (ratio 0.6250, 99% interval "
+                    "[0.6000, 0.6500]; candidate 40.00 us, baseline 25.00 us)"),
             std::string::npos)
       << md;
-  EXPECT_NE(md.find("**strict@k.base**: vs k.base: interval [0.980, 1.120]: lower bound <= 1"), std::string::npos);
+  EXPECT_NE(md.find("strict@k.base: ratio interval lower bound 0.9800 is not > 1 (ratio 1.053, 99% interval [0.9800, "
+                    "1.120]"),
+            std::string::npos);
   EXPECT_NE(
-      md.find("k.new: 3 of 4096 elements out of tolerance; worst out[b=3,h=1]: out 1.5, ref 1.25; max abs err 0.25, "
-              "max rel err 0.2 (tolerance atol 0.01, rtol 0.01)"),
+      md.find("correct: k.new: 3 of 4096 elements outside tolerance (atol 0.01 + rtol 0.01 x abs(ref)), 0 "
+              "non-finite, 0 unwritten; max abs err 0.25, max rel err 0.2; worst out[b=3,h=1]: out 1.5, ref 1.25"),
       std::string::npos);
   // Recorded text is escaped: a pipe cannot end a cell, a line break cannot end the item.
   EXPECT_NE(md.find("3 mismatches \\| worst &lt;out[b=3,h=1]> &amp; more"), std::string::npos) << md;
-  EXPECT_NE(md.find("lower bound <= 1"), std::string::npos);  // a < that opens no tag stays
+  EXPECT_NE(md.find("is not <= 1.5"), std::string::npos);  // a < that opens no tag stays
   EXPECT_NE(md.find("cudaErrorIllegalAddress\\nat launch.cu:42"), std::string::npos);
   EXPECT_NE(md.find("`r4 <&\"'\\|>`"), std::string::npos);  // in a code span only the pipe is escaped
 }

@@ -1,11 +1,12 @@
 // The json, csv and wide printers (markdown: report_md.cpp; html: report_html.cpp).
-#include "harness/core/report.hpp"
+#include "harness/report/report.hpp"
 
 #include <set>
 #include <sstream>
 
-#include "harness/core/report_text.hpp"
 #include "harness/core/verdicts.hpp"
+#include "harness/report/gate_text.hpp"
+#include "harness/report/report_text.hpp"
 
 namespace kgate {
 namespace {
@@ -77,8 +78,7 @@ std::string report_json(const ReportView& v) {
     for (size_t i = 0; i < rv.record.pairs.size(); ++i)
       r["figures"].push_back(figures_json(rv.record.pairs[i], rv.figures[i]));
     r["failures"] = json::array();
-    for (const auto& f : rv.failures)
-      r["failures"].push_back({{"gate", f.gate}, {"baseline", f.baseline}, {"reason", f.reason}});
+    for (const auto& f : rv.failures) r["failures"].push_back(gate_json(f));
     j["rows"].push_back(std::move(r));
   }
   return j.dump(2) + "\n";

@@ -2,8 +2,9 @@
 #include <cctype>
 #include <set>
 
-#include "harness/core/report.hpp"
-#include "harness/core/report_text.hpp"
+#include "harness/report/gate_text.hpp"
+#include "harness/report/report.hpp"
+#include "harness/report/report_text.hpp"
 
 namespace kgate {
 namespace {
@@ -145,8 +146,7 @@ std::vector<doc::Block> failures_section(const ReportView& v) {
   std::vector<Inline> items;
   for (const auto& rv : v.rows)
     for (const auto& f : rv.failures)
-      items.push_back({C(rv.record.id), T(" (" + to_string(rv.record.disposition) + "): "),
-                       B(f.baseline.empty() ? f.gate : f.gate + "@" + f.baseline), T(": " + f.reason)});
+      items.push_back({C(rv.record.id), T(" (" + to_string(rv.record.disposition) + "): " + gate_text(f))});
   out.push_back(doc::heading(3, {T("Failures (" + std::to_string(v.summary.policy_failed) + " rows)")}));
   if (items.empty())
     out.push_back(doc::para({T("None: every row passes the policy.")}));

@@ -1,8 +1,8 @@
-#include "harness/core/report_doc.hpp"
+#include "harness/report/report_doc.hpp"
 
 #include <algorithm>
 
-#include "harness/core/report_text.hpp"
+#include "harness/report/report_text.hpp"
 
 namespace kgate::doc {
 namespace {

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "harness/core/records.hpp"
-#include "harness/core/report_doc.hpp"
-#include "harness/core/report_view.hpp"
+#include "harness/report/report_doc.hpp"
+#include "harness/report/report_view.hpp"
 
 namespace kgate {
 

@@ -12,8 +12,8 @@
 #include <set>
 #include <sstream>
 
-#include "harness/core/report.hpp"
-#include "harness/core/report_text.hpp"
+#include "harness/report/report.hpp"
+#include "harness/report/report_text.hpp"
 
 namespace kgate {
 namespace {
@@ -267,6 +267,38 @@ std::vector<std::string> line_groups(const ReportView& v, const std::vector<doub
   return keys;
 }
 
+// Per arm and group of rows, the arm's median time over the chart's x values.
+struct TimeSeries {
+  struct Series {
+    std::string arm, group;
+    std::vector<std::pair<double, double>> points;
+  };
+  std::vector<Series> series;
+  double tmin = INFINITY, tmax = 0;
+};
+
+TimeSeries time_series(const ReportView& v, const std::vector<double>& xs, const std::vector<std::string>& groups,
+                       const std::vector<std::string>& arms) {
+  TimeSeries ts;
+  for (size_t a = 0; a < arms.size(); ++a) {
+    std::map<std::string, size_t> of_group;
+    for (size_t i = 0; i < v.rows.size(); ++i) {
+      std::optional<double> t;
+      for (const auto& p : v.rows[i].record.pairs) {
+        if (a == 0 && p.candidate_stats && !t) t = p.candidate_stats->median_us;
+        if (a > 0 && p.baseline == arms[a] && p.baseline_stats) t = p.baseline_stats->median_us;
+      }
+      if (!t || !(*t > 0)) continue;
+      auto [it, fresh] = of_group.emplace(groups[i], ts.series.size());
+      if (fresh) ts.series.push_back({arms[a], groups[i], {}});
+      ts.series[it->second].points.emplace_back(xs[i], *t);
+      ts.tmin = std::min(ts.tmin, *t);
+      ts.tmax = std::max(ts.tmax, *t);
+    }
+  }
+  return ts;
+}
+
 std::string time_chart(const ReportView& v, int index) {
   const std::string param = varying_numeric_param(v);
   std::vector<double> xs;
@@ -278,28 +310,9 @@ std::string time_chart(const ReportView& v, int index) {
   const std::vector<std::string> groups = line_groups(v, xs);
   std::vector<std::string> arms = {v.candidate};
   arms.insert(arms.end(), v.baselines.begin(), v.baselines.end());
-  struct Series {
-    std::string arm, group;
-    std::vector<std::pair<double, double>> points;
-  };
-  std::vector<Series> series;
-  double tmin = INFINITY, tmax = 0;
-  for (size_t a = 0; a < arms.size(); ++a) {
-    std::map<std::string, size_t> of_group;
-    for (size_t i = 0; i < v.rows.size(); ++i) {
-      std::optional<double> t;
-      for (const auto& p : v.rows[i].record.pairs) {
-        if (a == 0 && p.candidate_stats && !t) t = p.candidate_stats->median_us;
-        if (a > 0 && p.baseline == arms[a] && p.baseline_stats) t = p.baseline_stats->median_us;
-      }
-      if (!t || !(*t > 0)) continue;
-      auto [it, fresh] = of_group.emplace(groups[i], series.size());
-      if (fresh) series.push_back({arms[a], groups[i], {}});
-      series[it->second].points.emplace_back(xs[i], *t);
-      tmin = std::min(tmin, *t);
-      tmax = std::max(tmax, *t);
-    }
-  }
+  TimeSeries ts = time_series(v, xs, groups, arms);
+  auto& series = ts.series;
+  const double tmin = ts.tmin, tmax = ts.tmax;
   Svg s(index, 230, "median time per arm vs " + (param.empty() ? std::string("row") : param),
         std::any_of(groups.begin(), groups.end(), [](const std::string& g) { return !g.empty(); })
             ? "one line per arm (colour) and group of rows that share their other tags (dash)"
@@ -322,7 +335,7 @@ std::string time_chart(const ReportView& v, int index) {
   auto px = [&](double xv) { return param.empty() ? s.left() + (xv + 0.5) * cat : x(xv); };
   std::map<std::string, int> dash_of_group;
   for (size_t k = 0; k < series.size(); ++k) {
-    Series& se = series[k];
+    TimeSeries::Series& se = series[k];
     std::sort(se.points.begin(), se.points.end());
     const size_t arm_index = std::find(arms.begin(), arms.end(), se.arm) - arms.begin();
     const char* color = kPalette[arm_index % 8];
