@@ -6,7 +6,7 @@
 set -euo pipefail
 pkgs=(cmake ninja-build g++ make pkg-config git python3
       nlohmann-json3-dev libcli11-dev libeigen3-dev libssl-dev libbenchmark-dev libgtest-dev googletest
-      chromium fonts-dejavu-core python3-venv)  # chromium: the html report test renders the page headless
+      chromium fonts-dejavu-core python3-venv universal-ctags)  # chromium: the html report test renders the page headless; universal-ctags: the function-size check
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -459,19 +459,42 @@ json to_json(const RowRecord& r) {
   return j;
 }
 
-RowRecord row_record_from_json(const json& j) {
-  std::string id = j.is_object() && j.contains("id") && j["id"].is_string() ? j["id"].get<std::string>() : "?";
-  AuditReader r(j, "row " + quoted(id));
-  RowRecord row;
+namespace {
+
+PairRecord pair_record_from(AuditReader& p) {
+  PairRecord pr;
+  pr.baseline = p.str("baseline");
+  pr.candidate = p.str("candidate");
+  pr.baseline_stats = stats_from(p, "baseline_stats");
+  pr.candidate_stats = stats_from(p, "candidate_stats");
+  pr.ratio = opt_num(p, "ratio");
+  pr.drift = opt_num(p, "drift");
+  if (p.has_value("group_ratios"))
+    pr.group_ratios = p.nums("group_ratios");
+  else
+    p.at("group_ratios");
+  if (p.has_value("groups_agree"))
+    pr.groups_agree = p.boolean("groups_agree");
+  else
+    p.at("groups_agree");
+  if (p.has_value("ratio_ci")) {
+    AuditReader ci = p.sub("ratio_ci");
+    pr.ratio_ci = RatioInterval{ci.num("lo"), ci.num("hi")};
+  } else {
+    p.at("ratio_ci");
+  }
+  return pr;
+}
+
+// The row's identity and correctness: everything before its pairs.
+void read_row_head(AuditReader& r, const json& j, RowRecord& row) {
   row.id = r.str("id");
   row.family = r.str("family");
   row.params = r.obj("params");
-  {
-    const json& t = r.obj("tags");
-    for (auto it = t.begin(); it != t.end(); ++it) {
-      if (!it.value().is_string()) r.fail("tags." + it.key(), "not a string");
-      row.tags[it.key()] = it.value().get<std::string>();
-    }
+  const json& t = r.obj("tags");
+  for (auto it = t.begin(); it != t.end(); ++it) {
+    if (!it.value().is_string()) r.fail("tags." + it.key(), "not a string");
+    row.tags[it.key()] = it.value().get<std::string>();
   }
   AuditReader tol = r.sub("tolerance");
   row.tolerance = {tol.num("atol"), tol.num("rtol")};
@@ -490,50 +513,25 @@ RowRecord row_record_from_json(const json& j) {
     row.refused = r.str_map("refused");
     if (row.refused.empty()) r.fail("refused", "empty (kgate writes the field only for a refusal)");
   }
-  const json& pairs = r.arr("pairs");
-  for (size_t i = 0; i < pairs.size(); ++i) {
-    AuditReader p = r.element(pairs[i], "pairs", i);
-    PairRecord pr;
-    pr.baseline = p.str("baseline");
-    pr.candidate = p.str("candidate");
-    pr.baseline_stats = stats_from(p, "baseline_stats");
-    pr.candidate_stats = stats_from(p, "candidate_stats");
-    pr.ratio = opt_num(p, "ratio");
-    pr.drift = opt_num(p, "drift");
-    if (p.has_value("group_ratios"))
-      pr.group_ratios = p.nums("group_ratios");
-    else
-      p.at("group_ratios");
-    if (p.has_value("groups_agree"))
-      pr.groups_agree = p.boolean("groups_agree");
-    else
-      p.at("groups_agree");
-    if (p.has_value("ratio_ci")) {
-      AuditReader ci = p.sub("ratio_ci");
-      pr.ratio_ci = RatioInterval{ci.num("lo"), ci.num("hi")};
-    } else {
-      p.at("ratio_ci");
-    }
-    row.pairs.push_back(std::move(pr));
-  }
-  if (r.has_value("work")) {
-    AuditReader w = r.sub("work");
-    row.work = Work{w.num("bytes"), w.num("flops")};
-  } else {
-    r.at("work");
-  }
-  if (r.has_value("signatures")) {
-    std::map<std::string, SignatureRecord> m;
-    AuditReader s = r.sub("signatures");
-    for (auto it = s.raw().begin(); it != s.raw().end(); ++it) {
-      AuditReader a = s.sub(it.key());
-      m[it.key()] = {a.integer("A"),  a.integer("L"),       a.integer("K"),         a.integer("calls"),
-                     a.strs("names"), a.strs("undeclared"), a.boolean("consistent")};
-    }
-    row.signatures = std::move(m);
-  } else {
+}
+
+std::optional<std::map<std::string, SignatureRecord>> signatures_from(AuditReader& r) {
+  if (!r.has_value("signatures")) {
     r.at("signatures");
+    return std::nullopt;
   }
+  std::map<std::string, SignatureRecord> m;
+  AuditReader s = r.sub("signatures");
+  for (auto it = s.raw().begin(); it != s.raw().end(); ++it) {
+    AuditReader a = s.sub(it.key());
+    m[it.key()] = {a.integer("A"),  a.integer("L"),       a.integer("K"),         a.integer("calls"),
+                   a.strs("names"), a.strs("undeclared"), a.boolean("consistent")};
+  }
+  return m;
+}
+
+// The timer's side figures: events, self clock, SM clock, cross-device union, activity, throttling.
+void read_row_sides(AuditReader& r, RowRecord& row) {
   row.events_timer_us = side_summary_from(r, "events_timer_us");
   row.self_clock_us = side_summary_from(r, "self_clock_us");
   row.sm_clock_mhz = side_summary_from(r, "sm_clock_mhz");
@@ -551,6 +549,28 @@ RowRecord row_record_from_json(const json& j) {
     row.throttled_samples = r.integer("throttled_samples");
   else
     r.at("throttled_samples");
+}
+
+}  // namespace
+
+RowRecord row_record_from_json(const json& j) {
+  std::string id = j.is_object() && j.contains("id") && j["id"].is_string() ? j["id"].get<std::string>() : "?";
+  AuditReader r(j, "row " + quoted(id));
+  RowRecord row;
+  read_row_head(r, j, row);
+  const json& pairs = r.arr("pairs");
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    AuditReader p = r.element(pairs[i], "pairs", i);
+    row.pairs.push_back(pair_record_from(p));
+  }
+  if (r.has_value("work")) {
+    AuditReader w = r.sub("work");
+    row.work = Work{w.num("bytes"), w.num("flops")};
+  } else {
+    r.at("work");
+  }
+  row.signatures = signatures_from(r);
+  read_row_sides(r, row);
   AuditReader v = r.sub("verdicts");
   row.verdicts.raw = v.obj("raw");
   row.verdicts.policy = v.boolean("policy");

@@ -43,18 +43,21 @@ struct WsPlanLayout {
 // each between.
 KGATE_HD inline int ws_plan_max_segments(int nb) { return nb < 3 ? nb : (nb + 1) / 2 + 1 < nb ? (nb + 1) / 2 + 1 : nb; }
 
-// act[t]: token t's active columns, clamped to [0, W]. Writes the whole plan into `plan`.
-KGATE_HD inline void ws_plan_walk(const int* act, int tokens, int groups, int parts, int overhead, int* plan) {
-  const WsPlanLayout L{parts, tokens * groups};
-  auto blocks = [&](int t) { return act[t] > 0 ? (act[t] + kPlanBlockCols - 1) / kPlanBlockCols : 1; };
-  long long total = 0;
-  for (int t = 0; t < tokens; ++t) total += static_cast<long long>(blocks(t) + overhead) * groups;
+// The walk over one launch's pairs (ws_plan_walk's steps).
+struct WsPlanWalk {
+  const int* act;  // token t's active columns, clamped to [0, W]
+  int tokens, groups, parts, overhead;
+  WsPlanLayout L;
+
+  KGATE_HD int blocks(int t) const { return act[t] > 0 ? (act[t] + kPlanBlockCols - 1) / kPlanBlockCols : 1; }
+
   // The greedy walk at share P: partition p takes pairs while their rest fits (left + overhead), then a
   // segment of what remains but the overhead, the pair going on in partition p + 1; with `rest`, the
   // last partition takes whatever is left. seg(p, pair, j, b0, b1, n): a segment of pair, its index j
   // (-1: the pair's only one), blocks [b0, b1), n the pair's segment count when it ends there (else 0).
   // Returns the partitions used, parts + 1 when the pairs do not fit.
-  auto walk = [&](long long P, bool rest, auto&& seg) {
+  template <class Seg>
+  KGATE_HD int run(long long P, bool rest, Seg&& seg) const {
     int pair = 0, blk = 0, j = 0, p = 0;
     for (; pair < L.pairs; ++p) {
       if (p == parts) return parts + 1;
@@ -84,57 +87,75 @@ KGATE_HD inline void ws_plan_walk(const int* act, int tokens, int groups, int pa
       if (!moved) return parts + 1;
     }
     return p;
-  };
+  }
+
   // The smallest share that fits in `parts` (FlashMLA's scheduler takes ceil(total / parts) +
   // overhead, which leaves partitions idle at the end; the search makes the longest one as short as
   // the walk can). Everything in one partition always fits.
-  auto count_only = [](int, int, int, int, int, int) {};
-  long long lo = (total + parts - 1) / parts, hi = total;
-  if (lo < overhead + 2) lo = overhead + 2;  // two blocks a segment at least (ws_plan_max_segments)
-  if (hi < lo) hi = lo;
-  while (lo < hi) {
-    const long long mid = (lo + hi) / 2;
-    if (walk(mid, false, count_only) <= parts)
-      hi = mid;
-    else
-      lo = mid + 1;
+  KGATE_HD long long smallest_share() const {
+    long long total = 0;
+    for (int t = 0; t < tokens; ++t) total += static_cast<long long>(blocks(t) + overhead) * groups;
+    auto count_only = [](int, int, int, int, int, int) {};
+    long long lo = (total + parts - 1) / parts, hi = total;
+    if (lo < overhead + 2) lo = overhead + 2;  // two blocks a segment at least (ws_plan_max_segments)
+    if (hi < lo) hi = lo;
+    while (lo < hi) {
+      const long long mid = (lo + hi) / 2;
+      if (run(mid, false, count_only) <= parts)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    return lo;
   }
-  int* items = plan + L.items_off();
-  int* nseg = plan + L.nseg_off();
-  auto item = [&](int* v, int t, int g, int j, int b0, int b1) {
+
+  KGATE_HD void item(int* v, int t, int g, int j, int b0, int b1) const {
     v[0] = t;
     v[1] = g | ((j + 1) << 8);
     v[2] = b0 | (b1 << 16);
     v[3] = t < 0 ? 0 : act[t];
-  };
+  }
+
+  // Spread: partition p to CTA p x parts / used (increasing, >= p), the highest first, so a slot is
+  // rewritten only after its own partition has moved; a slot left behind is emptied.
+  KGATE_HD void spread(int* plan, int used) const {
+    int* items = plan + L.items_off();
+    for (int p = used - 1; p >= 0; --p) {
+      const int c = static_cast<int>(static_cast<long long>(p) * parts / used);
+      if (c == p) continue;
+      for (int k = 0; k < 4; ++k) items[4 * c + k] = items[4 * p + k];
+      plan[4 + 2 * c] = plan[4 + 2 * p];
+      plan[5 + 2 * c] = plan[5 + 2 * p];
+      item(items + 4 * p, -1, 0, -1, 0, 0);
+      plan[4 + 2 * p] = plan[5 + 2 * p] = 0;
+    }
+  }
+};
+
+// act[t]: token t's active columns, clamped to [0, W]. Writes the whole plan into `plan`.
+KGATE_HD inline void ws_plan_walk(const int* act, int tokens, int groups, int parts, int overhead, int* plan) {
+  const WsPlanWalk w{act, tokens, groups, parts, overhead, WsPlanLayout{parts, tokens * groups}};
+  const long long share = w.smallest_share();
+  int* items = plan + w.L.items_off();
+  int* nseg = plan + w.L.nseg_off();
   for (int p = 0; p < parts; ++p) {  // every CTA without work until the walk gives it some
-    item(items + 4 * p, -1, 0, -1, 0, 0);
+    w.item(items + 4 * p, -1, 0, -1, 0, 0);
     plan[4 + 2 * p] = plan[5 + 2 * p] = 0;
   }
   int r = 0, open = -1;  // further items written; the partition being written
-  const int used = walk(lo, true, [&](int p, int pair, int j, int b0, int b1, int n) {
+  const int used = w.run(share, true, [&](int p, int pair, int j, int b0, int b1, int n) {
     const int t = pair / groups, g = pair % groups;
     if (p != open) {  // the partition's first item
       open = p;
       plan[4 + 2 * p] = r;
-      item(items + 4 * p, t, g, j, b0, b1);
+      w.item(items + 4 * p, t, g, j, b0, b1);
     } else {
-      item(items + 4 * (parts + r++), t, g, j, b0, b1);
+      w.item(items + 4 * (parts + r++), t, g, j, b0, b1);
     }
     plan[5 + 2 * p] = r;
     if (n) nseg[pair] = n;
   });
-  // Spread: partition p to CTA p x parts / used (increasing, >= p), the highest first, so a slot is
-  // rewritten only after its own partition has moved; a slot left behind is emptied.
-  for (int p = used - 1; p >= 0; --p) {
-    const int c = static_cast<int>(static_cast<long long>(p) * parts / used);
-    if (c == p) continue;
-    for (int k = 0; k < 4; ++k) items[4 * c + k] = items[4 * p + k];
-    plan[4 + 2 * c] = plan[4 + 2 * p];
-    plan[5 + 2 * c] = plan[5 + 2 * p];
-    item(items + 4 * p, -1, 0, -1, 0, 0);
-    plan[4 + 2 * p] = plan[5 + 2 * p] = 0;
-  }
+  w.spread(plan, used);
   plan[0] = used;
 }
 

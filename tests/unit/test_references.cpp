@@ -148,12 +148,103 @@ TEST(SparseMlaConfig, WarpSpecializedFromTheBlockStepThresholds) {
 // every pair's blocks covered once, in order, by segments whose slots and merge entries agree, each
 // partition within its share, on ragged and uniform lengths (empty tokens too) and on plans where the
 // last partition must take the rest.
+namespace plan_check {
+using namespace kgate::sparse_mla;
+
+struct Shape {
+  int tokens, groups, W, parts, overhead;
+  bool ragged, one_long = false;  // one_long: token 0 all W columns, the others one block
+};
+
+// A plan as the test reads it back: each pair's segments as the partitions are walked in order.
+struct Walked {
+  const Shape& sh;
+  const std::vector<int>& act;
+  const std::vector<int>& plan;
+  WsPlanLayout L;
+  std::vector<int> next_block, segs, last_j, working;
+  int nb(int t) const { return act[t] > 0 ? (act[t] + 63) / 64 : 1; }
+};
+
+// Partition p's items: each pair's segments must follow one another from block 0, within the share.
+void check_partition(Walked& w, int p, long long share) {
+  const Shape& sh = w.sh;
+  const std::vector<int>& plan = w.plan;
+  std::vector<const int*> its;
+  const int* first = plan.data() + w.L.items_off() + 4 * p;
+  ASSERT_LE(plan[4 + 2 * p], plan[5 + 2 * p]);
+  if (first[0] < 0) {
+    EXPECT_EQ(plan[4 + 2 * p], plan[5 + 2 * p]) << "a CTA without work has no further items";
+    return;
+  }
+  w.working.push_back(p);
+  its.push_back(first);
+  for (int k = plan[4 + 2 * p]; k < plan[5 + 2 * p]; ++k)
+    its.push_back(plan.data() + w.L.items_off() + 4 * (sh.parts + k));
+  long long load = 0;
+  for (const int* v : its) {
+    const int t = v[0], g = v[1] & 255, j = (v[1] >> 8) - 1, b0 = v[2] & 0xffff, b1 = v[2] >> 16;
+    ASSERT_GE(t, 0);
+    ASSERT_LT(t, sh.tokens);
+    ASSERT_LT(g, sh.groups);
+    const int pair = t * sh.groups + g;
+    EXPECT_EQ(v[3], w.act[t]);
+    EXPECT_EQ(b0, w.next_block[pair]) << "segments of a pair in order, none missing or repeated";
+    EXPECT_LT(b0, b1);
+    EXPECT_LE(b1, w.nb(t));
+    w.next_block[pair] = b1;
+    ++w.segs[pair];
+    if (j >= 0) EXPECT_EQ(j, w.segs[pair] - 1) << "a split pair's segments are its splits 0, 1, ...";
+    w.last_j[pair] = j;
+    load += b1 - b0 + sh.overhead;
+  }
+  if (p < sh.parts - 1) EXPECT_LE(load, share) << "partition " << p << " within its share";
+}
+
+// After the walk: CTAs with work spread evenly, every pair covered, segment counts as recorded.
+void check_pairs(const Walked& w) {
+  const Shape& sh = w.sh;
+  const int used = static_cast<int>(w.working.size());
+  for (int k = 0; k < used; ++k)
+    EXPECT_EQ(w.working[k], static_cast<int>(static_cast<long long>(k) * sh.parts / used))
+        << "the CTAs with work spread evenly";
+  EXPECT_EQ(w.plan[0], used);
+  int split_pairs = 0;
+  for (int pair = 0; pair < w.L.pairs; ++pair) {
+    EXPECT_EQ(w.next_block[pair], w.nb(pair / sh.groups)) << "pair " << pair << " fully covered";
+    EXPECT_EQ(w.plan[w.L.nseg_off() + pair], w.segs[pair]) << "pair " << pair << "'s segment count";
+    EXPECT_LE(w.segs[pair], ws_plan_max_segments(w.nb(pair / sh.groups)))
+        << "pair " << pair << " within the partials' splits";
+    if (w.segs[pair] == 1) EXPECT_EQ(w.last_j[pair], -1) << "a pair in one partition writes out itself";
+    if (w.segs[pair] > 1) ++split_pairs;
+  }
+  if (sh.parts == 1) EXPECT_EQ(split_pairs, 0);
+  if (sh.ragged && sh.W > 2 * 64 && sh.parts == 132 && sh.tokens * sh.groups < sh.parts)
+    EXPECT_GT(split_pairs, 0) << "few long pairs are split (two blocks a segment at least)";
+}
+
+void check_plan(const Shape& sh, std::mt19937& rng) {
+  std::vector<int> act(sh.tokens);
+  for (int t = 0; t < sh.tokens; ++t)
+    act[t] = sh.ragged ? static_cast<int>(rng() % (sh.W + 1)) : sh.one_long && t ? 64 : sh.W;
+  if (sh.ragged) act[0] = 0;  // an empty token keeps one (masked) block
+  const WsPlanLayout L{sh.parts, sh.tokens * sh.groups};
+  std::vector<int> plan(static_cast<size_t>(L.ints()), -7);
+  ws_plan_walk(act.data(), sh.tokens, sh.groups, sh.parts, sh.overhead, plan.data());
+  Walked w{sh, act, plan, L, std::vector<int>(L.pairs, 0), std::vector<int>(L.pairs, 0), std::vector<int>(L.pairs, -2),
+           {}};
+  long long total = 0;
+  for (int t = 0; t < sh.tokens; ++t) total += static_cast<long long>(w.nb(t) + sh.overhead) * sh.groups;
+  // FlashMLA's share, or two blocks a segment (the plan's floor) where that is more.
+  const long long share = std::max<long long>((total + sh.parts - 1) / sh.parts + sh.overhead, sh.overhead + 2);
+  for (int p = 0; p < sh.parts; ++p) check_partition(w, p, share);
+  check_pairs(w);
+}
+
+}  // namespace plan_check
+
 TEST(SparseMlaPlan, EveryPairCoveredOnceWithinEachPartitionsShare) {
-  using namespace kgate::sparse_mla;
-  struct Shape {
-    int tokens, groups, W, parts, overhead;
-    bool ragged, one_long = false;  // one_long: token 0 all W columns, the others one block
-  };
+  using plan_check::Shape;
   const Shape shapes[] = {{20, 2, 1152, 132, 3, true},      {40, 2, 640, 132, 3, false}, {40, 1, 1152, 132, 5, false},
                           {257, 1, 640, 132, 3, false},     {10, 2, 128, 132, 0, true},  {5, 1, 128, 132, 3, false},
                           {80, 2, 1152, 132, 2, true},      {7, 3, 4096, 16, 1, true},   {30, 2, 640, 1, 3, true},
@@ -163,73 +254,14 @@ TEST(SparseMlaPlan, EveryPairCoveredOnceWithinEachPartitionsShare) {
     SCOPED_TRACE("tokens " + std::to_string(sh.tokens) + " groups " + std::to_string(sh.groups) + " W " +
                  std::to_string(sh.W) + " parts " + std::to_string(sh.parts) + " overhead " +
                  std::to_string(sh.overhead));
-    std::vector<int> act(sh.tokens);
-    for (int t = 0; t < sh.tokens; ++t)
-      act[t] = sh.ragged ? static_cast<int>(rng() % (sh.W + 1)) : sh.one_long && t ? 64 : sh.W;
-    if (sh.ragged) act[0] = 0;  // an empty token keeps one (masked) block
-    const WsPlanLayout L{sh.parts, sh.tokens * sh.groups};
-    std::vector<int> plan(static_cast<size_t>(L.ints()), -7);
-    ws_plan_walk(act.data(), sh.tokens, sh.groups, sh.parts, sh.overhead, plan.data());
-    auto nb = [&](int t) { return act[t] > 0 ? (act[t] + 63) / 64 : 1; };
-    long long total = 0;
-    for (int t = 0; t < sh.tokens; ++t) total += static_cast<long long>(nb(t) + sh.overhead) * sh.groups;
-    // FlashMLA's share, or two blocks a segment (the plan's floor) where that is more.
-    const long long share = std::max<long long>((total + sh.parts - 1) / sh.parts + sh.overhead, sh.overhead + 2);
-    // Walk the partitions in order: each pair's segments must follow one another from block 0.
-    std::vector<int> next_block(L.pairs, 0), segs(L.pairs, 0), last_j(L.pairs, -2);
-    int used = 0;
-    std::vector<int> working;
-    for (int p = 0; p < sh.parts; ++p) {
-      std::vector<const int*> its;
-      const int* first = plan.data() + L.items_off() + 4 * p;
-      ASSERT_LE(plan[4 + 2 * p], plan[5 + 2 * p]);
-      if (first[0] < 0) {
-        EXPECT_EQ(plan[4 + 2 * p], plan[5 + 2 * p]) << "a CTA without work has no further items";
-        continue;
-      }
-      ++used;
-      working.push_back(p);
-      its.push_back(first);
-      for (int k = plan[4 + 2 * p]; k < plan[5 + 2 * p]; ++k)
-        its.push_back(plan.data() + L.items_off() + 4 * (sh.parts + k));
-      long long load = 0;
-      for (const int* v : its) {
-        const int t = v[0], g = v[1] & 255, j = (v[1] >> 8) - 1, b0 = v[2] & 0xffff, b1 = v[2] >> 16;
-        ASSERT_GE(t, 0);
-        ASSERT_LT(t, sh.tokens);
-        ASSERT_LT(g, sh.groups);
-        const int pair = t * sh.groups + g;
-        EXPECT_EQ(v[3], act[t]);
-        EXPECT_EQ(b0, next_block[pair]) << "segments of a pair in order, none missing or repeated";
-        EXPECT_LT(b0, b1);
-        EXPECT_LE(b1, nb(t));
-        next_block[pair] = b1;
-        ++segs[pair];
-        if (j >= 0) EXPECT_EQ(j, segs[pair] - 1) << "a split pair's segments are its splits 0, 1, ...";
-        last_j[pair] = j;
-        load += b1 - b0 + sh.overhead;
-      }
-      if (p < sh.parts - 1) EXPECT_LE(load, share) << "partition " << p << " within its share";
-    }
-    for (int k = 0; k < used; ++k)
-      EXPECT_EQ(working[k], static_cast<int>(static_cast<long long>(k) * sh.parts / used))
-          << "the CTAs with work spread evenly";
-    EXPECT_EQ(plan[0], used);
-    int split_pairs = 0;
-    for (int pair = 0; pair < L.pairs; ++pair) {
-      EXPECT_EQ(next_block[pair], nb(pair / sh.groups)) << "pair " << pair << " fully covered";
-      EXPECT_EQ(plan[L.nseg_off() + pair], segs[pair]) << "pair " << pair << "'s segment count";
-      EXPECT_LE(segs[pair], ws_plan_max_segments(nb(pair / sh.groups)))
-          << "pair " << pair << " within the partials' splits";
-      if (segs[pair] == 1) EXPECT_EQ(last_j[pair], -1) << "a pair in one partition writes out itself";
-      if (segs[pair] > 1) ++split_pairs;
-    }
-    if (sh.parts == 1) EXPECT_EQ(split_pairs, 0);
-    if (sh.ragged && sh.W > 2 * 64 && sh.parts == 132 && sh.tokens * sh.groups < sh.parts)
-      EXPECT_GT(split_pairs, 0) << "few long pairs are split (two blocks a segment at least)";
+    plan_check::check_plan(sh, rng);
   }
-  // The share is the smallest that fits: 40 pairs of 18 blocks on 132 partitions split 6 + 6 + 6 (120
-  // partitions), where ceil(total / parts) + overhead would allow 7 + 7 + 4.
+}
+
+// The share is the smallest that fits: 40 pairs of 18 blocks on 132 partitions split 6 + 6 + 6 (120
+// partitions), where ceil(total / parts) + overhead would allow 7 + 7 + 4.
+TEST(SparseMlaPlan, TheShareIsTheSmallestThatFits) {
+  using namespace kgate::sparse_mla;
   std::vector<int> act(40, 1152);
   const WsPlanLayout L{132, 40};
   std::vector<int> plan(static_cast<size_t>(L.ints()));
