@@ -16,6 +16,9 @@ namespace kgate {
 struct CaseRow;
 struct Implementation;
 class RowContext;
+namespace gpu {
+class GpuBackend;  // harness/gpu/backend.hpp, built with the GPU backend only
+}
 
 struct ParamSpec {
   enum class Kind { Int, Bool, String };
@@ -54,7 +57,7 @@ struct Family {
   // CPU backend: inputs + double-precision reference on the host.
   std::function<std::unique_ptr<RowContext>(const CaseRow&, uint64_t seed)> make_cpu_context;
   // GPU backend (set by the GPU library when built with CUDA).
-  std::function<std::unique_ptr<RowContext>(const CaseRow&, uint64_t seed, void* gpu)> make_gpu_context;
+  std::function<std::unique_ptr<RowContext>(const CaseRow&, uint64_t seed, gpu::GpuBackend& be)> make_gpu_context;
   // Export arms (harness/export/loader.hpp): the tree files every arm's result depends on
   // besides its own code (oracle, abi.h, contract, GPU context), recorded as an export arm's
   // sources beside its library. Empty: the family's GPU context does not call export arms yet,

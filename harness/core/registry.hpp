@@ -1,6 +1,7 @@
 #pragma once
-// The registry: families and their implementations. Plain data plus function pointers, so an
-// external export (a kernel built outside kgate behind a C ABI) can be registered the same way.
+// The registry: families and their implementations. Plain data plus a typed arm, so an external
+// export (a kernel built outside kgate behind a C ABI) can be registered the same way.
+#include <any>
 #include <cstdint>
 #include <deque>
 #include <optional>
@@ -35,8 +36,10 @@ struct Implementation {
   std::string description;
   // nullptr-equivalent empty string when supported; else why not, as text.
   std::string (*supports)(const json& params) = nullptr;
-  void* launch = nullptr;  // family-specific signature, cast by the family's context
-  // Set for an export arm (harness/export/loader.hpp), launch and supports then unused: the
+  // The family's typed arm (a `const CpuArm<...>*` or `const GpuArm<...>*`, harness/core/arm.hpp),
+  // read back only through arm_of<Arm>, which checks the type; empty for an export arm.
+  std::any arm;
+  // Set for an export arm (harness/export/loader.hpp), arm and supports then unused: the
   // family's context calls export_supports / export_launch with its C args struct instead.
   const kgate_export_arm* exported = nullptr;
   std::optional<ExportLibrary> library = std::nullopt;

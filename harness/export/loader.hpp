@@ -7,14 +7,15 @@
 //
 // What a family's GPU context must do to run export arms (kernels/ssu/gpu_context.cpp does):
 //   - set Family::export_sources (the loader refuses a family without them);
-//   - refusal(impl): export_refusal(impl, &args), the library's reason for refusing the row
-//     ("" when it takes it), asked before any call so a policy may accept the refusal;
+//   - derive from gpu::ArmContext (harness/gpu/arm_context.hpp) over the family's C args from
+//     kernels/<family>/abi.h: its refusal(impl) is export_refusal(impl, &args), the library's
+//     reason for refusing the row ("" when it takes it), asked before any call so a policy may
+//     accept the refusal; its launch runs export_launch(impl, &args, stream) instead of the
+//     bundled arm (it throws DeviceError with the library's message: the row fails); its
+//     config(impl) is null for an export arm (its launch configuration is its own);
 //   - in check(impl), before the first launch of the row: if (impl.exported)
-//     export_supports(impl, &args) with the family's C struct from kernels/<family>/abi.h
-//     (it throws InputError: the row is not_supported with the library's reason);
-//   - in launch(impl, stream): if (impl.exported) export_launch(impl, &args, stream) instead
-//     of casting impl.launch (it throws DeviceError with the library's message: the row fails);
-//   - in config(impl): null for an export arm (its launch configuration is its own).
+//     export_supports(impl, &args) (it throws InputError: the row is not_supported with the
+//     library's reason).
 #include <string>
 #include <vector>
 

@@ -216,7 +216,7 @@ std::unique_ptr<RowContext> GpuBackend::prepare(const Family& fam, const CaseRow
   device_.make_current();
   l2_->before_row();
   try {
-    return fam.make_gpu_context(row, seed, this);
+    return fam.make_gpu_context(row, seed, *this);
   } catch (const std::exception& e) {
     // Rank threads: the peers waiting on this row's pointers stop at once, with this rank's reason.
     if (role_.peers) role_.peers->withdraw(row.id, role_.rank, e.what());

@@ -3,7 +3,7 @@
 #include <Eigen/Dense>
 
 #include "harness/core/numeric.hpp"
-#include "harness/run/cpu_backend.hpp"
+#include "harness/run/arm_context.hpp"
 #include "kernels/ag_gemm/family.hpp"
 
 namespace kgate::ag_gemm {
@@ -43,7 +43,7 @@ void cpu_eigen_gemm(const HostProblem& hp, std::vector<float>& C) {
 
 namespace {
 
-class CpuContext final : public RowContext {
+class CpuContext final : public CpuArmContext<CpuArm<CpuFn>> {
  public:
   CpuContext(const CaseRow& row, uint64_t seed)
       : hp_(make_problem(Params::from_json(row.params), seed)), ref_(reference(hp_)), tol_(row.tolerance) {
@@ -51,7 +51,7 @@ class CpuContext final : public RowContext {
   }
   Correctness check(const Implementation& impl) override {
     std::vector<float> C(C_.size(), poison_f32());
-    reinterpret_cast<CpuFn>(impl.launch)(hp_, C);
+    arm(impl).call(hp_, C);
     std::vector<double> o(C.begin(), C.end());
     std::vector<bool> unw(C.size());
     for (size_t i = 0; i < C.size(); ++i) unw[i] = is_poison_f32(C[i]);
@@ -59,12 +59,9 @@ class CpuContext final : public RowContext {
     return compare_outputs(o, ref_, unw, tol_,
                            [N](size_t i) { return "C[" + std::to_string(i / N) + "," + std::to_string(i % N) + "]"; });
   }
-  Sample time_once(const Implementation& impl) override {
-    Sample s;
-    s.us = host_time_us([&] { reinterpret_cast<CpuFn>(impl.launch)(hp_, C_); });
-    return s;
-  }
-  double warm_call_us(const Implementation& impl) override { return time_once(impl).us; }
+
+ protected:
+  void call(const CpuArm<CpuFn>& a) override { a.call(hp_, C_); }
 
  private:
   HostProblem hp_;
@@ -74,6 +71,9 @@ class CpuContext final : public RowContext {
 };
 
 }  // namespace
+
+const CpuArm<CpuFn> kCpuBlockedArm{&cpu_blocked};
+const CpuArm<CpuFn> kCpuEigenArm{&cpu_eigen_gemm};
 
 std::unique_ptr<RowContext> make_cpu_context(const CaseRow& row, uint64_t seed) {
   return std::make_unique<CpuContext>(row, seed);

@@ -4,86 +4,23 @@
 #include "kernels/ag_gemm/family.hpp"
 
 #include "harness/core/artifacts.hpp"
+#include "kernels/ag_gemm/arms.hpp"
 #include "kernels/ag_gemm/config.hpp"
-
-#ifdef KGATE_HAVE_CUDA
-#include "kernels/ag_gemm/launch.hpp"
-#endif
 
 namespace kgate::ag_gemm {
 namespace {
 
-void add_arms(Registry& r) {
+void add_family_arms(Registry& r) {
   // An arm's sources: the dependencies of the units that implement it, and the oracle's.
-  const auto cpu = built_arm_sources("ag_gemm", "cpu", {"kernels/ag_gemm/cpu_arms.cpp"});
-  r.add({"ag_gemm.cpu_blocked",
-         "ag_gemm",
-         "cpu",
-         "baseline",
-         {"host"},
-         {},
-         cpu,
-         "gather, then a K-blocked i-k-j loop",
-         nullptr,
-         reinterpret_cast<void*>(&cpu_blocked)});
-  r.add({"ag_gemm.cpu_eigen",
-         "ag_gemm",
-         "cpu",
-         "candidate",
-         {"host"},
-         {},
-         cpu,
-         "gather, then an Eigen GEMM",
-         nullptr,
-         reinterpret_cast<void*>(&cpu_eigen_gemm)});
+  add_arms(r, {"ag_gemm", "cpu", {"host"}, built_arm_sources("ag_gemm", "cpu", {"kernels/ag_gemm/cpu_arms.cpp"})},
+           kCpuArms);
 #ifdef KGATE_HAVE_CUDA
-  const auto dev =
-      built_arm_sources("ag_gemm", "cuda", {"kernels/ag_gemm/arms.cpp", "kernels/ag_gemm/gpu_context.cpp"});
-  auto arm = [](const gpu::GpuArm& a) { return const_cast<void*>(static_cast<const void*>(&a)); };
-  // cuBLAS's GEMM kernels are named by its heuristics (nvjet_*, sm90_xmma_*): none declared.
-  r.add({"ag_gemm.baseline",
-         "ag_gemm",
-         "cuda",
-         "baseline",
-         {"sm_90a"},
-         {},
-         dev,
-         "ncclAllGather of the shards into the full A (a simulated run: one copy-engine copy per shard), then one "
-         "cuBLAS GEMM (BF16, fp32 accumulation)",
-         nullptr,
-         arm(gpu::kBaselineArm)});
-  r.add({"ag_gemm.overlap",
-         "ag_gemm",
-         "cuda",
-         "candidate",
-         {"sm_90a"},
-         {},
-         dev,
-         "own shard's GEMM first, straight from A_r; the peers' shards move on a second stream (copy engine from "
-         "peer pointers, or NCCL send/recv steps), then GEMMs over groups of 1, 2, 4, ... arrived shards, each waiting "
-         "on its last arrival event",
-         nullptr,
-         arm(gpu::kOverlapArm)});
-  r.add({"ag_gemm.floor",
-         "ag_gemm",
-         "cuda",
-         "floor",
-         {"sm_90a"},
-         {},
-         dev,
-         "one cuBLAS GEMM of the A already gathered, no communication (the compute floor)",
-         nullptr,
-         arm(gpu::kFloorArm)});
-  r.add({"ag_gemm.gather",
-         "ag_gemm",
-         "cuda",
-         "floor",
-         {"sm_90a"},
-         {},
-         dev,
-         "the overlap arm's shard moves alone, no GEMM (the copy the schedule must hide)",
-         &gather_supports,  // config.hpp
-         arm(gpu::kGatherArm)});
+  add_arms(r,
+           {"ag_gemm",
+            "cuda",
+            {"sm_90a"},
+            built_arm_sources("ag_gemm", "cuda", {"kernels/ag_gemm/launch.cpp", "kernels/ag_gemm/gpu_context.cpp"})},
+           kGpuArms);
 #endif
 }
 
@@ -123,7 +60,7 @@ void register_family_ag_gemm(Registry& r) {
   f.make_gpu_context = &ag_gemm::make_gpu_context;
 #endif
   r.add_family(std::move(f));
-  ag_gemm::add_arms(r);
+  ag_gemm::add_family_arms(r);
 }
 
 }  // namespace kgate

@@ -12,7 +12,7 @@
 #include <memory>
 
 #include "harness/core/numeric.hpp"
-#include "harness/gpu/backend.hpp"
+#include "harness/gpu/arm_context.hpp"
 #include "harness/gpu/compare_device.hpp"
 #include "kernels/ag_gemm/family.hpp"
 #include "kernels/ag_gemm/launch.hpp"
@@ -40,10 +40,10 @@ void enable_peer_access(const void* ptr, int self) {
     KGATE_CUDA(e);
 }
 
-class Context final : public kgate::gpu::GpuRowContext {
+class Context final : public kgate::gpu::ArmContext<Arm> {
  public:
   Context(const CaseRow& row, uint64_t seed, kgate::gpu::GpuBackend& be)
-      : GpuRowContext(be), p_(Params::from_json(row.params)), seed_(seed), tol_(row.tolerance), row_id_(row.id) {
+      : ArmContext(be), p_(Params::from_json(row.params)), seed_(seed), tol_(row.tolerance), row_id_(row.id) {
     const kgate::gpu::RankRole& role = be.role();
     if (p_.world_size != role.world_size)
       throw InputError("world_size: the row has " + std::to_string(p_.world_size) + " ranks, this run " +
@@ -104,22 +104,19 @@ class Context final : public kgate::gpu::GpuRowContext {
   }
 
   Correctness check(const Implementation& impl) override {
-    const GpuArm& a = arm(impl);
+    const Arm& a = arm(impl);
     const cudaStream_t s = be_.stream();
     poison(c_, s);
     poison(gathered_, s);
     KGATE_CUDA(cudaStreamSynchronize(s));
     launch(impl, s);
     KGATE_CUDA(cudaStreamSynchronize(s));
-    return a.writes == Writes::Gathered ? check_gathered() : check_c();
+    return a.traits.writes == Writes::Gathered ? check_gathered() : check_c();
   }
 
-  json config(const Implementation& impl) const override { return arm(impl).config(args_); }
-
  protected:
-  void launch(const Implementation& impl, cudaStream_t s) override {
-    const GpuArm& a = arm(impl);
-    if (a.reads_gathered) {
+  void call(const Arm& a, cudaStream_t s) override {
+    if (a.traits.reads_gathered) {
       ag_gemm_args g = args_;
       g.a_gathered = full().get();
       a.launch(g, *res_, s);
@@ -130,8 +127,6 @@ class Context final : public kgate::gpu::GpuRowContext {
   }
 
  private:
-  static const GpuArm& arm(const Implementation& impl) { return *static_cast<const GpuArm*>(impl.launch); }
-
   // The gathered A as every rank's shard makes it, written once: the floor's input and the
   // gather arm's expected workspace. Never poisoned (the floor times real data).
   const DeviceBuffer& full() {
@@ -212,7 +207,6 @@ class Context final : public kgate::gpu::GpuRowContext {
   std::vector<DeviceBuffer> sim_;
   std::vector<const void*> shards_;
   std::unique_ptr<Resources> res_;
-  ag_gemm_args args_{};
   std::vector<double> cpu_ref_;
 };
 
@@ -221,8 +215,8 @@ class Context final : public kgate::gpu::GpuRowContext {
 
 namespace kgate::ag_gemm {
 
-std::unique_ptr<RowContext> make_gpu_context(const CaseRow& row, uint64_t seed, void* be) {
-  return std::make_unique<gpu::Context>(row, seed, *static_cast<kgate::gpu::GpuBackend*>(be));
+std::unique_ptr<RowContext> make_gpu_context(const CaseRow& row, uint64_t seed, kgate::gpu::GpuBackend& be) {
+  return std::make_unique<gpu::Context>(row, seed, be);
 }
 
 }  // namespace kgate::ag_gemm

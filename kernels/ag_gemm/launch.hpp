@@ -1,10 +1,11 @@
 #pragma once
-// The ag_gemm GPU arms (arms.cpp): NCCL, the copy engine and cuBLAS, no kernels of our own.
+// The ag_gemm GPU arms (launch.cpp): NCCL, the copy engine and cuBLAS, no kernels of our own.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include <vector>
 
+#include "harness/gpu/arm.hpp"
 #include "kernels/ag_gemm/abi.h"
 #include "kernels/ag_gemm/config.hpp"
 
@@ -33,16 +34,16 @@ class Resources {
 // What an arm writes: C (checked against the oracle), or only the gathered A (the gather arm).
 enum class Writes { C, Gathered };
 
-struct GpuArm {
-  void (*launch)(const ag_gemm_args& a, Resources& r, cudaStream_t s);
-  json (*config)(const ag_gemm_args& a);
-  Writes writes;
-  bool reads_gathered;  // the floor: its A is a_gathered as given (the context fills it first)
+struct ArmTraits {
+  Writes writes = Writes::C;
+  bool reads_gathered = false;  // the floor: its A is a_gathered as given (the context fills it first)
 };
+// A launch takes the rank's Resources besides the args.
+using Arm = kgate::GpuArm<ag_gemm_args, json, Resources, ArmTraits>;
 
 // Shape and pointer checks every launcher makes first (InputError naming `arm`).
 void validate(const ag_gemm_args& a, const char* arm);
 
-extern const GpuArm kBaselineArm, kOverlapArm, kFloorArm, kGatherArm;
+extern const Arm kBaselineArm, kOverlapArm, kFloorArm, kGatherArm;
 
 }  // namespace kgate::ag_gemm::gpu

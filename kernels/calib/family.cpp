@@ -11,10 +11,8 @@
 #include "kernels/calib/family.hpp"
 
 #include "harness/core/artifacts.hpp"
+#include "kernels/calib/arms.hpp"
 #include "kernels/calib/config.hpp"
-#ifdef KGATE_HAVE_CUDA
-#include "kernels/calib/launch.hpp"
-#endif
 
 namespace kgate {
 
@@ -37,38 +35,12 @@ void register_family_calib([[maybe_unused]] Registry& r) {
   r.add_family(std::move(f));
 
   // An arm's sources: the dependencies of the units that implement it (calib has no oracle).
-  const auto src = built_arm_sources("calib", "cuda", {"kernels/calib/launch.cu", "kernels/calib/gpu_context.cpp"});
-  for (const char* name : {"calib.spin", "calib.spin_twin"})
-    r.add({name,
-           "calib",
-           "cuda",
-           "baseline",
-           {"sm_90a"},
-           {"calib_spin", "memcpy"},
-           src,
-           "spin / overlapping spins / D2D copy, per the row's kind",
-           nullptr,
-           reinterpret_cast<void*>(&calib::launch_timed)});
-  r.add({"calib.spin_longer",
-         "calib",
-         "cuda",
-         "baseline",
-         {"sm_90a"},
-         {"calib_spin"},
-         src,
-         "the spin of calib.spin for 2 % more SM cycles (spin rows of >= 5 us): a known real difference",
-         &calib::spin_longer_supports,  // config.hpp
-         reinterpret_cast<void*>(&calib::launch_spin_longer)});
-  r.add({"calib.fault",
-         "calib",
-         "cuda",
-         "negative_control",
-         {"sm_90a"},
-         {"calib_fault"},
-         src,
-         "traps on the device (__trap) on every row: proves a failing row is recorded and the campaign goes on",
-         nullptr,
-         reinterpret_cast<void*>(&calib::launch_fault)});
+  add_arms(r,
+           {"calib",
+            "cuda",
+            {"sm_90a"},
+            built_arm_sources("calib", "cuda", {"kernels/calib/launch.cu", "kernels/calib/gpu_context.cpp"})},
+           calib::kGpuArms);
 #endif
 }
 

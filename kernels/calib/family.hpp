@@ -11,6 +11,6 @@ void register_family_calib(Registry& r);
 
 #ifdef KGATE_HAVE_CUDA
 namespace kgate::calib {
-std::unique_ptr<RowContext> make_gpu_context(const CaseRow& row, uint64_t seed, void* gpu_backend);
+std::unique_ptr<RowContext> make_gpu_context(const CaseRow& row, uint64_t seed, kgate::gpu::GpuBackend& be);
 }
 #endif

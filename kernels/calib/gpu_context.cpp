@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "harness/core/intervals.hpp"
-#include "harness/gpu/backend.hpp"
+#include "harness/gpu/arm_context.hpp"
 #include "kernels/calib/config.hpp"
 #include "kernels/calib/family.hpp"
 #include "kernels/calib/launch.hpp"
@@ -15,9 +15,9 @@ namespace {
 
 double g_clock_mhz = 0;  // SM clock measured at start-up (cycles per microsecond)
 
-class Context final : public gpu::GpuRowContext {
+class Context final : public gpu::ArmContext<Arm> {
  public:
-  Context(const CaseRow& row, gpu::GpuBackend& be) : GpuRowContext(be), p_(Problem::from_json(row.params)) {
+  Context(const CaseRow& row, gpu::GpuBackend& be) : ArmContext(be), p_(Problem::from_json(row.params)) {
     if (g_clock_mhz == 0) g_clock_mhz = measure_sm_clock_mhz(be.stream());
     out_ = gpu::DeviceBuffer(3 * 3 * sizeof(unsigned long long));
     if (p_.kind == "copy") {
@@ -86,6 +86,7 @@ class Context final : public gpu::GpuRowContext {
     return s;
   }
 
+  // Every arm's config is the row's: what it asked for and the cycles that became.
   json config(const Implementation&) const override {
     json j = p_.to_json();
     j["cycles"] = args_.cycles;
@@ -95,9 +96,7 @@ class Context final : public gpu::GpuRowContext {
   }
 
  protected:
-  void launch(const Implementation& impl, cudaStream_t s) override {
-    reinterpret_cast<LaunchFn>(impl.launch)(args_, s);
-  }
+  void call(const Arm& a, cudaStream_t s) override { a.launch(args_, s); }
 
  private:
   Problem p_;
@@ -105,13 +104,12 @@ class Context final : public gpu::GpuRowContext {
   std::vector<unsigned char> host_src_;
   gpu::Stream s2_;
   gpu::Event fork_, join_;
-  calib_args args_{};
 };
 
 }  // namespace
 
-std::unique_ptr<RowContext> make_gpu_context(const CaseRow& row, uint64_t, void* be) {
-  return std::make_unique<Context>(row, *static_cast<gpu::GpuBackend*>(be));
+std::unique_ptr<RowContext> make_gpu_context(const CaseRow& row, uint64_t, gpu::GpuBackend& be) {
+  return std::make_unique<Context>(row, be);
 }
 
 }  // namespace kgate::calib

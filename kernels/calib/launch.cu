@@ -45,6 +45,15 @@ void launch_fault(const calib_args&, cudaStream_t s) {
   KGATE_CUDA_LAUNCHED();
 }
 
+// A copy row's cudaMemcpyAsync is a "memcpy" activity; spin_longer runs spin rows only.
+constexpr const char* kTimedKernels[] = {"calib_spin", "memcpy"};
+constexpr const char* kSpinKernels[] = {"calib_spin"};
+constexpr const char* kFaultKernels[] = {"calib_fault"};
+
+const Arm kTimedArm{&launch_timed, nullptr, kTimedKernels};
+const Arm kSpinLongerArm{&launch_spin_longer, nullptr, kSpinKernels};
+const Arm kFaultArm{&launch_fault, nullptr, kFaultKernels};
+
 double measure_sm_clock_mhz(cudaStream_t s) {
   gpu::DeviceBuffer out(3 * sizeof(unsigned long long));
   unsigned long long h[3];

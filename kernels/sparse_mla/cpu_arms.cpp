@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "harness/core/numeric.hpp"
-#include "harness/run/cpu_backend.hpp"
+#include "harness/run/arm_context.hpp"
 #include "kernels/sparse_mla/family.hpp"
 
 namespace kgate::sparse_mla {
@@ -94,7 +94,7 @@ void cpu_eigen_batched(const HostProblem& hp, std::vector<float>& out, std::vect
 
 namespace {
 
-class CpuContext final : public RowContext {
+class CpuContext final : public CpuArmContext<CpuArm<CpuFn>> {
  public:
   CpuContext(const CaseRow& row, uint64_t seed)
       : hp_(make_problem(Params::from_json(row.params), seed)), ref_(reference(hp_)), tol_(row.tolerance) {
@@ -104,15 +104,12 @@ class CpuContext final : public RowContext {
   }
   Correctness check(const Implementation& impl) override {
     std::vector<float> out(out_.size(), poison_f32()), lse(lse_.size(), poison_f32());
-    reinterpret_cast<CpuFn>(impl.launch)(hp_, out, lse);
+    arm(impl).call(hp_, out, lse);
     return check_outputs(hp_, ref_, out, lse, tol_);
   }
-  Sample time_once(const Implementation& impl) override {
-    Sample s;
-    s.us = host_time_us([&] { reinterpret_cast<CpuFn>(impl.launch)(hp_, out_, lse_); });
-    return s;
-  }
-  double warm_call_us(const Implementation& impl) override { return time_once(impl).us; }
+
+ protected:
+  void call(const CpuArm<CpuFn>& a) override { a.call(hp_, out_, lse_); }
 
  private:
   HostProblem hp_;
@@ -122,6 +119,9 @@ class CpuContext final : public RowContext {
 };
 
 }  // namespace
+
+const CpuArm<CpuFn> kCpuScalarArm{&cpu_scalar};
+const CpuArm<CpuFn> kCpuEigenArm{&cpu_eigen_batched};
 
 std::unique_ptr<RowContext> make_cpu_context(const CaseRow& row, uint64_t seed) {
   return std::make_unique<CpuContext>(row, seed);

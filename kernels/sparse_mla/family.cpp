@@ -4,77 +4,25 @@
 #include "kernels/sparse_mla/family.hpp"
 
 #include "harness/core/artifacts.hpp"
-
-#ifdef KGATE_HAVE_CUDA
-#include "kernels/sparse_mla/launch.hpp"
-#endif
+#include "kernels/sparse_mla/arms.hpp"
 
 namespace kgate::sparse_mla {
 namespace {
 
-void add_arms(Registry& r) {
+void add_family_arms(Registry& r) {
   // An arm's sources: the dependencies of the units that implement it, and the oracle's.
-  const auto cpu = built_arm_sources("sparse_mla", "cpu", {"kernels/sparse_mla/cpu_arms.cpp"});
-  r.add({"sparse_mla.cpu_scalar",
-         "sparse_mla",
-         "cpu",
-         "baseline",
-         {"host"},
-         {},
-         cpu,
-         "per-(token, head) scalar softmax attention",
-         nullptr,
-         reinterpret_cast<void*>(&cpu_scalar)});
-  r.add({"sparse_mla.cpu_eigen",
-         "sparse_mla",
-         "cpu",
-         "candidate",
-         {"host"},
-         {},
-         cpu,
-         "gather once per token, Eigen matrix products over all heads",
-         nullptr,
-         reinterpret_cast<void*>(&cpu_eigen_batched)});
+  add_arms(r,
+           {"sparse_mla", "cpu", {"host"}, built_arm_sources("sparse_mla", "cpu", {"kernels/sparse_mla/cpu_arms.cpp"})},
+           kCpuArms);
 #ifdef KGATE_HAVE_CUDA
   // launch.cu is one unit: every GPU arm names every kernel header it includes.
-  const auto dev =
-      built_arm_sources("sparse_mla", "cuda", {"kernels/sparse_mla/launch.cu", "kernels/sparse_mla/gpu_context.cpp"});
-  r.add({"sparse_mla.baseline",
-         "sparse_mla",
-         "cuda",
-         "baseline",
-         {"sm_90a"},
-         {"sparse_mla_baseline_kernel", "sparse_mla_combine_kernel"},
-         dev,
-         "split-KV: 64-column blocks gathered to shared memory (FP8 dequantized to BF16), mma.sync QK^T and PV, online "
-         "softmax, combine kernel",
-         nullptr,
-         const_cast<void*>(static_cast<const void*>(&gpu::kBaselineArm))});
-  r.add({"sparse_mla.fast",
-         "sparse_mla",
-         "cuda",
-         "candidate",
-         {"sm_90a"},
-         {"sparse_mla_fast_kernel", "sparse_mla_fast_wg_kernel", "sparse_mla_fast_ws_kernel",
-          "sparse_mla_fast_combine_kernel"},
-         dev,
-         "up to 64 heads per CTA share each gathered row; the split's indices in shared memory; KV blocks gathered "
-         "by cp.async one block ahead (FP8 staged raw, dequantized in shared memory); > 32 heads on sm_90a: wgmma "
-         "on 64-column blocks, warp-specialized (a producer warpgroup gathers and dequantizes, two consumer "
-         "warpgroups multiply; persistent grid) from 160 FP8 or 64 BF16 block steps, two lockstep warpgroups "
-         "below; otherwise mma.sync on 32-column blocks; one split writes out itself, more merge in a combine kernel",
-         nullptr,
-         const_cast<void*>(static_cast<const void*>(&gpu::kFastArm))});
-  r.add({"sparse_mla.floor",
-         "sparse_mla",
-         "cuda",
-         "floor",
-         {"sm_90a"},
-         {"sparse_mla_floor_kernel"},
-         dev,
-         "reads every active valid gathered row and q, writes out and lse, no math (memory floor)",
-         nullptr,
-         const_cast<void*>(static_cast<const void*>(&gpu::kFloorArm))});
+  add_arms(
+      r,
+      {"sparse_mla",
+       "cuda",
+       {"sm_90a"},
+       built_arm_sources("sparse_mla", "cuda", {"kernels/sparse_mla/launch.cu", "kernels/sparse_mla/gpu_context.cpp"})},
+      kGpuArms);
 #endif
 }
 
@@ -180,7 +128,7 @@ void register_family_sparse_mla(Registry& r) {
   f.export_sources = built_export_sources("sparse_mla", {});
 #endif
   r.add_family(std::move(f));
-  sparse_mla::add_arms(r);
+  sparse_mla::add_family_arms(r);
 }
 
 }  // namespace kgate

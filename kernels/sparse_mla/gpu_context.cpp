@@ -10,7 +10,7 @@
 
 #include "harness/core/numeric.hpp"
 #include "harness/export/loader.hpp"
-#include "harness/gpu/backend.hpp"
+#include "harness/gpu/arm_context.hpp"
 #include "harness/gpu/compare_device.hpp"
 #include "harness/run/cpu_backend.hpp"  // merge_check
 #include "kernels/sparse_mla/family.hpp"
@@ -46,10 +46,10 @@ unsigned long long next_lens_epoch() {
   return ++epoch;
 }
 
-class Context final : public kgate::gpu::GpuRowContext {
+class Context final : public kgate::gpu::ArmContext<Arm> {
  public:
   Context(const CaseRow& row, uint64_t seed, kgate::gpu::GpuBackend& be)
-      : GpuRowContext(be), hp_(make_problem(Params::from_json(row.params), seed)), tol_(row.tolerance) {
+      : ArmContext(be), hp_(make_problem(Params::from_json(row.params), seed)), tol_(row.tolerance) {
     const Params& p = hp_.p;
     const int64_t T = p.tokens(), W = p.width();
     q_ = upload_vec(to_bf16(hp_.q));
@@ -99,8 +99,6 @@ class Context final : public kgate::gpu::GpuRowContext {
                             next_lens_epoch()};
   }
 
-  std::string refusal(const Implementation& impl) override { return export_refusal(impl, &args_); }
-
   Correctness check(const Implementation& impl) override {
     if (impl.exported) export_supports(impl, &args_);  // InputError: the row is not_supported
     const Params& p = hp_.p;
@@ -124,22 +122,13 @@ class Context final : public kgate::gpu::GpuRowContext {
     return check_outputs(hp_, *ref_, out, lse, tol_);
   }
 
-  json config(const Implementation& impl) const override {
-    return impl.exported ? json(nullptr) : arm(impl).config(args_);
-  }
-
  protected:
-  void launch(const Implementation& impl, cudaStream_t s) override {
-    if (impl.exported)
-      export_launch(impl, &args_, s);
-    else
-      arm(impl).launch(args_, s);
+  void call(const Arm& a, cudaStream_t s) override {
+    a.launch(args_, s);
     KGATE_CUDA_LAUNCHED();
   }
 
  private:
-  static const GpuArm& arm(const Implementation& impl) { return *static_cast<const GpuArm*>(impl.launch); }
-
   // The floor computes nothing: every real out and lse element written, padding rows untouched.
   Correctness check_floor(const std::vector<float>& out, const std::vector<float>& lse) const {
     const Params& p = hp_.p;
@@ -209,7 +198,6 @@ class Context final : public kgate::gpu::GpuRowContext {
   std::unique_ptr<Reference> ref_;
   DeviceBuffer ref_out_, ref_lse_, logical_idx_;
   DeviceBuffer q_, swa_, comp_, idx_, comp_idx_, lens_, sink_, out_, lse_;
-  sparse_mla_args args_{};
 };
 
 }  // namespace
@@ -217,8 +205,8 @@ class Context final : public kgate::gpu::GpuRowContext {
 
 namespace kgate::sparse_mla {
 
-std::unique_ptr<RowContext> make_gpu_context(const CaseRow& row, uint64_t seed, void* be) {
-  return std::make_unique<gpu::Context>(row, seed, *static_cast<kgate::gpu::GpuBackend*>(be));
+std::unique_ptr<RowContext> make_gpu_context(const CaseRow& row, uint64_t seed, kgate::gpu::GpuBackend& be) {
+  return std::make_unique<gpu::Context>(row, seed, be);
 }
 
 }  // namespace kgate::sparse_mla

@@ -445,8 +445,18 @@ void launch_fast(const sparse_mla_args& a0, cudaStream_t s) {
         a, stride, ws, ws_ml, planned ? plan + WsPlanLayout{ws_parts(a), ws_pairs(a)}.nseg_off() : nullptr);
 }
 
-const GpuArm kFastArm{&launch_fast, &fast_config};
-const GpuArm kFloorArm{&launch_floor, &floor_config};
-const GpuArm kBaselineArm{&launch_baseline, &baseline_config};
+// The kernels each arm's launch may issue, by the names the fallback gate matches (substrings of
+// the names CUPTI records). sparse_mla.fast's routes add the length-balanced plan, the token
+// order and the dequantized-once tables (fast_config's "kernel" names them per row).
+constexpr const char* kFastKernels[] = {"sparse_mla_fast_kernel",    "sparse_mla_fast_wg_kernel",
+                                        "sparse_mla_fast_ws_kernel", "sparse_mla_fast_combine_kernel",
+                                        "sparse_mla_ws_plan_kernel", "sparse_mla_ws_order_kernel",
+                                        "sparse_mla_dequant_kernel"};
+constexpr const char* kFloorKernels[] = {"sparse_mla_floor_kernel"};
+constexpr const char* kBaselineKernels[] = {"sparse_mla_baseline_kernel", "sparse_mla_combine_kernel"};
+
+const Arm kFastArm{&launch_fast, &fast_config, kFastKernels};
+const Arm kFloorArm{&launch_floor, &floor_config, kFloorKernels};
+const Arm kBaselineArm{&launch_baseline, &baseline_config, kBaselineKernels};
 
 }  // namespace kgate::sparse_mla::gpu

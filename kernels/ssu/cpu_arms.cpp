@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "harness/core/numeric.hpp"
-#include "harness/run/cpu_backend.hpp"
+#include "harness/run/arm_context.hpp"
 #include "kernels/ssu/family.hpp"
 
 namespace kgate::ssu {
@@ -16,7 +16,7 @@ inline float dt_eff(const HostProblem& hp, int64_t b, int64_t h) {
   return dt;
 }
 
-class CpuContext final : public RowContext {
+class CpuContext final : public CpuArmContext<CpuArm<CpuFn>> {
  public:
   CpuContext(const CaseRow& row, uint64_t seed)
       : hp_(make_problem(Params::from_json(row.params), seed)), ref_(reference(hp_)), tol_(row.tolerance) {
@@ -24,20 +24,16 @@ class CpuContext final : public RowContext {
     out_.assign(static_cast<size_t>(hp_.p.batch * hp_.p.nheads * kP), 0.f);
   }
   Correctness check(const Implementation& impl) override {
-    auto fn = reinterpret_cast<CpuFn>(impl.launch);
+    const CpuArm<CpuFn>& a = arm(impl);
     std::vector<float> state = hp_.state;
     std::vector<float> out(out_.size(), poison_f32());
-    fn(hp_, state, out);
+    a.call(hp_, state, out);
     return check_arm(
         impl, hp_, [&]() -> const Reference& { return ref_; }, state, out, tol_);
   }
-  Sample time_once(const Implementation& impl) override {
-    auto fn = reinterpret_cast<CpuFn>(impl.launch);
-    Sample s;
-    s.us = host_time_us([&] { fn(hp_, state_, out_); });
-    return s;
-  }
-  double warm_call_us(const Implementation& impl) override { return time_once(impl).us; }
+
+ protected:
+  void call(const CpuArm<CpuFn>& a) override { a.call(hp_, state_, out_); }
 
  private:
   HostProblem hp_;
@@ -118,6 +114,9 @@ void cpu_eigen_threaded(const HostProblem& hp, std::vector<float>& state, std::v
       }
     }
 }
+
+const CpuArm<CpuFn> kCpuScalarArm{&cpu_scalar};
+const CpuArm<CpuFn> kCpuEigenArm{&cpu_eigen_threaded};
 
 std::unique_ptr<RowContext> make_cpu_context(const CaseRow& row, uint64_t seed) {
   return std::make_unique<CpuContext>(row, seed);

@@ -6,10 +6,8 @@
 
 #include "harness/core/artifacts.hpp"
 #include "harness/core/registry.hpp"
+#include "kernels/ssu/arms.hpp"
 #include "kernels/ssu/config.hpp"
-#ifdef KGATE_HAVE_CUDA
-#include "kernels/ssu/gpu_arms.hpp"
-#endif
 
 namespace kgate::ssu {
 namespace {
@@ -22,44 +20,16 @@ std::string check(const json& p) {
   return "";
 }
 
-void add_arms(Registry& r) {
+void add_family_arms(Registry& r) {
   // An arm's sources: the dependencies of the units that implement it, and the oracle's.
-  const auto cpu = built_arm_sources("ssu", "cpu", {"kernels/ssu/cpu_arms.cpp"});
-  r.add({"ssu.cpu_scalar",
-         "ssu",
-         "cpu",
-         "baseline",
-         {"host"},
-         {},
-         cpu,
-         "plain fp32 loops over (batch, head, d, n)",
-         nullptr,
-         reinterpret_cast<void*>(&cpu_scalar)});
-  r.add({"ssu.cpu_eigen",
-         "ssu",
-         "cpu",
-         "candidate",
-         {"host"},
-         {},
-         cpu,
-         "Eigen rank-1 update + GEMV per (batch, head), single-threaded",
-         nullptr,
-         reinterpret_cast<void*>(&cpu_eigen_threaded)});
+  add_arms(r, {"ssu", "cpu", {"host"}, built_arm_sources("ssu", "cpu", {"kernels/ssu/cpu_arms.cpp"})}, kCpuArms);
 #ifdef KGATE_HAVE_CUDA
-  using namespace gpu;
-  const auto dev = built_arm_sources("ssu", "cuda", {"kernels/ssu/launch.cu", "kernels/ssu/gpu_context.cpp"});
-  for (const ArmInfo& a : kGpuArms) {
-    r.add({a.name,
-           "ssu",
-           "cuda",
-           a.role,
-           {"sm_90a"},
-           {a.kernel},
-           dev,
-           a.description,
-           nullptr,
-           const_cast<void*>(static_cast<const void*>(a.arm))});
-  }
+  add_arms(r,
+           {"ssu",
+            "cuda",
+            {"sm_90a"},
+            built_arm_sources("ssu", "cuda", {"kernels/ssu/launch.cu", "kernels/ssu/gpu_context.cpp"})},
+           kGpuArms);
 #endif
 }
 
@@ -108,7 +78,7 @@ void register_family_ssu(Registry& r) {
   f.export_sources = built_export_sources("ssu", {});
 #endif
   r.add_family(std::move(f));
-  ssu::add_arms(r);
+  ssu::add_family_arms(r);
 }
 
 }  // namespace kgate

@@ -10,7 +10,7 @@
 #include "harness/core/numeric.hpp"
 #include "harness/core/parallel.hpp"
 #include "harness/export/loader.hpp"
-#include "harness/gpu/backend.hpp"
+#include "harness/gpu/arm_context.hpp"
 #include "harness/gpu/compare_device.hpp"
 #include "harness/run/cpu_backend.hpp"  // merge_check
 #include "kernels/ssu/family.hpp"
@@ -66,12 +66,12 @@ DeviceBuffer upload(const std::vector<float>& v, bool bf16) {
   return d;
 }
 
-class Context final : public kgate::gpu::GpuRowContext {
+class Context final : public kgate::gpu::ArmContext<Arm> {
  public:
   Context(const CaseRow& row, uint64_t seed, kgate::gpu::GpuBackend& be)
       : Context(Params::from_json(row.params), row, seed, be) {}
   Context(const Params& params, const CaseRow& row, uint64_t seed, kgate::gpu::GpuBackend& be)
-      : GpuRowContext(be),
+      : ArmContext(be),
         device_oracle_(pool_values(params) > kCpuOracleMaxValues),
         hp_(make_problem(params, seed, !device_oracle_)),
         tol_(row.tolerance) {
@@ -119,8 +119,6 @@ class Context final : public kgate::gpu::GpuRowContext {
                  p.has_z};
   }
 
-  std::string refusal(const Implementation& impl) override { return export_refusal(impl, &args_); }
-
   Correctness check(const Implementation& impl) override {
     if (impl.exported) export_supports(impl, &args_);  // InputError: the row is not_supported
     const Params& p = hp_.p;
@@ -128,7 +126,7 @@ class Context final : public kgate::gpu::GpuRowContext {
     std::vector<float> poison(static_cast<size_t>(p.batch * p.nheads * kP), poison_f32());
     auto pb = encode(poison, p.io_bf16);
     out_.upload(pb.data(), pb.size());
-    const bool to_dst = !impl.exported && arm(impl).launch_to;
+    const bool to_dst = !impl.exported && arm(impl).traits.out_of_place;
     if (to_dst) {
       DeviceBuffer& d = dst_pool();
       KGATE_CUDA(cudaMemset(d.get(), 0xff, d.bytes()));
@@ -152,25 +150,13 @@ class Context final : public kgate::gpu::GpuRowContext {
     return c;
   }
 
-  // An export arm's launch configuration is its own: none recorded.
-  json config(const Implementation& impl) const override {
-    return impl.exported ? json(nullptr) : arm(impl).config(args_).to_json();
-  }
-
  protected:
-  void launch(const Implementation& impl, cudaStream_t s) override {
-    if (impl.exported)
-      export_launch(impl, &args_, s);
-    else if (arm(impl).launch_to)
-      arm(impl).launch_to(args_, dst_pool().get(), s);
-    else
-      arm(impl).launch(args_, s);
+  void call(const Arm& a, cudaStream_t s) override {
+    a.launch(args_, Pools{a.traits.out_of_place ? dst_pool().get() : nullptr}, s);
     KGATE_CUDA_LAUNCHED();
   }
 
  private:
-  static const GpuArm& arm(const Implementation& impl) { return *static_cast<const GpuArm*>(impl.launch); }
-
   // The second pool of an out-of-place arm, allocated on its first check (before any timing).
   DeviceBuffer& dst_pool() {
     if (!dst_.get()) dst_ = DeviceBuffer(state_.bytes());
@@ -286,7 +272,6 @@ class Context final : public kgate::gpu::GpuRowContext {
   std::unique_ptr<Reference> ref_;
   DeviceBuffer state_, pristine_, dst_, owned_, unowned_, ref_state_, ref_out_, slots_, x_, B_, C_, z_, out_, dt_, A_,
       D_, dtb_;
-  Args args_{};
 };
 
 }  // namespace
@@ -295,8 +280,8 @@ class Context final : public kgate::gpu::GpuRowContext {
 
 namespace kgate::ssu {
 
-std::unique_ptr<RowContext> make_gpu_context(const CaseRow& row, uint64_t seed, void* be) {
-  return std::make_unique<gpu::Context>(row, seed, *static_cast<kgate::gpu::GpuBackend*>(be));
+std::unique_ptr<RowContext> make_gpu_context(const CaseRow& row, uint64_t seed, kgate::gpu::GpuBackend& be) {
+  return std::make_unique<gpu::Context>(row, seed, be);
 }
 
 }  // namespace kgate::ssu

@@ -131,7 +131,7 @@ LaunchConfig floor_copy_config_of(const Args& a) { return floor_copy_config(Prob
 
 void validate(const Args& a, const char* arm) { checked(a, arm); }
 
-void launch_baseline(const Args& a, cudaStream_t s) {
+void launch_baseline(const Args& a, const Pools&, cudaStream_t s) {
   const LaunchConfig c = baseline_config(checked(a, "ssu.baseline"));
   const dim3 grid(c.grid[0], c.grid[1], c.grid[2]);
   dispatch_types(
@@ -156,7 +156,7 @@ void launch_side_warp(const LaunchConfig& c, const Args& a, cudaStream_t s) {
                      " chunks per lane (config.hpp chose a case launch.cu does not instantiate)");
 }
 
-void launch_fast(const Args& a, cudaStream_t s) {
+void launch_fast(const Args& a, const Pools&, cudaStream_t s) {
   checked(a, "ssu.fast");
   const LaunchConfig c = fast_config_of(a);
   if (c.mode & kSideWarp) {
@@ -170,7 +170,7 @@ void launch_fast(const Args& a, cudaStream_t s) {
     launch_fast_as<float, kFastModesFp32>(c, a, s);
 }
 
-void launch_floor(const Args& a, cudaStream_t s) {
+void launch_floor(const Args& a, const Pools&, cudaStream_t s) {
   const LaunchConfig c = floor_config(checked(a, "ssu.floor"));
   if (a.state_bf16)
     ssu_floor_kernel<__nv_bfloat16><<<c.grid[0], kFastThreads, 0, s>>>(a);
@@ -178,21 +178,20 @@ void launch_floor(const Args& a, cudaStream_t s) {
     ssu_floor_kernel<float><<<c.grid[0], kFastThreads, 0, s>>>(a);
 }
 
-void launch_floor_copy(const Args& a, void* dst, cudaStream_t s) {
-  const LaunchConfig c = floor_copy_config(checked(a, "ssu.floor_copy"));
+void launch_floor_copy(const Args& a, const Pools& pools, cudaStream_t s) {
+  const Problem p = checked(a, "ssu.floor_copy");
+  if (!pools.second)
+    throw InputError(
+        "unsupported: ssu.floor_copy writes into a second pool, which only kgate's ssu row context provides "
+        "(the ssu ABI carries one pool)");
+  const LaunchConfig c = floor_copy_config(p);
   if (a.state_bf16)
-    ssu_floor_copy_kernel<__nv_bfloat16><<<c.grid[0], kCopyThreads, 0, s>>>(a, dst);
+    ssu_floor_copy_kernel<__nv_bfloat16><<<c.grid[0], kCopyThreads, 0, s>>>(a, pools.second);
   else
-    ssu_floor_copy_kernel<float><<<c.grid[0], kCopyThreads, 0, s>>>(a, dst);
-}
-void launch_floor_copy_in_place(const Args& a, cudaStream_t) {
-  checked(a, "ssu.floor_copy");
-  throw InputError(
-      "unsupported: ssu.floor_copy writes into a second pool, which only kgate's ssu row context provides "
-      "(the ssu ABI carries one pool)");
+    ssu_floor_copy_kernel<float><<<c.grid[0], kCopyThreads, 0, s>>>(a, pools.second);
 }
 
-void launch_floor_stream(const Args& a, cudaStream_t s) {
+void launch_floor_stream(const Args& a, const Pools&, cudaStream_t s) {
   checked(a, "ssu.floor_stream");
   const LaunchConfig c = floor_stream_config_of(a);
   const int tiles = floor_stream_tiles(c.problem), nwarps = static_cast<int>(c.grid[0]) * kStreamWarps;
@@ -202,10 +201,18 @@ void launch_floor_stream(const Args& a, cudaStream_t s) {
     ssu_floor_stream_kernel<float><<<c.grid[0], c.threads, c.smem_bytes, s>>>(a, tiles, nwarps);
 }
 
-const GpuArm kBaselineArm{&launch_baseline, &baseline_config_of};
-const GpuArm kFastArm{&launch_fast, &fast_config_of};
-const GpuArm kFloorArm{&launch_floor, &floor_config_of};
-const GpuArm kFloorStreamArm{&launch_floor_stream, &floor_stream_config_of};
-const GpuArm kFloorCopyArm{&launch_floor_copy_in_place, &floor_copy_config_of, &launch_floor_copy};
+// Each arm's one kernel. ssu.fast's side-warp kernel, ssu_fast_kernel_side_warp, matches its
+// declared name (a substring).
+constexpr const char* kBaselineKernels[] = {"ssu_baseline_kernel"};
+constexpr const char* kFastKernels[] = {"ssu_fast_kernel"};
+constexpr const char* kFloorKernels[] = {"ssu_floor_kernel"};
+constexpr const char* kFloorStreamKernels[] = {"ssu_floor_stream_kernel"};
+constexpr const char* kFloorCopyKernels[] = {"ssu_floor_copy_kernel"};
+
+const Arm kBaselineArm{&launch_baseline, &baseline_config_of, kBaselineKernels};
+const Arm kFastArm{&launch_fast, &fast_config_of, kFastKernels};
+const Arm kFloorArm{&launch_floor, &floor_config_of, kFloorKernels};
+const Arm kFloorStreamArm{&launch_floor_stream, &floor_stream_config_of, kFloorStreamKernels};
+const Arm kFloorCopyArm{&launch_floor_copy, &floor_copy_config_of, kFloorCopyKernels, {.out_of_place = true}};
 
 }  // namespace kgate::ssu::gpu

@@ -166,7 +166,7 @@ TEST(Gpu, SsuArmsRefuseAnUnalignedStatePool) {
   gpu::Stream s;
   for (auto fn : {&ssu::gpu::launch_fast, &ssu::gpu::launch_baseline, &ssu::gpu::launch_floor}) {
     try {
-      fn(a, s.get());
+      fn(a, {}, s.get());
       ADD_FAILURE() << "an unaligned state pool was launched";
     } catch (const InputError& e) {
       EXPECT_NE(std::string(e.what()).find("16-byte aligned"), std::string::npos) << e.what();
@@ -261,7 +261,7 @@ TEST(Gpu, SsuFastGraphCaptureReplaysSameOutput) {
   gpu::Stream s;
   d.dstate.upload(d.st.data(), d.dstate.bytes());
   KGATE_CUDA(cudaDeviceSynchronize());
-  ssu::gpu::launch_fast(a, s.get());
+  ssu::gpu::launch_fast(a, {}, s.get());
   KGATE_CUDA(cudaStreamSynchronize(s.get()));
   std::vector<uint16_t> direct(n_out), direct_state(n_state);
   d.dout.download(direct.data(), d.dout.bytes());
@@ -269,7 +269,7 @@ TEST(Gpu, SsuFastGraphCaptureReplaysSameOutput) {
   cudaGraph_t graph;
   cudaGraphExec_t exec;
   KGATE_CUDA(cudaStreamBeginCapture(s.get(), cudaStreamCaptureModeThreadLocal));
-  ssu::gpu::launch_fast(a, s.get());
+  ssu::gpu::launch_fast(a, {}, s.get());
   KGATE_CUDA(cudaStreamEndCapture(s.get(), &graph));
   KGATE_CUDA(cudaGraphInstantiate(&exec, graph, 0));
   for (int rep = 0; rep < 2; ++rep) {
@@ -739,11 +739,13 @@ TEST(Gpu, AgGemmDeviceArmsAreCorrect) {
       }
       const Correctness g = ctx->check(gather);
       EXPECT_TRUE(g.passed) << run.world << " " << row.id << " gather: " << g.worst << " " << g.note;
-      static const ag_gemm::gpu::GpuArm as_c{ag_gemm::gpu::kGatherArm.launch, ag_gemm::gpu::kGatherArm.config,
-                                             ag_gemm::gpu::Writes::C, false};
+      static const ag_gemm::gpu::Arm as_c{ag_gemm::gpu::kGatherArm.launch,
+                                          ag_gemm::gpu::kGatherArm.config,
+                                          ag_gemm::gpu::kGatherArm.kernels,
+                                          {.writes = ag_gemm::gpu::Writes::C}};
       Implementation fake = gather;
       fake.name = "ag_gemm.test_gather_as_gemm";
-      fake.launch = const_cast<void*>(static_cast<const void*>(&as_c));
+      fake.arm = &as_c;
       const Correctness f = ctx->check(fake);
       EXPECT_FALSE(f.passed) << run.world << " " << row.id;
       EXPECT_GT(f.unwritten, 0) << run.world << " " << row.id;

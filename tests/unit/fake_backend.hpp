@@ -176,7 +176,7 @@ inline void add_fake_arm(const std::string& name, std::vector<std::string> archs
   Registry& r = Registry::instance();
   for (const auto& i : r.impls())
     if (i.name == name) return;
-  r.add({name, "ssu", "fake", "candidate", std::move(archs), {"ssu_fast_kernel"}, {}, "test arm", supports, nullptr});
+  r.add({name, "ssu", "fake", "candidate", std::move(archs), {"ssu_fast_kernel"}, {}, "test arm", supports, {}});
 }
 
 // A small ssu table (rows "r0", "r1", "r2"): the fake backend never reads the params.

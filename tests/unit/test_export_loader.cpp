@@ -143,16 +143,8 @@ TEST(ExportLoader, AGoodLibrarysArmsAreRegisteredAndCallThroughTheTable) {
 TEST(ExportLoader, ARunRecordsTheLibraryAndTheTreeCheckNoticesItChange) {
   Registry& reg = Registry::instance();
   if (!reg.find_impl("ssu.fake_cuda_ref"))
-    reg.add({"ssu.fake_cuda_ref",
-             "ssu",
-             "cuda",
-             "baseline",
-             {"sm_90a"},
-             {"ssu_fast_kernel"},
-             {},
-             "test arm",
-             nullptr,
-             nullptr});
+    reg.add(
+        {"ssu.fake_cuda_ref", "ssu", "cuda", "baseline", {"sm_90a"}, {"ssu_fast_kernel"}, {}, "test arm", nullptr, {}});
   const fs::path dir = fresh_temp_dir("kgate_export_run_");
   const std::string so = (dir / "copy_of_good.so").string();  // a copy, so the test may change it
   fs::copy_file(lib("export_good_ssu"), so);

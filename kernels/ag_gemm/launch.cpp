@@ -1,4 +1,5 @@
-// ag_gemm on the GPU: the arms, in NCCL, copy-engine and cuBLAS calls (kernels/ag_gemm/launch.hpp).
+// ag_gemm on the GPU: the arms, in NCCL, copy-engine and cuBLAS calls (kernels/ag_gemm/launch.hpp);
+// host code only (no kernel of its own), so a .cpp.
 //  baseline: the whole A gathered first (ncclAllGather; a simulated run copies every shard,
 //    its own included, as an out-of-place all-gather writes it), then one GEMM.
 //  overlap: the own shard's GEMM first, straight from A_r; the peers' shards move on a second
@@ -57,7 +58,7 @@ __nv_bfloat16* rows_of(void* base, long long row, long long cols) {
 
 // C[rows, n] = A[rows, k] x B[k, n], all row-major BF16, fp32 accumulation: cuBLAS's column-major
 // C^T = B^T A^T with no transposes.
-void gemm(const ag_gemm_args& a, Resources& r, const void* A, void* C, long long rows, cudaStream_t s) {
+void gemm(const ag_gemm_args& a, const Resources& r, const void* A, void* C, long long rows, cudaStream_t s) {
   KGATE_CUBLAS(cublasSetStream(r.blas(), s));
   const float one = 1.f, zero = 0.f;
   const cudaDataType_t t = cuda_type(a);
@@ -80,7 +81,7 @@ void copy_shard(const ag_gemm_args& a, int j, cudaStream_t s) {
 }
 
 // The overlap's moves on the copy stream (forked from s): step i's shard, then its arrival event.
-void move_peers(const ag_gemm_args& a, Resources& r, cudaStream_t s) {
+void move_peers(const ag_gemm_args& a, const Resources& r, cudaStream_t s) {
   const Problem p = Problem::of(a);
   const bool nccl = !a.peer_shards;
   KGATE_CUDA(cudaEventRecord(r.fork(), s));
@@ -100,7 +101,7 @@ void move_peers(const ag_gemm_args& a, Resources& r, cudaStream_t s) {
   }
 }
 
-void launch_baseline(const ag_gemm_args& a, Resources& r, cudaStream_t s) {
+void launch_baseline(const ag_gemm_args& a, const Resources& r, cudaStream_t s) {
   validate(a, "ag_gemm.baseline");
   if (a.comm) {
     KGATE_NCCL(
@@ -111,7 +112,7 @@ void launch_baseline(const ag_gemm_args& a, Resources& r, cudaStream_t s) {
   gemm(a, r, a.a_gathered, a.c, a.world_size * a.m, s);
 }
 
-void launch_overlap(const ag_gemm_args& a, Resources& r, cudaStream_t s) {
+void launch_overlap(const ag_gemm_args& a, const Resources& r, cudaStream_t s) {
   validate(a, "ag_gemm.overlap");
   if (a.world_size > 1) move_peers(a, r, s);
   for (const GemmGroup& g : gemm_groups(Problem::of(a), !a.peer_shards)) {
@@ -124,12 +125,12 @@ void launch_overlap(const ag_gemm_args& a, Resources& r, cudaStream_t s) {
   }
 }
 
-void launch_floor(const ag_gemm_args& a, Resources& r, cudaStream_t s) {
+void launch_floor(const ag_gemm_args& a, const Resources& r, cudaStream_t s) {
   validate(a, "ag_gemm.floor");
   gemm(a, r, a.a_gathered, a.c, a.world_size * a.m, s);
 }
 
-void launch_gather(const ag_gemm_args& a, Resources& r, cudaStream_t s) {
+void launch_gather(const ag_gemm_args& a, const Resources& r, cudaStream_t s) {
   validate(a, "ag_gemm.gather");
   if (a.world_size < 2) throw InputError("ag_gemm.gather: world size 1 has nothing to gather");
   move_peers(a, r, s);
@@ -159,9 +160,18 @@ json config_gather(const ag_gemm_args& a) {
 
 }  // namespace
 
-const GpuArm kBaselineArm{&launch_baseline, &config_baseline, Writes::C, false};
-const GpuArm kOverlapArm{&launch_overlap, &config_overlap, Writes::C, false};
-const GpuArm kFloorArm{&launch_floor, &config_floor, Writes::C, true};
-const GpuArm kGatherArm{&launch_gather, &config_gather, Writes::Gathered, false};
+// What each arm's calls issue, as the profiler names them (the fallback gate matches substrings):
+// cuBLAS's GEMM kernels are chosen by its heuristics ("nvjet_sm90_*" on sm_90 with CUDA 13's
+// cuBLAS, "*gemm*" on its other kernels), with a memset before some of them; NCCL's
+// collectives and send/recv are "ncclDevKernel_*" kernels, and a one-rank all-gather or a
+// copy-engine shard move is a "memcpy".
+constexpr const char* kGemmKernels[] = {"nvjet", "gemm", "memset"};
+constexpr const char* kGatherGemmKernels[] = {"nccl", "memcpy", "nvjet", "gemm", "memset"};
+constexpr const char* kGatherKernels[] = {"nccl", "memcpy"};
+
+const Arm kBaselineArm{&launch_baseline, &config_baseline, kGatherGemmKernels};
+const Arm kOverlapArm{&launch_overlap, &config_overlap, kGatherGemmKernels};
+const Arm kFloorArm{&launch_floor, &config_floor, kGemmKernels, {.reads_gathered = true}};
+const Arm kGatherArm{&launch_gather, &config_gather, kGatherKernels, {.writes = Writes::Gathered}};
 
 }  // namespace kgate::ag_gemm::gpu
