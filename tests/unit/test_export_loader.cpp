@@ -140,6 +140,29 @@ TEST(ExportLoader, AGoodLibrarysArmsAreRegisteredAndCallThroughTheTable) {
   }
 }
 
+// The tree check on a receipt's export library: found by its file name in the folder checked, stale
+// once its bytes change, unchecked once it is gone.
+void check_library_staleness(const json& body, const fs::path& dir, const std::string& so, const std::string& file,
+                             const std::string& sha) {
+  auto library_stale = [&] {
+    std::string lines;
+    for (const auto& s : stale_against_tree(body, dir.string()))
+      if (s.line.find(file) != std::string::npos) lines += s.line;
+    return lines;
+  };
+  EXPECT_EQ(library_stale(), "");  // found by its file name in the folder checked
+  write_file_atomic(so, read_file(so) + "changed");
+  EXPECT_NE(library_stale().find("STALE " + file + ": receipt " + sha.substr(0, 12) + ", tree "), std::string::npos);
+  for (const auto& s : stale_against_tree(body, dir.string()))  // changed bytes: stale, not unchecked
+    if (s.line.find(file) != std::string::npos) EXPECT_EQ(s.kind, StaleItem::Kind::source) << s.line;
+  fs::remove(so);  // absent (a fresh clone): reported, as unchecked, not as stale
+  EXPECT_NE(
+      library_stale().find("UNCHECKED export library " + file + ": receipt " + sha.substr(0, 12) + ", not present at"),
+      std::string::npos);
+  for (const auto& s : stale_against_tree(body, dir.string()))
+    if (s.line.find(file) != std::string::npos) EXPECT_EQ(s.kind, StaleItem::Kind::unchecked) << s.line;
+}
+
 TEST(ExportLoader, ARunRecordsTheLibraryAndTheTreeCheckNoticesItChange) {
   Registry& reg = Registry::instance();
   if (!reg.find_impl("ssu.fake_cuda_ref"))
@@ -202,22 +225,6 @@ TEST(ExportLoader, ARunRecordsTheLibraryAndTheTreeCheckNoticesItChange) {
     EXPECT_EQ(r["correctness"][0]["arm"], arm_name) << r.dump();
   }
 
-  auto library_stale = [&] {
-    std::string lines;
-    for (const auto& s : stale_against_tree(body, dir.string()))
-      if (s.line.find(file) != std::string::npos) lines += s.line;
-    return lines;
-  };
-  EXPECT_EQ(library_stale(), "");  // found by its file name in the folder checked
-  write_file_atomic(so, read_file(so) + "changed");
-  EXPECT_NE(library_stale().find("STALE " + file + ": receipt " + sha.substr(0, 12) + ", tree "), std::string::npos);
-  for (const auto& s : stale_against_tree(body, dir.string()))  // changed bytes: stale, not unchecked
-    if (s.line.find(file) != std::string::npos) EXPECT_EQ(s.kind, StaleItem::Kind::source) << s.line;
-  fs::remove(so);  // absent (a fresh clone): reported, as unchecked, not as stale
-  EXPECT_NE(
-      library_stale().find("UNCHECKED export library " + file + ": receipt " + sha.substr(0, 12) + ", not present at"),
-      std::string::npos);
-  for (const auto& s : stale_against_tree(body, dir.string()))
-    if (s.line.find(file) != std::string::npos) EXPECT_EQ(s.kind, StaleItem::Kind::unchecked) << s.line;
+  check_library_staleness(body, dir, so, file, sha);
   fs::remove_all(dir);
 }
