@@ -15,6 +15,7 @@
 #include "harness/core/artifacts.hpp"
 #include "harness/core/crypto.hpp"
 #include "harness/core/errors.hpp"
+#include "harness/core/process.hpp"
 #include "harness/core/suggest.hpp"
 #include "harness/core/text.hpp"
 #include "harness/export/loader.hpp"
@@ -48,22 +49,6 @@ void check_arms(const Opts& o, const Registry& reg) {
       throw InputError("export: --arms: no " + o.family + " arm " + quoted(a) + did_you_mean(a, exportable) +
                        (exportable.empty() ? " (this kgate was built without CUDA: it has no GPU arms)" : ""));
   }
-}
-
-std::string git_state(const std::string& dir) {
-  auto run = [&](const std::string& cmd) {
-    std::string out;
-    if (FILE* p = popen(("git -C '" + dir + "' " + cmd + " 2>/dev/null").c_str(), "r")) {
-      char buf[256];
-      while (fgets(buf, sizeof buf, p)) out += buf;
-      if (pclose(p) != 0) return std::string();
-    }
-    while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-    return out;
-  };
-  const std::string head = run("rev-parse HEAD");
-  if (head.empty()) return "unknown";
-  return head + (run("status --porcelain --untracked-files=no").empty() ? "" : "-dirty");
 }
 
 // Runs argv with stdout and stderr appended to `log`; its exit status (127: could not start).

@@ -1,0 +1,17 @@
+#pragma once
+// Child processes without a shell: every argument reaches the program as one argv element, so a
+// path holding quotes, `$(...)` or `;` is data, never a command.
+#include <string>
+#include <vector>
+
+namespace kgate {
+
+// Runs argv (argv[0] looked up on PATH), stdout captured, stderr discarded. Returns false when it
+// could not start or exited non-zero; `out` holds what it printed either way.
+bool run_capture(const std::vector<std::string>& argv, std::string& out);
+
+// The git commit of the work tree at `dir` ("<sha>", "<sha>-dirty" with uncommitted changes to
+// tracked files), or "unknown" where `dir` is not in a git work tree or git is absent.
+std::string git_state(const std::string& dir);
+
+}  // namespace kgate
