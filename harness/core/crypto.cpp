@@ -1,9 +1,13 @@
 #include "harness/core/crypto.hpp"
 
+#include <fcntl.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -83,18 +87,34 @@ std::string sha256_file_hex(const std::string& path) {
   return sha256_hex(ss.str());
 }
 
+namespace {
+
+// fopen's "wb" with the flags and mode kgate needs for a key file (O_NOFOLLOW always).
+FILE* open_new_file(const std::string& path, int flags, mode_t mode) {
+  const int fd = open(path.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC | flags, mode);
+  if (fd < 0) throw InputError(path + ": cannot write (" + std::strerror(errno) + ")");
+  FILE* f = fdopen(fd, "wb");
+  if (!f) {
+    close(fd);
+    throw InputError(path + ": cannot write");
+  }
+  return f;
+}
+
+}  // namespace
+
 void ed25519_keygen(const std::string& priv_path, const std::string& pub_path) {
   EVP_PKEY* raw = EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519");
   if (!raw) throw std::runtime_error("OpenSSL: Ed25519 key generation failed");
   Pkey k(raw);
-  FILE* f = std::fopen(priv_path.c_str(), "wb");
-  if (!f) throw InputError(priv_path + ": cannot write");
-  PEM_write_PrivateKey(f, k.get(), nullptr, nullptr, 0, nullptr, nullptr);
-  std::fclose(f);
-  f = std::fopen(pub_path.c_str(), "wb");
-  if (!f) throw InputError(pub_path + ": cannot write");
-  PEM_write_PUBKEY(f, k.get());
-  std::fclose(f);
+  // The private key is created, never reused or followed through a link, and readable by its
+  // owner only; the public key may replace an old one, but not through a link either.
+  FILE* f = open_new_file(priv_path, O_CREAT | O_EXCL, 0600);
+  const bool wrote_priv = PEM_write_PrivateKey(f, k.get(), nullptr, nullptr, 0, nullptr, nullptr) == 1;
+  if (std::fclose(f) != 0 || !wrote_priv) throw std::runtime_error(priv_path + ": writing the private key failed");
+  f = open_new_file(pub_path, O_CREAT | O_TRUNC, 0644);
+  const bool wrote_pub = PEM_write_PUBKEY(f, k.get()) == 1;
+  if (std::fclose(f) != 0 || !wrote_pub) throw std::runtime_error(pub_path + ": writing the public key failed");
 }
 
 SigningKey SigningKey::load(const std::string& priv_path) {

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "harness/core/crypto.hpp"
+#include "harness/core/errors.hpp"
 #include "harness/core/fileio.hpp"
 
 TEST(Crypto, Sha256KnownVectors) {
@@ -39,4 +40,23 @@ TEST(Crypto, Ed25519SignVerifyAndReject) {
   EXPECT_EQ(kgate::ed25519_raw_public_key("not a key"), "");
   EXPECT_EQ(kgate::ed25519_canonical_public_pem("not a key"), "");
   std::filesystem::remove_all(dir);
+}
+
+// keygen's private key: owner-only, never written through a planted link, never over a file.
+TEST(Crypto, KeygenPrivateKeyIsOwnerOnlyAndNeverFollowsALink) {
+  namespace fs = std::filesystem;
+  auto dir = fresh_temp_dir("kgate_keymode_");
+  const std::string priv = (dir / "k.key").string(), pub = (dir / "k.pub").string();
+  kgate::ed25519_keygen(priv, pub);
+  EXPECT_EQ(fs::status(priv).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+  const std::string victim = (dir / "victim").string(), link = (dir / "l.key").string();
+  kgate::write_file_atomic(victim, "keep");
+  fs::create_symlink(victim, link);
+  EXPECT_THROW(kgate::ed25519_keygen(link, (dir / "l.pub").string()), kgate::InputError);
+  EXPECT_EQ(kgate::read_file(victim), "keep");
+  EXPECT_THROW(kgate::ed25519_keygen(priv, pub), kgate::InputError);  // an existing key is kept
+  fs::create_symlink(victim, dir / "m.pub");
+  EXPECT_THROW(kgate::ed25519_keygen((dir / "m.key").string(), (dir / "m.pub").string()), kgate::InputError);
+  EXPECT_EQ(kgate::read_file(victim), "keep");
+  fs::remove_all(dir);
 }
