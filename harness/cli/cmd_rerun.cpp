@@ -236,7 +236,8 @@ void add_rerun(CLI::App& app, Action& action) {
   sc->add_option("--policy", o->policy,
                  "judge the new receipts by this policy instead of the recorded one "
                  "(a gate list or a JSON policy file)");
-  sc->add_option("--sign", o->sign, "Ed25519 private key: sign the new receipts (kgate run --sign)");
+  sc->add_option("--sign", o->sign, "Ed25519 private key: sign the new receipts (kgate run --sign)")
+      ->check(kSignKeyPath);
   sc->add_option("--rendezvous", o->rendezvous,
                  "for a campaign of several rank processes: this process's "
                  "rendezvous path (kgate run --rendezvous)");

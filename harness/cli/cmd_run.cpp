@@ -309,7 +309,8 @@ void add_campaign_flags(CLI::App* sc, RunOpts& o) {
   sc->add_flag("--resume", o.resume, "continue a killed run from its journal (<out>.journal); not an overwrite");
   sc->add_option("--sign", o.sign,
                  "Ed25519 private key (PEM, from kgate keygen): seal.signature becomes a DSSE envelope (payloadType "
-                 "application/vnd.in-toto+json, payload = the body's canonical bytes) with the public key");
+                 "application/vnd.in-toto+json, payload = the body's canonical bytes) with the public key")
+      ->check(kSignKeyPath);
 }
 
 // The backend, the timing protocol, the suite and what is printed.

@@ -64,6 +64,12 @@ void portable_by_baseline(Policy& p);
 
 // --backend's values.
 inline const std::vector<std::string> kBackends = {"auto", "cpu", "cuda"};
+// --sign's value: a path. An empty one is refused: it would silently make an unsigned receipt.
+inline const CLI::Validator kSignKeyPath(
+    [](std::string& v) {
+      return v.empty() ? std::string("an empty key path (leave --sign out for an unsigned receipt)") : std::string();
+    },
+    "KEY");
 // "auto" picks the GPU backend when kgate was built with CUDA and a device is present.
 // `announce` says so on stderr when auto falls back to the CPU: only once the backend is used.
 // simulate_ranks W > 0: the GPU backend plays W ranks on device 0 (run --simulate-ranks).

@@ -166,13 +166,17 @@ Policy Policy::parse(const std::string& spec) {
     return from_json(parse_json_bounded(read_file(spec), printable(spec)), printable(spec));
   json j;
   j["gates"] = json::array();
+  auto empty_gate = [&] {
+    return InputError("--policy: " + quoted(spec) + ": an empty gate name (two commas, or a comma at an end)");
+  };
+  if (spec.back() == ',') throw empty_gate();
   size_t s = 0;
   while (s < spec.size()) {
     size_t e = spec.find(',', s);
     if (e == std::string::npos) e = spec.size();
     std::string tok = spec.substr(s, e - s);
     s = e + 1;
-    if (tok.empty()) continue;
+    if (tok.empty()) throw empty_gate();
     auto lp = tok.find('(');
     if (lp != std::string::npos) {
       if (tok.back() != ')') throw InputError("--policy: " + quoted(tok) + ": expected name(value)");

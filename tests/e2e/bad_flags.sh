@@ -61,6 +61,8 @@ try out_under_file "afile is not a directory" --out afile/sub/r.json
 try sign_missing "no-such.key" --sign no-such.key
 echo "not a key" > bad.key
 try sign_garbage "not an Ed25519 private key" --sign bad.key
+try sign_empty "an empty key path" --sign ""
+try policy_commas "an empty gate name" --policy ","
 try deep_policy "deep_obj.json: JSON nested deeper than 64 levels" --policy deep_obj.json
 # Too-deep case tables: exit 2 with a clear message, not a stack overflow.
 for d in deep_obj deep_arr; do

@@ -131,3 +131,12 @@ TEST(Policy, TheCommittedPoliciesParse) {
   EXPECT_TRUE(fi.accepts_refusal("export:libkgate_flashinfer_ssu.so:ssu.flashinfer_stock"));
   EXPECT_FALSE(fi.accepts_refusal("ssu.floor"));
 }
+
+// A spec of commas names no gate: refused, never a policy that passes every row.
+TEST(Policy, EmptyGateNamesAreRefused) {
+  for (const char* spec : {",", ",,", "correct,", ",strict", "correct,,strict"}) {
+    SCOPED_TRACE(spec);
+    EXPECT_THROW(Policy::parse(spec), InputError);
+  }
+  EXPECT_NO_THROW(Policy::parse("correct,strict"));
+}
