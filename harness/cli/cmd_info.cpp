@@ -8,6 +8,7 @@
 #include "harness/core/cases.hpp"
 #include "harness/core/crypto.hpp"
 #include "harness/core/errors.hpp"
+#include "harness/core/text.hpp"
 #include "harness/export/loader.hpp"
 #ifdef KGATE_HAVE_CUDA
 #include "harness/gpu/gpu.hpp"
@@ -76,8 +77,7 @@ void print_listing(const json& doc) {
   }
   std::printf("implementations:\n");
   for (const auto& i : doc["implementations"]) {
-    std::string names;
-    for (const auto& n : i["kernel_names"]) names += (names.empty() ? "" : ",") + n.get<std::string>();
+    const std::string names = join(i["kernel_names"].get<std::vector<std::string>>(), ",");
     std::printf("  %-28s %-5s %-9s %s%s\n", i["name"].get<std::string>().c_str(),
                 i["backend"].get<std::string>().c_str(), i["role"].get<std::string>().c_str(),
                 i["description"].get<std::string>().c_str(),

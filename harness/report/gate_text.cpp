@@ -12,12 +12,6 @@ std::string alk(const SignatureRecord& s) {
          (s.consistent ? "" : " (inconsistent across calls)");
 }
 
-std::string joined(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
-
 // An arm's failed check against the oracle.
 std::string correctness_text(const GateResult& r) {
   const Correctness& k = *r.correctness;
@@ -54,7 +48,7 @@ std::string activity_text(const GateResult& r) {
   if (r.candidate_signature) {
     s = "candidate " + alk(*r.candidate_signature);
     if (!r.candidate_signature->undeclared.empty())
-      s += ", undeclared kernels: " + joined(r.candidate_signature->undeclared);
+      s += ", undeclared kernels: " + join(r.candidate_signature->undeclared, ", ");
   }
   if (r.baseline_signature) s += (s.empty() ? "" : "; ") + std::string("baseline ") + alk(*r.baseline_signature);
   return s;
@@ -75,7 +69,7 @@ std::string gate_text(const GateResult& r) {
   if (r.group_ratios) {
     std::vector<std::string> g;
     for (double x : *r.group_ratios) g.push_back(rt::sig4(x));
-    facts += " (group ratios " + joined(g) + ")";
+    facts += " (group ratios " + join(g, ", ") + ")";
   }
   const std::string act = activity_text(r);
   if (!act.empty()) facts += (facts.empty() ? "" : ": ") + act;

@@ -15,12 +15,6 @@ using doc::Inline;
 using doc::T;
 namespace rt = report_text;
 
-std::string joined(const std::vector<std::string>& v, const std::string& sep) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
-  return s;
-}
-
 std::string tags_text(const std::map<std::string, std::string>& tags) {
   std::string s;
   for (const auto& [k, v] : tags) s += (s.empty() ? "" : " ") + k + "=" + v;
@@ -109,7 +103,7 @@ doc::Block rows_table(const ReportView& v) {
   t.align += 'l';
   for (const auto& rv : v.rows) {
     const RowRecord& r = rv.record;
-    const std::string verdict = r.verdicts.policy ? "pass" : "FAIL (" + joined(r.verdicts.failed, ", ") + ")";
+    const std::string verdict = r.verdicts.policy ? "pass" : "FAIL (" + join(r.verdicts.failed, ", ") + ")";
     const size_t lines = std::max<size_t>(1, r.pairs.size());
     for (size_t i = 0; i < lines; ++i) {
       doc::Table::Row line{{}, "row-" + r.id};
@@ -172,7 +166,7 @@ doc::Block arms_details(const ReportView& v) {
                           {T(a.role)},
                           {T(a.registered_role.empty() ? "-" : a.registered_role)},
                           {T(a.backend.empty() ? "-" : a.backend)},
-                          {T(a.kernel_names.empty() ? "-" : joined(a.kernel_names, " "))}},
+                          {T(a.kernel_names.empty() ? "-" : join(a.kernel_names, " "))}},
                          ""});
     for (const auto& [path, sha] : a.sources) sources.rows.push_back({{{C(a.name)}, {C(path)}, {C(sha)}}, ""});
   }
