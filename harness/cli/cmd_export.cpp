@@ -3,9 +3,6 @@
 // commits' exports against each other. What it does, in order: check every flag, the family,
 // the arms and the source tree; configure and build (log in the build tree); copy the library;
 // load it back through the export loader and check its table; write the manifest beside it.
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -49,24 +46,6 @@ void check_arms(const Opts& o, const Registry& reg) {
       throw InputError("export: --arms: no " + o.family + " arm " + quoted(a) + did_you_mean(a, exportable) +
                        (exportable.empty() ? " (this kgate was built without CUDA: it has no GPU arms)" : ""));
   }
-}
-
-// Runs argv with stdout and stderr appended to `log`; its exit status (127: could not start).
-int run_logged(const std::vector<std::string>& argv, const std::string& log) {
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error("export: fork failed");
-  if (pid == 0) {
-    if (FILE* f = std::freopen(log.c_str(), "a", stdout)) dup2(fileno(f), 2);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
 std::string log_tail(const std::string& log, size_t lines) {
