@@ -4,6 +4,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "harness/core/cases.hpp"
 #include "harness/core/family.hpp"
@@ -25,6 +26,35 @@ class RowContext {
   // the row's arguments (an export arm's supports() over the family's C args) are asked here,
   // before any call, so a policy may accept them as it accepts supports(params).
   virtual std::string refusal(const Implementation&) { return ""; }
+
+  // The timed-call proof (DESIGN.md, timing protocol: "Timed calls are proven too"). A row has K
+  // input sets: set 0 is made from the row's seed with the context, add_input_sets makes sets
+  // 1..K-1 from seeds derived from the run seed (once, after prepare, before any check). Every
+  // set holds the per-call inputs (a cache or weights may be shared by all sets) and has its own
+  // oracle. The executor, outside every timed window:
+  //   load_input(k)           before each call (check, warm-up, timed): the buffers the arms read
+  //                           now hold set k's contents, at the same addresses (a captured graph
+  //                           stays valid; an arm that memoizes by pointer sees new contents);
+  //   prepare_verified(impl)  before a call it will verify: outputs poisoned, in-place state (a
+  //                           state pool) restored to the pristine copy, so the oracle follows
+  //                           exactly one update from a known state;
+  //   verify(impl)            after that call: its outputs against the loaded set's oracle.
+  // check(impl) is one verified call on the loaded set. A context that cannot prove its timed
+  // calls keeps these defaults, and a run refuses it (never a check that passes by default).
+  virtual void add_input_sets(const std::vector<uint64_t>& seeds) {
+    (void)seeds;
+    throw std::logic_error("this family's row context does not rotate input sets");
+  }
+  virtual int input_sets() const { return 1; }
+  virtual void load_input(int set) {
+    if (set != 0) throw std::logic_error("this family's row context has one input set");
+  }
+  virtual void prepare_verified(const Implementation&) {
+    throw std::logic_error("this family's row context cannot verify timed calls");
+  }
+  virtual Correctness verify(const Implementation&) {
+    throw std::logic_error("this family's row context cannot verify timed calls");
+  }
 };
 
 // Thrown at an agreement of a job's ranks (Backend::ranks_agree, and the agreements a GPU rank makes
