@@ -129,6 +129,8 @@ std::shared_ptr<RunOpts> recorded_run(const json& receipt, const std::string& pa
   o->seed = field(proto, "seed", where).get<uint64_t>();
   o->warmup_calls = proto.value("warmup_min_calls", o->warmup_calls);
   o->warmup_us = proto.value("warmup_min_us", o->warmup_us);
+  if (proto.contains("proof") && proto["proof"].is_object())
+    o->input_sets = proto["proof"].value("input_sets", o->input_sets);
   o->isolate = proto.value("isolate", false);
   o->warm = !proto.value("cold_l2", true);
   o->backend = field(pred, "backend", where).get<std::string>();

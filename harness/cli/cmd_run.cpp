@@ -71,6 +71,7 @@ void set_run_values(const RunOpts& o, RunConfig& c) {
   c.schedule = {o.groups, o.blocks, o.m, o.seed};
   c.warmup_min_us = o.warmup_us;
   c.warmup_min_calls = o.warmup_calls;
+  c.proof.input_sets = o.input_sets;
   c.quiet = o.quiet;
   c.isolate = o.isolate;
   if (o.simulate_ranks) {
@@ -121,7 +122,8 @@ json run_one(const RunOpts& o, const BackendFactory& factory, Backend* backend, 
     host = {{"prepare", r.phases.prepare_s},
             {"checks", r.phases.check_s},
             {"warmup", r.phases.warmup_s},
-            {"samples", r.phases.timing_s}};
+            {"samples", r.phases.timing_s},
+            {"proof", r.phases.proof_s}};
   json j = {{"receipt", r.receipt_path},
             {"rows", s.rows},
             {"policy_passed", s.policy_passed},
@@ -138,8 +140,10 @@ json run_one(const RunOpts& o, const BackendFactory& factory, Backend* backend, 
                   b.min_ratio_row->c_str());
   std::printf("\n");
   if (!o.isolate)
-    std::printf("host time: prepare %.1f s, correctness checks %.1f s, warm-up %.1f s, samples %.1f s\n",
-                r.phases.prepare_s, r.phases.check_s, r.phases.warmup_s, r.phases.timing_s);
+    std::printf(
+        "host time: prepare %.1f s, correctness checks %.1f s, warm-up %.1f s, samples %.1f s, timed-call proof "
+        "%.1f s\n",
+        r.phases.prepare_s, r.phases.check_s, r.phases.warmup_s, r.phases.timing_s, r.phases.proof_s);
   return j;
 }
 
@@ -327,6 +331,10 @@ void add_protocol_flags(CLI::App* sc, RunOpts& o) {
   sc->add_option("--warmup-us", o.warmup_us, "minimum warm-up work per arm per unit, microseconds")
       ->capture_default_str();
   sc->add_option("--warmup-calls", o.warmup_calls, "minimum warm-up calls per arm per unit")->capture_default_str();
+  sc->add_option("--input-sets", o.input_sets,
+                 "input sets K per row (>= 2): an arm's calls rotate over them, checks run on two, timed outputs "
+                 "are verified against each set's oracle")
+      ->capture_default_str();
   sc->add_option("--suite", o.suite, "suite file for the default run (default: cases/suites.json)");
   sc->add_flag("--quiet", o.quiet, "no progress line");
   sc->add_flag("--json", o.json,

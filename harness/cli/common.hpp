@@ -43,6 +43,7 @@ struct RunOpts {
   uint64_t seed = 20261129;
   double warmup_us = 1000;
   int warmup_calls = 3;
+  int input_sets = 3;                     // the timed-call proof's input sets per row
   std::optional<Policy> recorded_policy;  // rerun: the receipt's policy, in place of `policy`
 };
 // Every campaign `o` asks for (one with --cases, else the suite's entries), each preflighted

@@ -56,6 +56,7 @@ std::string facts_digest(const json& pred) {
          {"id", "family", "params", "tags", "tolerance", "correctness", "config", "disposition", "error", "work"})
       facts[k] = r.contains(k) ? r[k] : json("(absent)");
     if (r.contains("refused")) facts["refused"] = r["refused"];  // only rows with a refused baseline have one
+    if (r.contains("proof")) facts["proof"] = r["proof"];        // receipts before the timed-call proof have none
     ids.push_back(facts);
   }
   json bound = {{"tool", pred.at("tool")},

@@ -1,6 +1,7 @@
 #include "harness/core/records.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 #include "harness/core/errors.hpp"
@@ -155,14 +156,17 @@ Correctness correctness_from(const Reader& r) {
   return c;
 }
 
-std::vector<ArmCheck> checks_from(const Reader& r, const std::string& key) {
-  std::vector<ArmCheck> out;
+// An array of objects, each read by `one`.
+template <class T, class F>
+std::vector<T> list_from(const Reader& r, const std::string& key, F&& one) {
+  std::vector<T> out;
   const json& a = r.arr(key);
-  for (size_t i = 0; i < a.size(); ++i) {
-    Reader e = r.element(a[i], key, i);
-    out.push_back({e.str("arm"), correctness_from(e)});
-  }
+  for (size_t i = 0; i < a.size(); ++i) out.push_back(one(r.element(a[i], key, i)));
   return out;
+}
+
+std::vector<ArmCheck> checks_from(const Reader& r, const std::string& key) {
+  return list_from<ArmCheck>(r, key, [](const Reader& e) { return ArmCheck{e.str("arm"), correctness_from(e)}; });
 }
 
 json checks_json(const std::vector<ArmCheck>& v) {
@@ -307,6 +311,95 @@ std::optional<double> opt_num(const AuditReader& r, const std::string& k) {
   return r.num(k);
 }
 
+// Seeds as 0x-prefixed hex strings: a full 64-bit seed is not exact as a JSON number read back.
+std::string seed_hex(uint64_t s) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(s));
+  return buf;
+}
+
+uint64_t seed_from(const Reader& r, const std::string& k, const json& v) {
+  const std::string t = v.is_string() ? v.get<std::string>() : "";
+  if (t.size() != 18 || t.rfind("0x", 0) != 0 || t.find_first_not_of("0123456789abcdef", 2) != std::string::npos)
+    r.fail(k, "a seed is not a 0x-prefixed 16-digit hex string");
+  return std::stoull(t.substr(2), nullptr, 16);
+}
+
+json seeds_json(const std::vector<uint64_t>& seeds) {
+  json out = json::array();
+  for (uint64_t s : seeds) out.push_back(seed_hex(s));
+  return out;
+}
+
+std::vector<uint64_t> seeds_from(const Reader& r, const std::string& k) {
+  std::vector<uint64_t> out;
+  for (const auto& v : r.arr(k)) out.push_back(seed_from(r, k, v));
+  return out;
+}
+
+json call_proof_json(const CallProof& c) {
+  return {{"timed_calls", c.timed},
+          {"verified_calls", c.verified},
+          {"failed_calls", c.failed},
+          {"first_failure", c.first_failure.empty() ? json(nullptr) : json(c.first_failure)}};
+}
+
+CallProof call_proof_from(const Reader& r) {
+  CallProof c{r.integer("timed_calls"), r.integer("verified_calls"), r.integer("failed_calls"), ""};
+  if (r.has_value("first_failure"))
+    c.first_failure = r.str("first_failure");
+  else
+    r.at("first_failure");
+  if (c.timed < 0 || c.verified < 0 || c.failed < 0 || c.verified > c.timed || c.failed > c.verified)
+    r.fail("verified_calls", "counts not 0 <= failed <= verified <= timed");
+  if ((c.failed > 0) != !c.first_failure.empty())
+    r.fail("first_failure", "must name the first failure exactly when a verified call failed");
+  return c;
+}
+
+json seed_checks_json(const std::vector<SeedCheck>& v) {
+  json out = json::array();
+  for (const auto& c : v)
+    out.push_back({{"set", c.set}, {"passed", c.passed}, {"mismatches", c.mismatches}, {"max_abs_err", c.max_abs_err}});
+  return out;
+}
+
+std::vector<SeedCheck> seed_checks_from(const Reader& r, const std::string& k) {
+  return list_from<SeedCheck>(r, k, [](const Reader& e) {
+    return SeedCheck{static_cast<int>(e.integer("set")), e.boolean("passed"), e.integer("mismatches"),
+                     e.num("max_abs_err")};
+  });
+}
+
+std::map<std::string, std::vector<SeedCheck>> seed_check_map_from(const Reader& r, const std::string& k) {
+  std::map<std::string, std::vector<SeedCheck>> out;
+  Reader m = r.sub(k);
+  for (auto it = m.raw().begin(); it != m.raw().end(); ++it) out[it.key()] = seed_checks_from(m, it.key());
+  return out;
+}
+
+json row_proof_json(const RowProof& p) {
+  json arms = json::object();
+  for (const auto& [arm, a] : p.arms) {
+    arms[arm] = call_proof_json(a.calls);
+    arms[arm]["checks"] = seed_checks_json(a.checks);
+  }
+  return {{"input_sets", p.input_sets}, {"seeds", seeds_json(p.seeds)}, {"arms", arms}};
+}
+
+RowProof row_proof_from(const Reader& r) {
+  RowProof p;
+  p.input_sets = static_cast<int>(r.integer("input_sets"));
+  p.seeds = seeds_from(r, "seeds");
+  if (p.input_sets < 2 || p.seeds.size() != static_cast<size_t>(p.input_sets))
+    r.fail("seeds", "not one seed per input set (at least 2)");
+  Reader arms = r.sub("arms");
+  for (auto it = arms.raw().begin(); it != arms.raw().end(); ++it) {
+    Reader a = arms.sub(it.key());
+    p.arms[it.key()] = {seed_checks_from(a, "checks"), call_proof_from(a)};
+  }
+  return p;
+}
 }  // namespace
 
 std::string to_string(Disposition d) { return kDispositions[static_cast<int>(d)]; }
@@ -332,6 +425,25 @@ json Correctness::to_json(const std::string& arm) const {
               {"note", note}};
 }
 
+void CallProof::add(const CallProof& o) {
+  timed += o.timed;
+  verified += o.verified;
+  failed += o.failed;
+  if (first_failure.empty()) first_failure = o.first_failure;
+}
+
+std::string RowProof::failure() const {
+  for (const auto& [arm, a] : arms)
+    for (const auto& c : a.checks)
+      if (!c.passed)
+        return "arm " + arm + ": check on input set " + std::to_string(c.set) + " (seed " +
+               seed_hex(c.set < static_cast<int>(seeds.size()) ? seeds[c.set] : 0) +
+               ") failed: " + std::to_string(c.mismatches) + " elements wrong";
+  for (const auto& [arm, a] : arms)
+    if (!a.calls.first_failure.empty()) return a.calls.first_failure;
+  return "";
+}
+
 const Implementation& Plan::impl(const std::string& arm) const {
   for (const auto& a : arms)
     if (a.name == arm) return *a.impl;
@@ -351,16 +463,24 @@ json to_json(const UnitResult& u) {
                   {"correctness", checks_json(u.check->checks)},
                   {"config", cfg}};
     if (!u.check->refused.empty()) j["check"]["refused"] = u.check->refused;
+    json sc = json::object();
+    for (const auto& [arm, v] : u.check->seed_checks) sc[arm] = seed_checks_json(v);
+    j["check"]["seeds"] = seeds_json(u.check->seeds);
+    j["check"]["seed_checks"] = sc;
   } else {
     j["check"] = nullptr;
   }
   json ranks = json::array();
-  for (const auto& r : u.ranks)
+  for (const auto& r : u.ranks) {
+    json proof = json::object();
+    for (const auto& [arm, c] : r.proof) proof[arm] = call_proof_json(c);
     ranks.push_back({{"rank", r.rank},
                      {"baseline", r.baseline},
                      {"candidate", r.candidate},
                      {"side", side_json(r.side)},
-                     {"signatures", signature_counts_json(r.signatures)}});
+                     {"signatures", signature_counts_json(r.signatures)},
+                     {"proof", proof}});
+  }
   j["ranks"] = ranks;
   return j;
 }
@@ -385,6 +505,8 @@ UnitResult unit_result_from_json(const json& j) {
     const json& cfg = c.obj("config");
     for (auto it = cfg.begin(); it != cfg.end(); ++it) rc.configs[it.key()] = it.value();
     if (c.has_value("refused")) rc.refused = c.str_map("refused");
+    if (c.has_value("seeds")) rc.seeds = seeds_from(c, "seeds");
+    if (c.has_value("seed_checks")) rc.seed_checks = seed_check_map_from(c, "seed_checks");
     u.check = std::move(rc);
   }
   const json& ranks = r.arr("ranks");
@@ -396,6 +518,11 @@ UnitResult unit_result_from_json(const json& j) {
     rr.candidate = e.sample_lists("candidate", true);
     rr.side = side_from(e, "side");
     rr.signatures = signature_counts_from(e, "signatures");
+    if (e.has_value("proof")) {
+      Reader proof = e.sub("proof");
+      for (auto it = proof.raw().begin(); it != proof.raw().end(); ++it)
+        rr.proof[it.key()] = call_proof_from(proof.sub(it.key()));
+    }
     u.ranks.push_back(std::move(rr));
   }
   return u;
@@ -416,7 +543,8 @@ json to_json(const RowRecord& r) {
   for (const auto& [arm, c] : r.config) j["config"][arm] = c;
   j["disposition"] = to_string(r.disposition);
   j["error"] = r.error ? json(*r.error) : json(nullptr);
-  if (!r.refused.empty()) j["refused"] = r.refused;  // rows without a refused baseline have no such field
+  if (!r.refused.empty()) j["refused"] = r.refused;    // rows without a refused baseline have no such field
+  if (r.proof) j["proof"] = row_proof_json(*r.proof);  // receipts before the timed-call proof have none
   json pairs = json::array();
   for (const auto& p : r.pairs) {
     json pj = {{"baseline", p.baseline}, {"candidate", p.candidate}};
@@ -513,6 +641,7 @@ void read_row_head(AuditReader& r, const json& j, RowRecord& row) {
     row.refused = r.str_map("refused");
     if (row.refused.empty()) r.fail("refused", "empty (kgate writes the field only for a refusal)");
   }
+  if (j.contains("proof")) row.proof = row_proof_from(r.sub("proof"));
 }
 
 std::optional<std::map<std::string, SignatureRecord>> signatures_from(AuditReader& r) {

@@ -98,6 +98,44 @@ struct ArmCheck {
   Correctness result;
 };
 
+// The timed-call proof's settings (a protocol field): K input sets per row, and the share of an
+// arm's timed calls, besides the last of each unit, whose outputs are verified.
+struct ProofConfig {
+  int input_sets = 3;
+  double verified_share = 0.125;
+};
+
+// One arm's check on one input set (set 0: the row's seed; set 1: a seed derived from the run's).
+struct SeedCheck {
+  int set = 0;
+  bool passed = false;
+  int64_t mismatches = 0;  // mismatched, non-finite and unwritten elements
+  double max_abs_err = 0;
+};
+
+// One arm's timed calls and their proof (per unit, or summed over a row's units and ranks): how
+// many were verified against the oracle of the input set they were given, how many of those
+// failed, and the first failure named ("arm X: timed call 17 of group 2 (input set 1): ...").
+struct CallProof {
+  int64_t timed = 0, verified = 0, failed = 0;
+  std::string first_failure;
+  void add(const CallProof& o);
+};
+
+// A row's `proof` block: its input sets and their seeds, and per arm its checks per seed and its
+// timed calls' proof. A recorded fact; a row with a failed check or verified call is never passed.
+struct ArmProof {
+  std::vector<SeedCheck> checks;
+  CallProof calls;
+};
+struct RowProof {
+  int input_sets = 0;
+  std::vector<uint64_t> seeds;  // per input set; set 0 is the row's seed
+  std::map<std::string, ArmProof> arms;
+  // The first failure of a check or verified call, "" when none.
+  std::string failure() const;
+};
+
 // What a row's correctness phase found (run by the first unit of the row).
 struct RowCheck {
   Disposition disposition = Disposition::passed;
@@ -107,6 +145,10 @@ struct RowCheck {
   // Baselines that refused the row where the policy accepts it (arm -> reason): neither checked
   // nor timed; the row goes on with the other arms.
   std::map<std::string, std::string> refused;
+  // The row's input sets' seeds (set 0 first) and every checked arm's checks on sets 0 and 1
+  // (`checks` holds set 0's in full).
+  std::vector<uint64_t> seeds;
+  std::map<std::string, std::vector<SeedCheck>> seed_checks;
 };
 
 // One (row, group) of the plan, as handed to an executor.
@@ -127,6 +169,7 @@ struct RankResult {
   std::vector<std::vector<double>> baseline, candidate;
   std::map<std::string, SideSeries> side;                         // per arm
   std::map<std::string, std::vector<SignatureCount>> signatures;  // per arm
+  std::map<std::string, CallProof> proof;                         // per arm: its timed calls' proof
 };
 
 struct UnitResult {
@@ -155,6 +198,7 @@ struct Plan {
   // Baselines whose refusal of a row the run's policy accepts (Policy::accept_refusals).
   std::set<std::string> may_refuse;
   ScheduleConfig schedule;
+  ProofConfig proof;
   double warmup_min_us = 1000;
   int warmup_min_calls = 3;
   std::vector<UnitSpec> units;  // schedule order
@@ -211,6 +255,8 @@ struct RowRecord {
   // Baselines whose refusal of the row the run's policy accepted (arm -> reason): their pairs are
   // not measured (no samples, no statistics); the other arms ran. A recorded fact.
   std::map<std::string, std::string> refused;
+  // The timed-call proof (absent in receipts made before it).
+  std::optional<RowProof> proof;
   std::vector<PairRecord> pairs;
   // The family's model of the work one call does (bytes moved, FLOPs), from the params alone;
   // absent when the family has no model.

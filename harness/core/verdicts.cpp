@@ -159,6 +159,14 @@ static void check_refused(const RowRecord& row) {
   }
 }
 
+// The timed-call proof's rule: a row whose proof records a failed check or verified call is never
+// passed (kgate records it incorrect, naming the failure).
+static void check_proof(const RowRecord& row) {
+  if (!row.proof || row.disposition != Disposition::passed) return;
+  if (const std::string failed = row.proof->failure(); !failed.empty())
+    throw AuditError("row '" + row.id + "': passed, but its proof records a failure (" + failed + ")");
+}
+
 namespace {
 
 // Each pair's statistics from its samples (a pair whose baseline refused the row keeps none).
@@ -287,6 +295,7 @@ Verdicts judge_row(const RowRecord& row, const Policy& policy) {
 
 void derive_row(RowRecord& row, const RowSamples* samples, const Policy& policy, const DeriveContext& ctx) {
   check_refused(row);
+  check_proof(row);
   row.signatures.reset();
   row.events_timer_us.reset();
   row.self_clock_us.reset();

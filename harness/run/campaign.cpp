@@ -65,7 +65,15 @@ struct RowState {
   std::string error;
   bool done(int groups) const {
     return !error.empty() || (check && check->disposition != Disposition::passed) ||
-           static_cast<int>(units.size()) == groups;
+           static_cast<int>(units.size()) == groups || !failed_call().empty();
+  }
+  // The first failed verified call of its units (group order, then rank order), "" when none.
+  std::string failed_call() const {
+    for (const auto& [g, ranks] : units)
+      for (const auto& rk : ranks)
+        for (const auto& [arm, p] : rk.proof)
+          if (p.failed) return (ranks.size() > 1 ? "rank " + std::to_string(rk.rank) + ": " : "") + p.first_failure;
+    return "";
   }
 };
 
@@ -216,6 +224,8 @@ json protocol_json(const RunConfig& cfg, const BackendIdentity& bid) {
   protocol["pairing"] = "ABBA/BAAB counterbalanced, equal counts per group";
   protocol["interval"] = to_json(IntervalSpec{});
   protocol["device_arch"] = bid.arch;
+  protocol["proof"] = {
+      {"input_sets", cfg.proof.input_sets}, {"verified_share", cfg.proof.verified_share}, {"rule", kProofRule}};
   return protocol;
 }
 
@@ -331,8 +341,22 @@ DeriveContext derive_context(const RunConfig& cfg, const CampaignPlan& c) {
   return dctx;
 }
 
-// A row's recorded facts: its case, its check's outcome, and a failure where its units did not
-// all come back.
+// A row's timed-call proof: its seeds and checks per seed, and per arm its units' proofs summed
+// over groups and ranks. None for a row never checked (refused before its check, or failed).
+std::optional<RowProof> row_proof(const Plan& plan, const RowState& st) {
+  if (!st.check || st.check->seeds.empty()) return std::nullopt;
+  RowProof p;
+  p.input_sets = plan.proof.input_sets;
+  p.seeds = st.check->seeds;
+  for (const auto& [arm, checks] : st.check->seed_checks) p.arms[arm].checks = checks;
+  for (const auto& [g, ranks] : st.units)
+    for (const auto& rk : ranks)
+      for (const auto& [arm, c] : rk.proof) p.arms[arm].calls.add(c);
+  return p;
+}
+
+// A row's recorded facts: its case, its check's outcome, its timed calls' proof, and a failure
+// where its units did not all come back.
 RowRecord row_facts(const Plan& plan, const CaseRow& r, const RowState& st) {
   RowRecord row;
   row.id = r.id;
@@ -348,6 +372,11 @@ RowRecord row_facts(const Plan& plan, const CaseRow& r, const RowState& st) {
     row.refused = st.check->refused;
     row.disposition = st.check->disposition;
     if (!st.check->error.empty()) row.error = st.check->error;
+  }
+  row.proof = row_proof(plan, st);
+  if (const std::string failed = st.failed_call(); !failed.empty() && row.disposition == Disposition::passed) {
+    row.disposition = Disposition::incorrect;
+    row.error = failed;
   }
   if (!st.error.empty()) {
     row.disposition = Disposition::failed;

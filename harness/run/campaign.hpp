@@ -26,6 +26,7 @@ struct RunConfig {
   std::optional<std::string> sign_key;
   Policy policy;
   ScheduleConfig schedule;
+  ProofConfig proof;  // K input sets per row (--input-sets), the verified share of timed calls
   double warmup_min_us = 1000;
   int warmup_min_calls = 3;
   bool quiet = false;
@@ -73,5 +74,13 @@ Plan make_plan(const RunConfig& cfg, const std::string& backend_name);
 // sha256, size, kind "export_library": a subject with those annotations) and `export`.
 json arm_json(const PlanArm& a);
 inline constexpr const char* kExportLibraryKind = "export_library";
+
+// The timed-call proof's rule as protocol.proof.rule records it.
+inline constexpr const char* kProofRule =
+    "inputs rotate over input_sets sets per row (call n of an arm in a unit gets set n mod input_sets, at fixed "
+    "addresses); every arm is checked on sets 0 and 1; in every unit the outputs of each arm's last timed call and of "
+    "a seeded share (verified_share) of its other timed calls, covering both call parities and two sets, are checked "
+    "against the oracle of the set they were given, from a restored state; a failed check or verified call makes the "
+    "row incorrect";
 
 }  // namespace kgate

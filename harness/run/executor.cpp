@@ -12,10 +12,12 @@
 #include <cstring>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "harness/core/errors.hpp"
 #include "harness/core/fileio.hpp"
+#include "harness/core/numeric.hpp"
 #include "harness/core/verdicts.hpp"
 
 namespace kgate {
@@ -28,6 +30,90 @@ void timed(double& acc, F&& fn) {
   fn();
   acc += std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
+
+// A phase whose steps include the proof's: the proof's time (added to phases.proof_s inside fn)
+// is taken out of the phase's.
+template <class F>
+void timed_phase(double& acc, PhaseTimes& phases, F&& fn) {
+  const double proof_before = phases.proof_s;
+  timed(acc, fn);
+  acc -= phases.proof_s - proof_before;
+}
+
+// A timed call's side series (events, SM clock, self clock, intervals, activity), appended.
+void add_side(SideSeries& side, Sample&& s) {
+  if (s.events_us > 0) side.events_us.push_back(s.events_us);
+  if (s.sm_clock_mhz > 0) side.sm_clock_mhz.push_back(s.sm_clock_mhz);
+  if (s.self_us > 0) side.self_us.push_back(s.self_us);
+  if (!s.intervals_ns.empty()) side.intervals_ns.push_back(SideSeries::flatten_intervals(s.intervals_ns));
+  if (!s.activity_us.empty()) side.activity_us.push_back(std::move(s.activity_us));
+}
+
+SeedCheck seed_check(int set, const Correctness& c) {
+  return {set, c.passed, c.mismatches + c.nonfinite + c.unwritten, c.max_abs_err};
+}
+
+// One unit's input rotation and timed-call proof: every call of an arm (warm-up or timed) gets
+// input set n % K, n counting that arm's calls in the unit; the verified timed calls (chosen before
+// the first, from the run seed, row and group) are prepared and checked around the call, outside
+// its timed window.
+class UnitProof {
+ public:
+  UnitProof(RowContext& ctx, PhaseTimes& phases, const Plan& plan, const UnitSpec& spec,
+            const std::map<std::string, std::string>& refused)
+      : ctx_(ctx), phases_(phases), group_(spec.group), sets_(std::max(1, ctx.input_sets())) {
+    std::map<std::string, int64_t> timed_calls;
+    for (const auto& b : plan.baselines)
+      if (!refused.count(b))
+        for (char L : spec.letters) ++timed_calls[L == 'A' ? b : plan.candidate];
+    uint64_t arm_index = 0;
+    for (const auto& [arm, n] : timed_calls) {
+      const uint64_t seed = splitmix_mix(plan.schedule.seed * kGolden ^ spec.seed ^
+                                         (static_cast<uint64_t>(spec.group) << 40) ^ ++arm_index);
+      arms_[arm].verify = verified_calls(n, plan.proof.verified_share, seed, sets_);
+    }
+  }
+  // Before a warm-up call.
+  void load(const std::string& arm) {
+    Arm& a = arms_[arm];
+    a.set = static_cast<int>(a.calls++ % sets_);
+    timed(phases_.proof_s, [&] { ctx_.load_input(a.set); });
+  }
+  // One timed call, its input loaded and, where chosen, its output verified.
+  Sample time(const Implementation& impl) {
+    load(impl.name);
+    Arm& a = arms_[impl.name];
+    const int64_t call = a.proof.timed++;
+    const bool verify = call < static_cast<int64_t>(a.verify.size()) && a.verify[call];
+    if (verify) timed(phases_.proof_s, [&] { ctx_.prepare_verified(impl); });
+    Sample s = ctx_.time_once(impl);
+    if (!verify) return s;
+    Correctness c;
+    timed(phases_.proof_s, [&] { c = ctx_.verify(impl); });
+    ++a.proof.verified;
+    if (!c.passed && a.proof.failed++ == 0) a.proof.first_failure = failed_call_text(impl.name, call, group_, a.set, c);
+    return s;
+  }
+  std::map<std::string, CallProof> result() const {
+    std::map<std::string, CallProof> out;
+    for (const auto& [arm, a] : arms_)
+      if (a.proof.timed) out[arm] = a.proof;
+    return out;
+  }
+
+ private:
+  struct Arm {
+    int64_t calls = 0;
+    int set = 0;
+    std::vector<bool> verify;
+    CallProof proof;
+  };
+  RowContext& ctx_;
+  PhaseTimes& phases_;
+  int group_;
+  int sets_;
+  std::map<std::string, Arm> arms_;
+};
 
 std::string describe_wait_status(int status) {
   if (WIFSIGNALED(status))
@@ -73,6 +159,55 @@ bool arch_matches(const std::vector<std::string>& archs, const std::string& devi
   for (const auto& a : archs)
     if (a == device || a == device + "a") return true;
   return false;
+}
+
+std::vector<uint64_t> derived_input_seeds(uint64_t run_seed, uint64_t row_seed, int input_sets) {
+  std::vector<uint64_t> out;
+  for (int k = 1; k < input_sets; ++k)
+    out.push_back(splitmix_mix(row_seed ^ splitmix_mix(run_seed + static_cast<uint64_t>(k) * kGolden)));
+  return out;
+}
+
+std::vector<bool> verified_calls(int64_t calls, double share, uint64_t seed, int input_sets) {
+  std::vector<bool> v(static_cast<size_t>(std::max<int64_t>(calls, 0)), false);
+  if (calls <= 0) return v;
+  Rng rng(seed);
+  for (int64_t i = 0; i + 1 < calls; ++i) v[i] = rng.uniform() < share;
+  v[calls - 1] = true;
+  if (calls < 2) return v;
+  auto covers = [&](auto&& key) {
+    std::set<int64_t> seen;
+    for (int64_t i = 0; i < calls; ++i)
+      if (v[i]) seen.insert(key(i));
+    return seen.size() > 1;
+  };
+  if (!covers([](int64_t i) { return i % 2; })) {
+    // A call of the other parity than the last, at a seeded place.
+    int64_t i = static_cast<int64_t>(rng.below(static_cast<uint64_t>(calls - 1)));
+    if (i % 2 == (calls - 1) % 2) i = i > 0 ? i - 1 : i + 1;
+    v[i] = true;
+  }
+  if (input_sets > 1 && !covers([&](int64_t i) { return i % input_sets; })) v[calls - 2] = true;
+  return v;
+}
+
+bool proof_failed(const RankResult& r) {
+  for (const auto& [arm, p] : r.proof)
+    if (p.failed) return true;
+  return false;
+}
+
+std::string wrong_elements_text(const Correctness& c) {
+  char vals[160];
+  std::snprintf(vals, sizeof vals, " = %.6g, reference %.6g; ", c.worst_out, c.worst_ref);
+  return (c.worst.empty() ? "" : c.worst + vals) + std::to_string(c.mismatches + c.nonfinite + c.unwritten) + " of " +
+         std::to_string(c.elements) + " elements wrong (" + std::to_string(c.mismatches) + " mismatched, " +
+         std::to_string(c.nonfinite) + " non-finite, " + std::to_string(c.unwritten) + " unwritten)";
+}
+
+std::string failed_call_text(const std::string& arm, int64_t call, int group, int set, const Correctness& c) {
+  return "arm " + arm + ": timed call " + std::to_string(call + 1) + " of group " + std::to_string(group + 1) +
+         " (input set " + std::to_string(set) + "): " + wrong_elements_text(c);
 }
 
 InProcessExecutor::InProcessExecutor(const Plan& plan, Backend& backend) : plan_(plan), backend_(backend) {}
@@ -132,14 +267,12 @@ RowCheck InProcessExecutor::check_row(const UnitSpec& spec, std::unique_ptr<RowC
   const std::map<std::string, std::string> mine = refusals(row, ctx.get());
   if (unaccepted(mine)) return rc;
   rc.refused = agreed_refusals(mine);
-  timed(phases_.check_s, [&] {
+  rc.seeds = {spec.seed};
+  for (uint64_t s : derived_input_seeds(plan_.schedule.seed, spec.seed, plan_.proof.input_sets)) rc.seeds.push_back(s);
+  timed_phase(phases_.check_s, phases_, [&] {
     for (const auto& a : plan_.arms) {
       if (rc.refused.count(a.name)) continue;
-      Correctness c = ctx->check(*a.impl);
-      if (!c.passed) rc.disposition = Disposition::incorrect;
-      rc.checks.push_back({a.name, std::move(c)});
-      json cfg = ctx->config(*a.impl);
-      if (!cfg.is_null()) rc.configs[a.name] = cfg;
+      check_arm(a, *ctx, rc);
       agree_or_abandon(true);  // an arm's check may run collectives: a rank that threw in it says so here
     }
   });
@@ -147,8 +280,27 @@ RowCheck InProcessExecutor::check_row(const UnitSpec& spec, std::unique_ptr<RowC
   return rc;
 }
 
+void InProcessExecutor::check_arm(const PlanArm& a, RowContext& ctx, RowCheck& rc) {
+  ctx.load_input(0);
+  Correctness c = ctx.check(*a.impl);
+  Correctness second;
+  timed(phases_.proof_s, [&] {
+    ctx.load_input(1);
+    second = ctx.check(*a.impl);
+  });
+  rc.seed_checks[a.name] = {seed_check(0, c), seed_check(1, second)};
+  if (!c.passed || !second.passed) rc.disposition = Disposition::incorrect;
+  if (c.passed && !second.passed && rc.error.empty())
+    rc.error = "arm " + a.name + ": check on input set 1: " + wrong_elements_text(second);
+  rc.checks.push_back({a.name, std::move(c)});
+  json cfg = ctx.config(*a.impl);
+  if (!cfg.is_null()) rc.configs[a.name] = cfg;
+}
+
 void InProcessExecutor::prepare_row(const UnitSpec& spec, std::unique_ptr<RowContext>& ctx) {
   timed(phases_.prepare_s, [&] { ctx = backend_.prepare(*plan_.family, plan_.table.rows[spec.row], spec.seed); });
+  timed(phases_.proof_s,
+        [&] { ctx->add_input_sets(derived_input_seeds(plan_.schedule.seed, spec.seed, plan_.proof.input_sets)); });
   agree_or_abandon(true);
 }
 
@@ -165,12 +317,14 @@ void InProcessExecutor::tell_ranks_failed() {
 
 RankResult InProcessExecutor::time_unit(const UnitSpec& spec, RowContext& ctx) {
   const std::map<std::string, std::string> refused = agreed_refusals(refusals(plan_.table.rows[spec.row], &ctx));
+  UnitProof proof(ctx, phases_, plan_, spec, refused);
   // Warm-up: at least warmup_min_calls calls and warmup_min_us of work per arm.
-  timed(phases_.warmup_s, [&] {
+  timed_phase(phases_.warmup_s, phases_, [&] {
     for (const auto& a : plan_.arms) {
       if (refused.count(a.name)) continue;
       double spent = 0;
       for (int c = 0; c < plan_.warmup_min_calls || spent < plan_.warmup_min_us; ++c) {
+        proof.load(a.name);
         spent += ctx.warm_call_us(*a.impl);
         if (c > 100000) break;
       }
@@ -178,7 +332,7 @@ RankResult InProcessExecutor::time_unit(const UnitSpec& spec, RowContext& ctx) {
   });
   RankResult rr;
   std::map<std::string, std::vector<Signature>> sigs;
-  timed(phases_.timing_s, [&] {
+  timed_phase(phases_.timing_s, phases_, [&] {
     for (const auto& b : plan_.baselines) {
       std::vector<double> sb, sc;
       if (refused.count(b)) {  // a refused baseline's pair: no samples, the pairs keep their order
@@ -188,15 +342,10 @@ RankResult InProcessExecutor::time_unit(const UnitSpec& spec, RowContext& ctx) {
       }
       for (char L : spec.letters) {
         const std::string& arm = L == 'A' ? b : plan_.candidate;
-        Sample s = ctx.time_once(plan_.impl(arm));
+        Sample s = proof.time(plan_.impl(arm));
         (L == 'A' ? sb : sc).push_back(s.us);
         if (s.signature) sigs[arm].push_back(*s.signature);
-        SideSeries& side = rr.side[arm];
-        if (s.events_us > 0) side.events_us.push_back(s.events_us);
-        if (s.sm_clock_mhz > 0) side.sm_clock_mhz.push_back(s.sm_clock_mhz);
-        if (s.self_us > 0) side.self_us.push_back(s.self_us);
-        if (!s.intervals_ns.empty()) side.intervals_ns.push_back(SideSeries::flatten_intervals(s.intervals_ns));
-        if (!s.activity_us.empty()) side.activity_us.push_back(std::move(s.activity_us));
+        add_side(rr.side[arm], std::move(s));
       }
       rr.baseline.push_back(std::move(sb));
       rr.candidate.push_back(std::move(sc));
@@ -209,6 +358,7 @@ RankResult InProcessExecutor::time_unit(const UnitSpec& spec, RowContext& ctx) {
     for (const auto& s : v) merge_signature_counts(counts, {{s, 1}});
     rr.signatures[arm] = std::move(counts);
   }
+  rr.proof = proof.result();
   return rr;
 }
 
@@ -227,7 +377,7 @@ UnitResult InProcessExecutor::run_unit(const UnitSpec& spec) {
     }
     if (!ctx) prepare_row(spec, ctx);
     u.ranks.push_back(time_unit(spec, *ctx));
-    if (spec.last_of_row) contexts_.erase(spec.row_id);
+    if (spec.last_of_row || proof_failed(u.ranks.back())) contexts_.erase(spec.row_id);
   } catch (const RankAbandoned& e) {
     // Another rank failed this unit and said so at an agreement: the merged unit carries its cause.
     u.check.reset();

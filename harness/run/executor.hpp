@@ -27,10 +27,28 @@ class Executor {
   virtual void drop_row(const std::string& /*row_id*/) {}
 };
 
-// Host seconds by phase, in the process that ran the units.
+// Host seconds by phase, in the process that ran the units. proof_s: the timed-call proof's own
+// cost (its input sets made, each call's input loaded, verified calls prepared and checked, the
+// check on the second seed), taken out of the phase it happened in.
 struct PhaseTimes {
-  double prepare_s = 0, check_s = 0, warmup_s = 0, timing_s = 0;
+  double prepare_s = 0, check_s = 0, warmup_s = 0, timing_s = 0, proof_s = 0;
 };
+
+// The timed-call proof (DESIGN.md, "Timed calls are proven too").
+// The seeds of a row's input sets 1..K-1, from the run seed and the row's own seed (set 0's).
+std::vector<uint64_t> derived_input_seeds(uint64_t run_seed, uint64_t row_seed, int input_sets);
+// Which of an arm's `calls` timed calls of a unit are verified (index = call, from 0): the last,
+// and each other with probability `share` from the seeded stream; then, where there are two calls
+// or more, both parities of the call index and two input sets (call % input_sets) are made sure of,
+// so an arm that writes on alternate calls, or memoizes one set's output, meets a verified call.
+std::vector<bool> verified_calls(int64_t calls, double share, uint64_t seed, int input_sets);
+// "arm X: timed call 17 of group 2 (input set 1): y[3] = 0, reference 0.25; 2 of 1000 elements
+// wrong (...)": a failed verified call (call and group from 0, printed from 1).
+std::string failed_call_text(const std::string& arm, int64_t call, int group, int set, const Correctness& c);
+// "y[3] = 0, reference 0.25; 2 of 1000 elements wrong (...)": what a failed check found.
+std::string wrong_elements_text(const Correctness& c);
+// Whether a rank's unit had a failed verified call (the row is incorrect, its inputs dropped).
+bool proof_failed(const RankResult& r);
 
 // True when an arm built for `archs` runs on a device of architecture `device` ("host",
 // "sm_90"): an exact match, or the arch-specific form ("sm_90a") of the device's own arch.
@@ -47,6 +65,8 @@ class InProcessExecutor final : public Executor {
 
  private:
   RowCheck check_row(const UnitSpec& spec, std::unique_ptr<RowContext>& ctx);
+  // One arm's check on input sets 0 and 1 (the second seed's is the proof's cost).
+  void check_arm(const PlanArm& a, RowContext& ctx, RowCheck& rc);
   // The arms that refuse the row on this rank (arm -> why): built for another architecture, or
   // the arm's supports() says no; with the row's context, also what the context's refusal() says
   // (an export's supports() over the row's C args). Every unit of the row gets the same answer.

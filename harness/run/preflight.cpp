@@ -160,6 +160,9 @@ static void check_values(const RunConfig& cfg) {
   if (!std::isfinite(cfg.warmup_min_us) || cfg.warmup_min_us < 0 || cfg.warmup_min_us > kMaxWarmupUs)
     throw InputError("--warmup-us: must be a finite number in [0, 1e9] microseconds");
   check_int("--warmup-calls", cfg.warmup_min_calls, 0, kMaxWarmupCalls);
+  check_int("--input-sets", cfg.proof.input_sets, 2, kMaxInputSets);
+  if (!(cfg.proof.verified_share > 0 && cfg.proof.verified_share <= 1))
+    throw InputError("verified share: must be in (0, 1]");
   Policy::from_json(cfg.policy.to_json(), "--policy");  // a programmatic policy is held to the same rules
   if (cfg.candidate.empty()) throw InputError("--candidate: empty");
   if (cfg.baselines.empty()) throw InputError("--baseline: at least one baseline is required");
@@ -251,6 +254,7 @@ static Plan plan_from_table(const RunConfig& cfg, CaseTable table, const std::st
   for (const auto& b : plan.baselines)
     if (cfg.policy.accepts_refusal(b)) plan.may_refuse.insert(b);
   plan.schedule = cfg.schedule;
+  plan.proof = cfg.proof;
   plan.warmup_min_us = cfg.warmup_min_us;
   plan.warmup_min_calls = cfg.warmup_min_calls;
   plan.units = plan_unit_specs(plan);

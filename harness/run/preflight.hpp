@@ -16,6 +16,8 @@ namespace kgate {
 inline constexpr size_t kMaxPathBytes = 4096;
 // Schedule and warm-up bounds (inclusive).
 inline constexpr int kMaxGroups = 1000, kMaxBlocks = 1000, kMaxM = 10000, kMaxWarmupCalls = 1000000;
+// Input sets per row (--input-sets): each holds a copy of the per-call inputs and its oracle.
+inline constexpr int kMaxInputSets = 64;
 inline constexpr double kMaxWarmupUs = 1e9;
 // groups x blocks x m x rows x baselines above this is refused as absurd.
 inline constexpr double kMaxScheduledSamples = 1e8;

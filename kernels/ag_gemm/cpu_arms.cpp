@@ -43,29 +43,44 @@ void cpu_eigen_gemm(const HostProblem& hp, std::vector<float>& C) {
 
 namespace {
 
-class CpuContext final : public CpuArmContext<CpuArm<CpuFn>> {
+// One input set: every rank's A shard and the oracle; B (the weights) is set 0's, shared.
+struct Set {
+  std::vector<std::vector<float>> A;
+  std::vector<double> ref;
+};
+
+class CpuContext final : public CpuArmContext<CpuArm<CpuFn>, Set> {
  public:
   CpuContext(const CaseRow& row, uint64_t seed)
-      : hp_(make_problem(Params::from_json(row.params), seed)), ref_(reference(hp_)), tol_(row.tolerance) {
-    C_.resize(ref_.size());
+      : hp_(make_problem(Params::from_json(row.params), seed)), tol_(row.tolerance) {
+    add_set({hp_.A, reference(hp_)});
+    C_.resize(loaded().ref.size());
   }
-  Correctness check(const Implementation& impl) override {
-    std::vector<float> C(C_.size(), poison_f32());
-    arm(impl).call(hp_, C);
-    std::vector<double> o(C.begin(), C.end());
-    std::vector<bool> unw(C.size());
-    for (size_t i = 0; i < C.size(); ++i) unw[i] = is_poison_f32(C[i]);
+  void prepare_verified(const Implementation&) override { std::fill(C_.begin(), C_.end(), poison_f32()); }
+  Correctness verify(const Implementation&) override {
+    std::vector<double> o(C_.begin(), C_.end());
+    std::vector<bool> unw(C_.size());
+    for (size_t i = 0; i < C_.size(); ++i) unw[i] = is_poison_f32(C_[i]);
     int64_t N = hp_.p.n;
-    return compare_outputs(o, ref_, unw, tol_,
+    return compare_outputs(o, loaded().ref, unw, tol_,
                            [N](size_t i) { return "C[" + std::to_string(i / N) + "," + std::to_string(i % N) + "]"; });
   }
 
  protected:
   void call(const CpuArm<CpuFn>& a) override { a.call(hp_, C_); }
+  Set make_set(uint64_t seed) const override {
+    HostProblem hp = make_problem(hp_.p, seed);
+    hp.B = hp_.B;
+    std::vector<double> ref = reference(hp);
+    return {std::move(hp.A), std::move(ref)};
+  }
+  void load(const Set& set) override {
+    if (set.A.size() != hp_.A.size()) throw std::logic_error("input set: another number of A shards");
+    for (size_t r = 0; r < set.A.size(); ++r) copy_into(hp_.A[r], set.A[r]);
+  }
 
  private:
-  HostProblem hp_;
-  std::vector<double> ref_;
+  HostProblem hp_;  // the live inputs the arms read
   Tolerance tol_;
   std::vector<float> C_;
 };

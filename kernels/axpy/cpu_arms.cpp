@@ -23,27 +23,35 @@ const CpuArm<CpuFn> kCpuEigenArm{&cpu_eigen};
 
 namespace {
 
-// A check updates a fresh copy of the input y; timed calls update the context's own y, call
-// after call (y grows by a * x per call: fp32 stays finite for any run's call count).
-class CpuContext final : public CpuArmContext<CpuArm<CpuFn>> {
+// One input set: x, the input y and the oracle.
+struct Set {
+  std::vector<float> x, y;
+  std::vector<double> ref;
+};
+
+// Timed calls update the context's own y, call after call (y grows by a * x per call: fp32 stays
+// finite for any run's call count); a verified call (and a check) starts from the loaded set's y.
+class CpuContext final : public CpuArmContext<CpuArm<CpuFn>, Set> {
  public:
   CpuContext(const CaseRow& row, uint64_t seed)
-      : hp_(make_problem(row.params, seed)), ref_(reference(hp_)), tol_(row.tolerance), y_(hp_.y) {}
-
-  Correctness check(const Implementation& impl) override {
-    std::vector<float> y = hp_.y;
-    arm(impl).call(args(y));
-    return check_y(y, ref_, tol_);
+      : params_(row.params), hp_(make_problem(row.params, seed)), tol_(row.tolerance), y_(hp_.y) {
+    add_set({hp_.x, hp_.y, reference(hp_)});
   }
+  void prepare_verified(const Implementation&) override { copy_into(y_, loaded().y); }
+  Correctness verify(const Implementation&) override { return check_y(y_, loaded().ref, tol_); }
 
  protected:
-  void call(const CpuArm<CpuFn>& a) override { a.call(args(y_)); }
+  void call(const CpuArm<CpuFn>& a) override { a.call({hp_.n, hp_.a, hp_.x.data(), y_.data()}); }
+  Set make_set(uint64_t seed) const override {
+    HostProblem hp = make_problem(params_, seed);
+    std::vector<double> ref = reference(hp);
+    return {std::move(hp.x), std::move(hp.y), std::move(ref)};
+  }
+  void load(const Set& set) override { copy_into(hp_.x, set.x); }
 
  private:
-  axpy_args args(std::vector<float>& y) const { return {hp_.n, hp_.a, hp_.x.data(), y.data()}; }
-
-  HostProblem hp_;
-  std::vector<double> ref_;
+  json params_;
+  HostProblem hp_;  // x: the live input the arms read
   Tolerance tol_;
   std::vector<float> y_;
 };

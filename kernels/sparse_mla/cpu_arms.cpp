@@ -94,26 +94,47 @@ void cpu_eigen_batched(const HostProblem& hp, std::vector<float>& out, std::vect
 
 namespace {
 
-class CpuContext final : public CpuArmContext<CpuArm<CpuFn>> {
+// One input set: the per-call inputs (queries, indices, lengths) and the oracle; the KV tables
+// and the sink are set 0's, shared by every set (the cache a decode step reads).
+struct Set {
+  std::vector<float> q;
+  std::vector<int32_t> indices, lens;
+  Reference ref;
+};
+
+class CpuContext final : public CpuArmContext<CpuArm<CpuFn>, Set> {
  public:
   CpuContext(const CaseRow& row, uint64_t seed)
-      : hp_(make_problem(Params::from_json(row.params), seed)), ref_(reference(hp_)), tol_(row.tolerance) {
+      : hp_(make_problem(Params::from_json(row.params), seed)), tol_(row.tolerance) {
     // Outputs hold the padding query rows too (an arm must leave them alone).
     out_.resize(static_cast<size_t>(hp_.p.q_rows() * hp_.p.heads * kD));
     lse_.resize(static_cast<size_t>(hp_.p.q_rows() * hp_.p.heads));
+    add_set({hp_.q, hp_.indices, hp_.lens, reference(hp_)});
   }
-  Correctness check(const Implementation& impl) override {
-    std::vector<float> out(out_.size(), poison_f32()), lse(lse_.size(), poison_f32());
-    arm(impl).call(hp_, out, lse);
-    return check_outputs(hp_, ref_, out, lse, tol_);
+  void prepare_verified(const Implementation&) override {
+    std::fill(out_.begin(), out_.end(), poison_f32());
+    std::fill(lse_.begin(), lse_.end(), poison_f32());
   }
+  Correctness verify(const Implementation&) override { return check_outputs(hp_, loaded().ref, out_, lse_, tol_); }
 
  protected:
   void call(const CpuArm<CpuFn>& a) override { a.call(hp_, out_, lse_); }
+  Set make_set(uint64_t seed) const override {
+    HostProblem hp = make_problem(hp_.p, seed);
+    hp.swa = hp_.swa;
+    hp.compressed = hp_.compressed;
+    hp.sink = hp_.sink;
+    Reference ref = reference(hp);
+    return {std::move(hp.q), std::move(hp.indices), std::move(hp.lens), std::move(ref)};
+  }
+  void load(const Set& set) override {
+    copy_into(hp_.q, set.q);
+    copy_into(hp_.indices, set.indices);
+    copy_into(hp_.lens, set.lens);
+  }
 
  private:
-  HostProblem hp_;
-  Reference ref_;
+  HostProblem hp_;  // the live inputs the arms read
   Tolerance tol_;
   std::vector<float> out_, lse_;
 };

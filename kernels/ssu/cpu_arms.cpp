@@ -16,28 +16,56 @@ inline float dt_eff(const HostProblem& hp, int64_t b, int64_t h) {
   return dt;
 }
 
-class CpuContext final : public CpuArmContext<CpuArm<CpuFn>> {
+// One input set: the per-call inputs (slots, x, B, C, z, dt) and the oracle; the weights (A, D,
+// dt_bias) and the pristine state pool are set 0's, shared by every set.
+struct Set {
+  std::vector<int32_t> slots;
+  std::vector<float> x, B, C, z, dt;
+  Reference ref;
+};
+
+// Timed calls update the context's own pool, call after call; a verified call (and a check)
+// starts from the pristine pool (hp_.state), so the oracle follows exactly one update.
+class CpuContext final : public CpuArmContext<CpuArm<CpuFn>, Set> {
  public:
   CpuContext(const CaseRow& row, uint64_t seed)
-      : hp_(make_problem(Params::from_json(row.params), seed)), ref_(reference(hp_)), tol_(row.tolerance) {
+      : hp_(make_problem(Params::from_json(row.params), seed)), tol_(row.tolerance) {
     state_ = hp_.state;
     out_.assign(static_cast<size_t>(hp_.p.batch * hp_.p.nheads * kP), 0.f);
+    add_set({hp_.slots, hp_.x, hp_.B, hp_.C, hp_.z, hp_.dt, reference(hp_)});
   }
-  Correctness check(const Implementation& impl) override {
-    const CpuArm<CpuFn>& a = arm(impl);
-    std::vector<float> state = hp_.state;
-    std::vector<float> out(out_.size(), poison_f32());
-    a.call(hp_, state, out);
+  void prepare_verified(const Implementation&) override {
+    copy_into(state_, hp_.state);
+    std::fill(out_.begin(), out_.end(), poison_f32());
+  }
+  Correctness verify(const Implementation& impl) override {
     return check_arm(
-        impl, hp_, [&]() -> const Reference& { return ref_; }, state, out, tol_);
+        impl, hp_, [&]() -> const Reference& { return loaded().ref; }, state_, out_, tol_);
   }
 
  protected:
   void call(const CpuArm<CpuFn>& a) override { a.call(hp_, state_, out_); }
+  Set make_set(uint64_t seed) const override {
+    HostProblem hp = make_problem(hp_.p, seed, /*host_pool=*/false);
+    hp.state = hp_.state;
+    hp.A = hp_.A;
+    hp.D = hp_.D;
+    hp.dt_bias = hp_.dt_bias;
+    Reference ref = reference(hp);
+    return {std::move(hp.slots), std::move(hp.x),  std::move(hp.B), std::move(hp.C),
+            std::move(hp.z),     std::move(hp.dt), std::move(ref)};
+  }
+  void load(const Set& set) override {
+    copy_into(hp_.slots, set.slots);
+    copy_into(hp_.x, set.x);
+    copy_into(hp_.B, set.B);
+    copy_into(hp_.C, set.C);
+    copy_into(hp_.z, set.z);
+    copy_into(hp_.dt, set.dt);
+  }
 
  private:
-  HostProblem hp_;
-  Reference ref_;
+  HostProblem hp_;  // the live inputs the arms read; state: the pristine pool
   Tolerance tol_;
   std::vector<float> state_, out_;
 };

@@ -137,6 +137,19 @@ class FakeContext final : public RowContext {
   }
   json config(const Implementation& impl) const override { return json{{"arm", impl.name}, {"tile", 8}}; }
   std::string refusal(const Implementation& impl) override { return b_.refusal(impl.name, row_); }
+  // The timed-call proof: sets are counted, and a verified call passes (its output is the fake's).
+  void add_input_sets(const std::vector<uint64_t>& seeds) override { sets_ = 1 + static_cast<int>(seeds.size()); }
+  int input_sets() const override { return sets_; }
+  void load_input(int set) override {
+    if (set < 0 || set >= sets_) throw std::logic_error("fake: input set out of range");
+  }
+  void prepare_verified(const Implementation&) override {}
+  Correctness verify(const Implementation&) override {
+    Correctness c;
+    c.passed = true;
+    c.elements = 1;
+    return c;
+  }
 
  private:
   void agree() {
@@ -146,6 +159,7 @@ class FakeContext final : public RowContext {
   std::string row_;
   std::map<std::string, int> calls_;
   int row_calls_ = 0;
+  int sets_ = 1;
   std::string previous_;
 };
 
