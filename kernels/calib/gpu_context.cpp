@@ -1,11 +1,16 @@
 // calib on the GPU: the row context. Each spin reports its own clock, which the receipt keeps
-// beside the timer's value; the copy is checked byte for byte.
+// beside the timer's value; the copy is checked byte for byte. What a verified call is checked
+// on: a spin or overlap call's output is its clock record (zeroed before the call: each kernel
+// must have run at least its cycles), which no input set changes (a spin reads no data: its K
+// sets are the one request, and the check still fails a call that did not spin); a copy's output
+// is the destination, its source rotating over K seeded byte patterns.
 #include <cuda_runtime.h>
 
 #include <vector>
 
 #include "harness/core/intervals.hpp"
 #include "harness/gpu/arm_context.hpp"
+#include "harness/gpu/proof.hpp"
 #include "kernels/calib/config.hpp"
 #include "kernels/calib/family.hpp"
 #include "kernels/calib/launch.hpp"
@@ -15,6 +20,13 @@ namespace {
 
 double g_clock_mhz = 0;  // SM clock measured at start-up (cycles per microsecond)
 
+// A copy row's source bytes: an LCG's high bytes from state x.
+std::vector<unsigned char> copy_source(size_t n, uint64_t x) {
+  std::vector<unsigned char> h(n);
+  for (auto& b : h) b = static_cast<unsigned char>((x = x * 6364136223846793005ull + 1442695040888963407ull) >> 56);
+  return h;
+}
+
 class Context final : public gpu::ArmContext<Arm> {
  public:
   Context(const CaseRow& row, gpu::GpuBackend& be) : ArmContext(be), p_(Problem::from_json(row.params)) {
@@ -23,11 +35,11 @@ class Context final : public gpu::ArmContext<Arm> {
     if (p_.kind == "copy") {
       src_ = gpu::DeviceBuffer(static_cast<size_t>(p_.bytes));
       dst_ = gpu::DeviceBuffer(static_cast<size_t>(p_.bytes));
-      std::vector<unsigned char> h(static_cast<size_t>(p_.bytes));
-      uint64_t x = 0x243F6A8885A308D3ull;
-      for (auto& b : h) b = static_cast<unsigned char>((x = x * 6364136223846793005ull + 1442695040888963407ull) >> 56);
-      src_.upload(h.data(), h.size());
-      host_src_ = std::move(h);
+      host_srcs_.push_back(copy_source(static_cast<size_t>(p_.bytes), 0x243F6A8885A308D3ull));
+      src_.upload(host_srcs_[0].data(), host_srcs_[0].size());
+      sets_.bind({&src_}, be.stream());
+    } else {
+      sets_.bind({}, be.stream());
     }
     args_ = calib_args{p_.abi_kind(),
                        spin_cycles(static_cast<double>(p_.us), g_clock_mhz),
@@ -42,20 +54,42 @@ class Context final : public gpu::ArmContext<Arm> {
   }
 
   Correctness check(const Implementation& impl) override {
+    prepare_verified(impl);
+    launch(impl, be_.stream());
+    return verify(impl);
+  }
+
+  void add_input_sets(const std::vector<uint64_t>& seeds) override {
+    for (uint64_t seed : seeds) {
+      if (p_.kind != "copy") {
+        sets_.add([](size_t, gpu::DeviceBuffer&) {});
+        continue;
+      }
+      host_srcs_.push_back(copy_source(static_cast<size_t>(p_.bytes), seed));
+      sets_.add([&](size_t, gpu::DeviceBuffer& master) { master.upload(host_srcs_.back().data(), master.bytes()); });
+    }
+  }
+  int input_sets() const override { return sets_.size(); }
+  void load_input(int set) override { sets_.load(set, be_.stream()); }
+  // The output poisoned on the stream: the copy's destination with 0xde, the clock record zeroed.
+  void prepare_verified(const Implementation&) override {
+    if (p_.kind == "copy")
+      KGATE_CUDA(cudaMemsetAsync(dst_.get(), 0xde, dst_.bytes(), be_.stream()));
+    else
+      KGATE_CUDA(cudaMemsetAsync(out_.get(), 0, out_.bytes(), be_.stream()));
+  }
+
+  Correctness verify(const Implementation&) override {
+    KGATE_CUDA(cudaStreamSynchronize(be_.stream()));
     Correctness c;
     if (p_.kind == "copy") {
-      KGATE_CUDA(cudaMemset(dst_.get(), 0xde, dst_.bytes()));
-      launch(impl, be_.stream());
-      KGATE_CUDA(cudaStreamSynchronize(be_.stream()));
-      std::vector<unsigned char> h(host_src_.size());
+      const std::vector<unsigned char>& want = host_srcs_.at(static_cast<size_t>(sets_.loaded()));
+      std::vector<unsigned char> h(want.size());
       dst_.download(h.data(), h.size());
       c.elements = static_cast<int64_t>(h.size());
-      for (size_t i = 0; i < h.size(); ++i) c.mismatches += h[i] != host_src_[i];
+      for (size_t i = 0; i < h.size(); ++i) c.mismatches += h[i] != want[i];
       c.note = "copied bytes compared exactly";
     } else {
-      KGATE_CUDA(cudaMemset(out_.get(), 0, out_.bytes()));
-      launch(impl, be_.stream());
-      KGATE_CUDA(cudaStreamSynchronize(be_.stream()));
       unsigned long long h[9];
       out_.download(h, sizeof h);
       int kernels = p_.kind == "spin" ? 1 : 3;
@@ -101,7 +135,8 @@ class Context final : public gpu::ArmContext<Arm> {
  private:
   Problem p_;
   gpu::DeviceBuffer out_, src_, dst_;
-  std::vector<unsigned char> host_src_;
+  std::vector<std::vector<unsigned char>> host_srcs_;  // per input set, copy rows
+  gpu::InputSets sets_;                                // the copy's source; none for a spin
   gpu::Stream s2_;
   gpu::Event fork_, join_;
 };
