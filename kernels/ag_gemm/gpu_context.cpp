@@ -3,8 +3,9 @@
 // are poisoned before every verified call. Input set k is the whole problem of its seed (every
 // shard and B: the references take one seed), rotated through fixed addresses
 // (harness/gpu/proof.hpp); ranks of a real job agree before and after each rotation, since a peer
-// reads this rank's shard. The oracle per set: the CPU reference on small rows, the cuBLAS fp32
-// reference (ag_gemm_ref_gpu.hpp) on the others, computed on the set's first verified call.
+// reads this rank's shard. The oracle per set: for a correctness check, the CPU reference on
+// small rows, the cuBLAS fp32 reference (ag_gemm_ref_gpu.hpp) on the others; for a verified timed
+// call, the cuBLAS reference on every row; each computed on its set's first use.
 //  - Simulated ranks (RankRole::simulated): the peers' shards are local buffers of this GPU,
 //    handed to the arms as peer pointers; the arms move them with the copy engine.
 //  - Rank threads of one process (RankRole::peers): every rank publishes its shard's device
@@ -114,7 +115,7 @@ class Context final : public kgate::gpu::ArmContext<Arm> {
   Correctness check(const Implementation& impl) override {
     prepare_verified(impl);
     launch(impl, be_.stream());
-    return verify(impl);
+    return verified(impl, false);
   }
 
   void add_input_sets(const std::vector<uint64_t>& seeds) override {
@@ -143,10 +144,9 @@ class Context final : public kgate::gpu::ArmContext<Arm> {
     poison(c_, be_.stream());
     poison(gathered_, be_.stream());
   }
-  Correctness verify(const Implementation& impl) override {
-    KGATE_CUDA(cudaStreamSynchronize(be_.stream()));
-    return arm(impl).traits.writes == Writes::Gathered ? check_gathered() : check_c();
-  }
+  // A timed call is verified on the device on every row (the cuBLAS fp32 reference of its set);
+  // the CPU reference decides the correctness checks of the rows it runs on.
+  Correctness verify(const Implementation& impl) override { return verified(impl, true); }
 
  protected:
   void call(const Arm& a, cudaStream_t s) override {
@@ -169,11 +169,16 @@ class Context final : public kgate::gpu::ArmContext<Arm> {
       fill_a_device(seed, r, shard, p_.fp16, out.as<uint16_t>() + r * shard, s);
   }
 
-  Correctness check_c() {
+  Correctness verified(const Implementation& impl, bool on_device) {
+    KGATE_CUDA(cudaStreamSynchronize(be_.stream()));
+    return arm(impl).traits.writes == Writes::Gathered ? check_gathered() : check_c(on_device);
+  }
+
+  Correctness check_c(bool on_device) {
     const int64_t n_c = p_.rows() * p_.n, N = p_.n;
     auto name = [N](int64_t i) { return "C[" + std::to_string(i / N) + "," + std::to_string(i % N) + "]"; };
     const size_t set = static_cast<size_t>(sets_.loaded());
-    if (p_.rows() * p_.n * p_.k <= kCpuOracleMaxMacs) {
+    if (!on_device && p_.rows() * p_.n * p_.k <= kCpuOracleMaxMacs) {
       cpu_refs_.resize(seeds_.size());
       std::vector<double>& cpu_ref = cpu_refs_[set];
       if (cpu_ref.empty()) cpu_ref = reference(make_problem(p_, seeds_[set]));

@@ -1,10 +1,10 @@
 // ssu on the GPU: the row context. Inputs uploaded once per row; the per-call inputs a server
 // changes every step (x, B, C, z, dt) rotate over the row's input sets (harness/gpu/proof.hpp),
 // while the pool, the slot table and the per-head weights stay one copy; a verified call starts
-// from the pristine pool. The oracle, per input set: the CPU reference (family.cpp's check_arm)
-// on rows whose pool it scans well under a second, the GPU reference
-// (references/ssu/ssu_ref_gpu.cu) compared on the device above that; the launch config of each
-// arm for the row.
+// from the pristine pool. The oracle, per input set: for a correctness check, the CPU reference
+// (family.cpp's check_arm) on rows whose pool it scans well under a second, the GPU reference
+// (references/ssu/ssu_ref_gpu.cu) compared on the device above that; for a verified timed call,
+// the GPU reference on every row (no pool download per call). The launch config of each arm.
 #include <cuda_bf16.h>
 
 #include <algorithm>
@@ -148,7 +148,7 @@ class Context final : public kgate::gpu::ArmContext<Arm> {
     if (impl.exported) export_supports(impl, &args_);  // InputError: the row is not_supported
     prepare_verified(impl);
     launch(impl, be_.stream());
-    return verify(impl);
+    return verified(impl, device_oracle());
   }
 
   // Sets 1.. from their seeds: the step inputs of make_problem(params, seed), the row's pool,
@@ -179,10 +179,16 @@ class Context final : public kgate::gpu::ArmContext<Arm> {
     }
   }
 
-  Correctness verify(const Implementation& impl) override {
+  // A timed call is verified on the device on every row: check_outputs' rules against the GPU
+  // reference (GpuRef.SsuMatchesTheCpuReference), without downloading the pool per call; the CPU
+  // reference decides the correctness checks of the rows it runs on.
+  Correctness verify(const Implementation& impl) override { return verified(impl, true); }
+
+ private:
+  Correctness verified(const Implementation& impl, bool on_device) {
     KGATE_CUDA(cudaStreamSynchronize(be_.stream()));
     const int set = sets_.loaded();
-    if (device_oracle()) return check_on_device(impl, out_of_place(impl), set);
+    if (on_device) return check_on_device(impl, out_of_place(impl), set);
     const Params& p = hp_.p;
     std::vector<unsigned char> so(state_.bytes()), oo(out_.bytes());
     state_.download(so.data(), so.size());
