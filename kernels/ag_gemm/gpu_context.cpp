@@ -70,9 +70,7 @@ class Context final : public kgate::gpu::ArmContext<Arm> {
         shards_[static_cast<size_t>(j)] = sim_.back().get();
       }
     }
-    full_ = DeviceBuffer(static_cast<size_t>(p_.rows() * p_.k) * 2);
-    fill_full(seed, full_, s);
-    std::vector<const DeviceBuffer*> live{&a_local_, &b_, &full_};
+    std::vector<const DeviceBuffer*> live{&a_local_, &b_};
     for (const DeviceBuffer& d : sim_) live.push_back(&d);
     sets_.bind(std::move(live), s);  // every rank's shard is written before any peer reads it
     if (!role.simulated && role.peers) {
@@ -124,8 +122,7 @@ class Context final : public kgate::gpu::ArmContext<Arm> {
       sets_.add([&](size_t i, DeviceBuffer& master) {
         if (i == 0) fill_a_device(seed, args_.rank, p_.m * p_.k, p_.fp16, master.get(), s);
         if (i == 1) fill_b_device(seed, p_.k * p_.n, p_.fp16, master.get(), s);
-        if (i == 2) fill_full(seed, master, s);
-        if (i >= 3) fill_a_device(seed, static_cast<int64_t>(i) - 2, p_.m * p_.k, p_.fp16, master.get(), s);
+        if (i >= 2) fill_a_device(seed, static_cast<int64_t>(i) - 1, p_.m * p_.k, p_.fp16, master.get(), s);
       });
       seeds_.push_back(seed);
     }
@@ -138,6 +135,7 @@ class Context final : public kgate::gpu::ArmContext<Arm> {
     const bool peers_read = be_.role().world_size > 1 && !be_.role().simulated;
     if (peers_read) be_.agree_max(0);
     sets_.load(set, be_.stream());
+    if (full_.get() && full_set_ != set) fill_full(set);
     if (peers_read) be_.agree_max(0);
   }
   void prepare_verified(const Implementation&) override {
@@ -152,7 +150,7 @@ class Context final : public kgate::gpu::ArmContext<Arm> {
   void call(const Arm& a, cudaStream_t s) override {
     if (a.traits.reads_gathered) {
       ag_gemm_args g = args_;
-      g.a_gathered = full_.get();
+      g.a_gathered = full().get();
       a.launch(g, *res_, s);
     } else {
       a.launch(args_, *res_, s);
@@ -161,12 +159,24 @@ class Context final : public kgate::gpu::ArmContext<Arm> {
   }
 
  private:
-  // The gathered A as every rank's shard of set `seed` makes it: the floor's input (never
-  // poisoned: the floor times real data) and the gather arm's expected workspace.
-  void fill_full(uint64_t seed, const DeviceBuffer& out, cudaStream_t s) const {
+  // The gathered A of the loaded set, as every rank's shard makes it: the input of an arm that
+  // reads it (the floor; never poisoned: the floor times real data). Made on that arm's first
+  // call (a check) and rewritten by load_input when the set changes: a row whose arms never read
+  // it neither holds nor rotates w x A.
+  const DeviceBuffer& full() {
+    if (!full_.get()) {
+      full_ = DeviceBuffer(static_cast<size_t>(p_.rows() * p_.k) * 2);
+      fill_full(sets_.loaded());
+      KGATE_CUDA(cudaStreamSynchronize(be_.stream()));
+    }
+    return full_;
+  }
+  void fill_full(int set) {
     const int64_t shard = p_.m * p_.k;
     for (int64_t r = 0; r < p_.world_size; ++r)
-      fill_a_device(seed, r, shard, p_.fp16, out.as<uint16_t>() + r * shard, s);
+      fill_a_device(seeds_[static_cast<size_t>(set)], r, shard, p_.fp16, full_.as<uint16_t>() + r * shard,
+                    be_.stream());
+    full_set_ = set;
   }
 
   Correctness verified(const Implementation& impl, bool on_device) {
@@ -218,13 +228,15 @@ class Context final : public kgate::gpu::ArmContext<Arm> {
     const int64_t W = p_.world_size, shard_bytes = p_.m * p_.k * 2;
     Correctness c;
     c.elements = (W - 1) * p_.m * p_.k;
-    const DeviceBuffer& want = sets_.master(sets_.loaded(), 2);
+    DeviceBuffer want(static_cast<size_t>(shard_bytes));  // peer j's shard of the loaded set
     int64_t bad = 0, first = -1;
     for (int64_t j = 0; j < W; ++j) {
       if (j == args_.rank) continue;
+      fill_a_device(seeds_[static_cast<size_t>(sets_.loaded())], j, p_.m * p_.k, p_.fp16, want.get(), be_.stream());
+      KGATE_CUDA(cudaStreamSynchronize(be_.stream()));
       std::vector<uint16_t> got(static_cast<size_t>(p_.m * p_.k)), ref(got.size());
       gathered_.download(got.data(), static_cast<size_t>(shard_bytes), static_cast<size_t>(j * shard_bytes));
-      want.download(ref.data(), static_cast<size_t>(shard_bytes), static_cast<size_t>(j * shard_bytes));
+      want.download(ref.data(), static_cast<size_t>(shard_bytes));
       for (size_t i = 0; i < got.size(); ++i)
         if (got[i] != ref[i]) {
           ++bad;
@@ -243,12 +255,13 @@ class Context final : public kgate::gpu::ArmContext<Arm> {
   Tolerance tol_;
   std::string row_id_;
   DeviceBuffer a_local_, b_, gathered_, c_, full_;
+  int full_set_ = -1;                   // the input set full_ holds
   std::vector<DeviceBuffer> gpu_refs_;  // per input set, on the GPU oracle's rows
   std::vector<DeviceBuffer> sim_;
   std::vector<const void*> shards_;
   std::unique_ptr<Resources> res_;
   std::vector<std::vector<double>> cpu_refs_;  // per input set, on the CPU oracle's rows
-  kgate::gpu::InputSets sets_;                 // A_local, B, the gathered A, the simulated peers' shards
+  kgate::gpu::InputSets sets_;                 // A_local, B, the simulated peers' shards
 };
 
 }  // namespace
