@@ -1,7 +1,11 @@
 // ag_gemm on the GPU: the row context of one rank. Its shards are written on the device from
 // (seed, rank) (references/ag_gemm/ag_gemm.hpp); C, and the gathered workspace the arms write,
-// are poisoned before every check. The oracle: the CPU reference on small rows, the cuBLAS fp32
-// reference (ag_gemm_ref_gpu.hpp) on the others, computed once per row.
+// are poisoned before every verified call. Input set k is the whole problem of its seed (every
+// shard and B: the references take one seed), rotated through fixed addresses
+// (harness/gpu/proof.hpp); ranks of a real job agree before and after each rotation, since a peer
+// reads this rank's shard. The oracle per set: for a correctness check, the CPU reference on
+// small rows, the cuBLAS fp32 reference (ag_gemm_ref_gpu.hpp) on the others; for a verified timed
+// call, the cuBLAS reference on every row; each computed on its set's first use.
 //  - Simulated ranks (RankRole::simulated): the peers' shards are local buffers of this GPU,
 //    handed to the arms as peer pointers; the arms move them with the copy engine.
 //  - Rank threads of one process (RankRole::peers): every rank publishes its shard's device
@@ -14,6 +18,7 @@
 #include "harness/core/numeric.hpp"
 #include "harness/gpu/arm_context.hpp"
 #include "harness/gpu/compare_device.hpp"
+#include "harness/gpu/proof.hpp"
 #include "kernels/ag_gemm/family.hpp"
 #include "kernels/ag_gemm/launch.hpp"
 #include "references/ag_gemm/ag_gemm_ref_gpu.hpp"
@@ -43,7 +48,7 @@ void enable_peer_access(const void* ptr, int self) {
 class Context final : public kgate::gpu::ArmContext<Arm> {
  public:
   Context(const CaseRow& row, uint64_t seed, kgate::gpu::GpuBackend& be)
-      : ArmContext(be), p_(Params::from_json(row.params)), seed_(seed), tol_(row.tolerance), row_id_(row.id) {
+      : ArmContext(be), p_(Params::from_json(row.params)), seeds_{seed}, tol_(row.tolerance), row_id_(row.id) {
     const kgate::gpu::RankRole& role = be.role();
     if (p_.world_size != role.world_size)
       throw InputError("world_size: the row has " + std::to_string(p_.world_size) + " ranks, this run " +
@@ -65,7 +70,9 @@ class Context final : public kgate::gpu::ArmContext<Arm> {
         shards_[static_cast<size_t>(j)] = sim_.back().get();
       }
     }
-    KGATE_CUDA(cudaStreamSynchronize(s));  // every rank's shard is written before any peer reads it
+    std::vector<const DeviceBuffer*> live{&a_local_, &b_};
+    for (const DeviceBuffer& d : sim_) live.push_back(&d);
+    sets_.bind(std::move(live), s);  // every rank's shard is written before any peer reads it
     if (!role.simulated && role.peers) {
       role.peers->publish(row.id + "/a_local", role.rank, a_local_.get());
       shards_ = role.peers->wait_all(row.id + "/a_local");
@@ -104,15 +111,40 @@ class Context final : public kgate::gpu::ArmContext<Arm> {
   }
 
   Correctness check(const Implementation& impl) override {
-    const Arm& a = arm(impl);
-    const cudaStream_t s = be_.stream();
-    poison(c_, s);
-    poison(gathered_, s);
-    KGATE_CUDA(cudaStreamSynchronize(s));
-    launch(impl, s);
-    KGATE_CUDA(cudaStreamSynchronize(s));
-    return a.traits.writes == Writes::Gathered ? check_gathered() : check_c();
+    prepare_verified(impl);
+    launch(impl, be_.stream());
+    return verified(impl, false);
   }
+
+  void add_input_sets(const std::vector<uint64_t>& seeds) override {
+    const cudaStream_t s = be_.stream();
+    for (uint64_t seed : seeds) {
+      sets_.add([&](size_t i, DeviceBuffer& master) {
+        if (i == 0) fill_a_device(seed, args_.rank, p_.m * p_.k, p_.fp16, master.get(), s);
+        if (i == 1) fill_b_device(seed, p_.k * p_.n, p_.fp16, master.get(), s);
+        if (i >= 2) fill_a_device(seed, static_cast<int64_t>(i) - 1, p_.m * p_.k, p_.fp16, master.get(), s);
+      });
+      seeds_.push_back(seed);
+    }
+    KGATE_CUDA(cudaStreamSynchronize(s));
+  }
+  int input_sets() const override { return sets_.size(); }
+  // A real job's peers read this rank's shard: every rank's calls end before any rank rewrites
+  // its shard, and every rank's new shard is written before any rank's next call.
+  void load_input(int set) override {
+    const bool peers_read = be_.role().world_size > 1 && !be_.role().simulated;
+    if (peers_read) be_.agree_max(0);
+    sets_.load(set, be_.stream());
+    if (full_.get() && full_set_ != set) fill_full(set);
+    if (peers_read) be_.agree_max(0);
+  }
+  void prepare_verified(const Implementation&) override {
+    poison(c_, be_.stream());
+    poison(gathered_, be_.stream());
+  }
+  // A timed call is verified on the device on every row (the cuBLAS fp32 reference of its set);
+  // the CPU reference decides the correctness checks of the rows it runs on.
+  Correctness verify(const Implementation& impl) override { return verified(impl, true); }
 
  protected:
   void call(const Arm& a, cudaStream_t s) override {
@@ -127,24 +159,39 @@ class Context final : public kgate::gpu::ArmContext<Arm> {
   }
 
  private:
-  // The gathered A as every rank's shard makes it, written once: the floor's input and the
-  // gather arm's expected workspace. Never poisoned (the floor times real data).
+  // The gathered A of the loaded set, as every rank's shard makes it: the input of an arm that
+  // reads it (the floor; never poisoned: the floor times real data). Made on that arm's first
+  // call (a check) and rewritten by load_input when the set changes: a row whose arms never read
+  // it neither holds nor rotates w x A.
   const DeviceBuffer& full() {
     if (!full_.get()) {
       full_ = DeviceBuffer(static_cast<size_t>(p_.rows() * p_.k) * 2);
-      const int64_t shard = p_.m * p_.k;
-      for (int64_t r = 0; r < p_.world_size; ++r)
-        fill_a_device(seed_, r, shard, p_.fp16, full_.as<uint16_t>() + r * shard, be_.stream());
+      fill_full(sets_.loaded());
       KGATE_CUDA(cudaStreamSynchronize(be_.stream()));
     }
     return full_;
   }
+  void fill_full(int set) {
+    const int64_t shard = p_.m * p_.k;
+    for (int64_t r = 0; r < p_.world_size; ++r)
+      fill_a_device(seeds_[static_cast<size_t>(set)], r, shard, p_.fp16, full_.as<uint16_t>() + r * shard,
+                    be_.stream());
+    full_set_ = set;
+  }
 
-  Correctness check_c() {
+  Correctness verified(const Implementation& impl, bool on_device) {
+    KGATE_CUDA(cudaStreamSynchronize(be_.stream()));
+    return arm(impl).traits.writes == Writes::Gathered ? check_gathered() : check_c(on_device);
+  }
+
+  Correctness check_c(bool on_device) {
     const int64_t n_c = p_.rows() * p_.n, N = p_.n;
     auto name = [N](int64_t i) { return "C[" + std::to_string(i / N) + "," + std::to_string(i % N) + "]"; };
-    if (p_.rows() * p_.n * p_.k <= kCpuOracleMaxMacs) {
-      if (cpu_ref_.empty()) cpu_ref_ = reference(make_problem(p_, seed_));
+    const size_t set = static_cast<size_t>(sets_.loaded());
+    if (!on_device && p_.rows() * p_.n * p_.k <= kCpuOracleMaxMacs) {
+      cpu_refs_.resize(seeds_.size());
+      std::vector<double>& cpu_ref = cpu_refs_[set];
+      if (cpu_ref.empty()) cpu_ref = reference(make_problem(p_, seeds_[set]));
       std::vector<uint16_t> cb(static_cast<size_t>(n_c));
       c_.download(cb.data(), cb.size() * 2);
       std::vector<double> out(cb.size());
@@ -153,14 +200,16 @@ class Context final : public kgate::gpu::ArmContext<Arm> {
         unw[i] = cb[i] == kPoisonBf16;
         out[i] = p_.fp16 ? static_cast<float>(std::bit_cast<_Float16>(cb[i])) : bf16_bits_to_f32(cb[i]);
       }
-      Correctness c =
-          compare_outputs(out, cpu_ref_, unw, tol_, [&](size_t i) { return name(static_cast<int64_t>(i)); });
+      Correctness c = compare_outputs(out, cpu_ref, unw, tol_, [&](size_t i) { return name(static_cast<int64_t>(i)); });
       c.note = "oracle: the CPU reference (references/ag_gemm/ag_gemm_ref.cpp)";
       return c;
     }
-    if (!gpu_ref_.get()) {
-      gpu_ref_ = DeviceBuffer(static_cast<size_t>(n_c) * 8);
-      reference_device(p_, seed_, gpu_ref_.as<double>(), be_.stream());
+    gpu_refs_.resize(seeds_.size());
+    DeviceBuffer& gpu_ref = gpu_refs_[set];
+    if (!gpu_ref.get()) {
+      kgate::gpu::require_free(static_cast<size_t>(n_c) * 8, "the GPU oracle of input set " + std::to_string(set));
+      gpu_ref = DeviceBuffer(static_cast<size_t>(n_c) * 8);
+      reference_device(p_, seeds_[set], gpu_ref.as<double>(), be_.stream());
     }
     DeviceBuffer f32;  // an FP16 C as fp32: compare_device reads BF16 or FP32
     if (p_.fp16) {
@@ -168,7 +217,7 @@ class Context final : public kgate::gpu::ArmContext<Arm> {
       fp16_to_f32_device(c_.get(), n_c, f32.as<float>(), be_.stream());
     }
     Correctness c = kgate::gpu::compare_device({p_.fp16 ? f32.get() : c_.get(), !p_.fp16, nullptr, 1, true},
-                                               gpu_ref_.as<double>(), n_c, tol_, name, be_.stream());
+                                               gpu_ref.as<double>(), n_c, tol_, name, be_.stream());
     c.note = "oracle: the cuBLAS fp32 reference (references/ag_gemm/ag_gemm_ref_gpu.cu), compared on the device";
     return c;
   }
@@ -179,13 +228,15 @@ class Context final : public kgate::gpu::ArmContext<Arm> {
     const int64_t W = p_.world_size, shard_bytes = p_.m * p_.k * 2;
     Correctness c;
     c.elements = (W - 1) * p_.m * p_.k;
-    const DeviceBuffer& want = full();
+    DeviceBuffer want(static_cast<size_t>(shard_bytes));  // peer j's shard of the loaded set
     int64_t bad = 0, first = -1;
     for (int64_t j = 0; j < W; ++j) {
       if (j == args_.rank) continue;
+      fill_a_device(seeds_[static_cast<size_t>(sets_.loaded())], j, p_.m * p_.k, p_.fp16, want.get(), be_.stream());
+      KGATE_CUDA(cudaStreamSynchronize(be_.stream()));
       std::vector<uint16_t> got(static_cast<size_t>(p_.m * p_.k)), ref(got.size());
       gathered_.download(got.data(), static_cast<size_t>(shard_bytes), static_cast<size_t>(j * shard_bytes));
-      want.download(ref.data(), static_cast<size_t>(shard_bytes), static_cast<size_t>(j * shard_bytes));
+      want.download(ref.data(), static_cast<size_t>(shard_bytes));
       for (size_t i = 0; i < got.size(); ++i)
         if (got[i] != ref[i]) {
           ++bad;
@@ -200,14 +251,17 @@ class Context final : public kgate::gpu::ArmContext<Arm> {
   }
 
   Params p_;
-  uint64_t seed_;
+  std::vector<uint64_t> seeds_;  // per input set: the whole problem's seed
   Tolerance tol_;
   std::string row_id_;
-  DeviceBuffer a_local_, b_, gathered_, c_, full_, gpu_ref_;
+  DeviceBuffer a_local_, b_, gathered_, c_, full_;
+  int full_set_ = -1;                   // the input set full_ holds
+  std::vector<DeviceBuffer> gpu_refs_;  // per input set, on the GPU oracle's rows
   std::vector<DeviceBuffer> sim_;
   std::vector<const void*> shards_;
   std::unique_ptr<Resources> res_;
-  std::vector<double> cpu_ref_;
+  std::vector<std::vector<double>> cpu_refs_;  // per input set, on the CPU oracle's rows
+  kgate::gpu::InputSets sets_;                 // A_local, B, the simulated peers' shards
 };
 
 }  // namespace

@@ -1,6 +1,11 @@
 // sparse_mla on the GPU: the row context. Inputs uploaded once per row in the ABI's layout
 // (kernels/sparse_mla/abi.h: two index tables, or one concatenated; raw lengths and the offset;
-// padding query rows), out and lse poisoned before every check, the CPU reference as oracle.
+// padding query rows), out and lse poisoned before every verified call. The input sets are the
+// layers of one decode step (references' redraw_step): q and the index tables rotate
+// (harness/gpu/proof.hpp), the KV caches, lengths and sink stay one copy, so lens_epoch, and the
+// scheduler plans derived from it, hold for every set (NOTES.md, what was tried). The oracle per
+// set: for a correctness check, the CPU reference on small rows, the GPU reference above
+// kCpuOracleMaxTriples; for a verified timed call, the GPU reference on every row.
 #include <cuda_bf16.h>
 
 #include <algorithm>
@@ -12,6 +17,7 @@
 #include "harness/export/loader.hpp"
 #include "harness/gpu/arm_context.hpp"
 #include "harness/gpu/compare_device.hpp"
+#include "harness/gpu/proof.hpp"
 #include "harness/run/cpu_backend.hpp"  // merge_check
 #include "kernels/sparse_mla/family.hpp"
 #include "kernels/sparse_mla/launch.hpp"
@@ -38,6 +44,29 @@ std::vector<uint16_t> to_bf16(const std::vector<float>& v) {
   return b;
 }
 
+// A set's index tables in the ABI's storage: one concatenated [T, W] table, or the SWA [T, 128]
+// and compressed [T, topk] tables.
+std::vector<std::vector<int32_t>> index_storage(const Params& p, const std::vector<int32_t>& indices) {
+  if (p.index_concat) return {indices};
+  const int64_t T = p.tokens(), W = p.width();
+  std::vector<int32_t> swa(static_cast<size_t>(T * kSwaCols)), comp(static_cast<size_t>(T * p.topk));
+  for (int64_t t = 0; t < T; ++t) {
+    std::copy_n(&indices[t * W], kSwaCols, &swa[t * kSwaCols]);
+    std::copy_n(&indices[t * W + kSwaCols], p.topk, comp.data() + t * p.topk);
+  }
+  return {swa, comp};
+}
+
+// The inputs of one layer of the decode step, the ones that rotate over the input sets.
+struct Step {
+  std::vector<float> q;
+  std::vector<int32_t> indices;
+};
+void swap_step(HostProblem& hp, Step& st) {
+  hp.q.swap(st.q);
+  hp.indices.swap(st.indices);
+}
+
 // lens is written once, in the constructor, and never again: one epoch per context, unique in
 // the process, so an arm's work derived from the lengths (the FlashMLA export's scheduler
 // metadata) is reused within a row and never across rows.
@@ -57,24 +86,25 @@ class Context final : public kgate::gpu::ArmContext<Arm> {
     comp_ = upload_vec(hp_.compressed);
     long long swa_stride = kSwaCols, comp_stride = p.topk;
     const int32_t* comp_ptr = nullptr;
+    const auto tables = index_storage(p, hp_.indices);
+    idx_ = upload_vec(tables[0]);
     if (p.index_concat) {
-      idx_ = upload_vec(hp_.indices);
       swa_stride = comp_stride = W;
       comp_ptr = idx_.as<int32_t>() + kSwaCols;
     } else {
-      std::vector<int32_t> swa(static_cast<size_t>(T * kSwaCols)), comp(static_cast<size_t>(T * p.topk));
-      for (int64_t t = 0; t < T; ++t) {
-        std::copy_n(&hp_.indices[t * W], kSwaCols, &swa[t * kSwaCols]);
-        std::copy_n(&hp_.indices[t * W + kSwaCols], p.topk, comp.data() + t * p.topk);
-      }
-      idx_ = upload_vec(swa);
-      comp_idx_ = upload_vec(comp);
+      comp_idx_ = upload_vec(tables[1]);
       comp_ptr = comp_idx_.as<int32_t>();
     }
     lens_ = upload_vec(hp_.lens);
     if (p.sink) sink_ = upload_vec(hp_.sink);
-    out_ = DeviceBuffer(static_cast<size_t>(p.q_rows() * p.heads * kD) * 2);
-    lse_ = DeviceBuffer(static_cast<size_t>(p.q_rows() * p.heads) * 4);
+    poisoned_out_ = upload_vec(std::vector<uint16_t>(static_cast<size_t>(p.q_rows() * p.heads * kD), kPoisonBf16));
+    poisoned_lse_ = upload_vec(std::vector<float>(static_cast<size_t>(p.q_rows() * p.heads), poison_f32()));
+    out_ = DeviceBuffer(poisoned_out_.bytes());
+    lse_ = DeviceBuffer(poisoned_lse_.bytes());
+    std::vector<const DeviceBuffer*> live{&q_, &idx_};
+    if (!p.index_concat) live.push_back(&comp_idx_);
+    sets_.bind(std::move(live), be_.stream());
+    steps_.push_back(Step{hp_.q, hp_.indices});
     args_ = sparse_mla_args{q_.get(),
                             swa_.get(),
                             p.topk ? comp_.get() : nullptr,
@@ -101,25 +131,64 @@ class Context final : public kgate::gpu::ArmContext<Arm> {
 
   Correctness check(const Implementation& impl) override {
     if (impl.exported) export_supports(impl, &args_);  // InputError: the row is not_supported
+    prepare_verified(impl);
+    launch(impl, be_.stream());
+    return verified(impl, device_oracle());
+  }
+
+  void add_input_sets(const std::vector<uint64_t>& seeds) override {
+    for (uint64_t seed : seeds) {
+      // redraw_step redraws a HostProblem's q and indices: hp_ lends the rest, keeps set 0's.
+      Step st{hp_.q, hp_.indices};
+      swap_step(hp_, st);
+      redraw_step(hp_, seed);
+      swap_step(hp_, st);
+      const auto q = to_bf16(st.q);
+      const auto tables = index_storage(hp_.p, st.indices);
+      sets_.add([&](size_t i, DeviceBuffer& master) {
+        if (i == 0)
+          master.upload(q.data(), q.size() * 2);
+        else if (!tables[i - 1].empty())
+          master.upload(tables[i - 1].data(), tables[i - 1].size() * 4);
+      });
+      steps_.push_back(std::move(st));
+    }
+  }
+  int input_sets() const override { return sets_.size(); }
+  void load_input(int set) override { sets_.load(set, be_.stream()); }
+
+  // out and lse poisoned, stream-ordered before the call (the padding rows too: they must stay so).
+  void prepare_verified(const Implementation&) override {
+    kgate::gpu::copy_async(out_, poisoned_out_, be_.stream());
+    kgate::gpu::copy_async(lse_, poisoned_lse_, be_.stream());
+  }
+
+  // A timed call is verified on the device on every row: check_outputs' rules against the GPU
+  // reference (GpuRef.SparseMlaMatchesTheCpuReference), only the padding rows downloaded; the
+  // CPU reference decides the correctness checks of the rows it runs on.
+  Correctness verify(const Implementation& impl) override { return verified(impl, true); }
+
+ private:
+  Correctness verified(const Implementation& impl, bool on_device) {
+    KGATE_CUDA(cudaStreamSynchronize(be_.stream()));
+    const int set = sets_.loaded();
+    if (on_device && impl.role != "floor") return check_on_device(set);
     const Params& p = hp_.p;
     const size_t n_out = static_cast<size_t>(p.q_rows() * p.heads * kD),
                  n_lse = static_cast<size_t>(p.q_rows() * p.heads);
-    const std::vector<uint16_t> po(n_out, kPoisonBf16);
-    const std::vector<float> pl(n_lse, poison_f32());
-    out_.upload(po.data(), n_out * 2);
-    lse_.upload(pl.data(), n_lse * 4);
-    KGATE_CUDA(cudaDeviceSynchronize());  // legacy-stream uploads before the arm's stream
-    launch(impl, be_.stream());
-    KGATE_CUDA(cudaStreamSynchronize(be_.stream()));
     std::vector<uint16_t> ob(n_out);
     std::vector<float> out(n_out), lse(n_lse);
     out_.download(ob.data(), n_out * 2);
     lse_.download(lse.data(), n_lse * 4);
     for (size_t i = 0; i < n_out; ++i) out[i] = ob[i] == kPoisonBf16 ? poison_f32() : bf16_bits_to_f32(ob[i]);
     if (impl.role == "floor") return check_floor(out, lse);
-    if (device_oracle()) return check_on_device(out, lse);
-    if (!ref_) ref_ = std::make_unique<Reference>(reference(hp_));
-    return check_outputs(hp_, *ref_, out, lse, tol_);
+    refs_.resize(static_cast<size_t>(sets_.size()));
+    std::unique_ptr<Reference>& ref = refs_[static_cast<size_t>(set)];
+    // hp_ holds the loaded set's q and indices for the reference and the check, then set 0's again.
+    Step& st = steps_.at(static_cast<size_t>(set));
+    const kgate::gpu::SwappedIn swapped([&] { swap_step(hp_, st); });
+    if (!ref) ref = std::make_unique<Reference>(reference(hp_));
+    return check_outputs(hp_, *ref, out, lse, tol_);
   }
 
  protected:
@@ -153,36 +222,32 @@ class Context final : public kgate::gpu::ArmContext<Arm> {
 
   // The GPU oracle: the real rows compared on the device with check_outputs' rules; the padding
   // rows (already downloaded) must still hold the poison.
-  Correctness check_on_device(const std::vector<float>& out, const std::vector<float>& lse) {
+  Correctness check_on_device(int set) {
     const Params& p = hp_.p;
     const int64_t T = p.tokens(), H = p.heads;
-    if (!ref_out_.get()) {
-      ref_out_ = DeviceBuffer(static_cast<size_t>(T * H * kD) * 8);
-      ref_lse_ = DeviceBuffer(static_cast<size_t>(T * H) * 8);
-      logical_idx_ = upload_vec(hp_.indices);
-      const DeviceInputs in{q_.get(),
-                            swa_.get(),
-                            comp_.get(),
-                            logical_idx_.as<int32_t>(),
-                            lens_.as<int32_t>(),
-                            p.sink ? sink_.as<float>() : nullptr};
-      reference_device(hp_, in, ref_out_.as<double>(), ref_lse_.as<double>(), be_.stream());
-    }
+    const DeviceRef& r = device_ref(set);
     auto name = [&](const char* what, int64_t inner) {
       return [=](int64_t i) {
         return std::string(what) + "[t=" + std::to_string(i / (H * inner)) + ",h=" + std::to_string(i / inner % H) +
                (inner > 1 ? ",i=" + std::to_string(i % inner) : std::string()) + "]";
       };
     };
-    Correctness c = kgate::gpu::compare_device({out_.get(), true, nullptr, 1, true}, ref_out_.as<double>(), T * H * kD,
+    Correctness c = kgate::gpu::compare_device({out_.get(), true, nullptr, 1, true}, r.out.as<double>(), T * H * kD,
                                                tol_, name("out", kD), be_.stream());
     merge_check(c,
-                kgate::gpu::compare_device({lse_.get(), false, nullptr, 1, true}, ref_lse_.as<double>(), T * H, tol_,
+                kgate::gpu::compare_device({lse_.get(), false, nullptr, 1, true}, r.lse.as<double>(), T * H, tol_,
                                            name("lse", 1), be_.stream()),
                 "lse");
+    const size_t pad_rows = static_cast<size_t>((p.q_rows() - T) * H);
+    std::vector<uint16_t> out_pad(pad_rows * kD);
+    std::vector<float> lse_pad(pad_rows);
+    if (pad_rows) {
+      out_.download(out_pad.data(), out_pad.size() * 2, static_cast<size_t>(T * H * kD) * 2);
+      lse_.download(lse_pad.data(), lse_pad.size() * 4, static_cast<size_t>(T * H) * 4);
+    }
     int64_t written = 0;
-    for (size_t i = static_cast<size_t>(T * H * kD); i < out.size(); ++i) written += !is_poison_f32(out[i]);
-    for (size_t i = static_cast<size_t>(T * H); i < lse.size(); ++i) written += !is_poison_f32(lse[i]);
+    for (uint16_t b : out_pad) written += b != kPoisonBf16;
+    for (float f : lse_pad) written += !is_poison_f32(f);
     if (written) {
       c.mismatches += written;
       c.passed = false;
@@ -193,11 +258,36 @@ class Context final : public kgate::gpu::ArmContext<Arm> {
     return c;
   }
 
+  // The GPU reference of input set `set` (from its q master and logical indices), computed on the
+  // set's first verified call and kept for the unit.
+  struct DeviceRef {
+    DeviceBuffer out, lse, indices;
+  };
+  const DeviceRef& device_ref(int set) {
+    dev_refs_.resize(static_cast<size_t>(sets_.size()));
+    DeviceRef& r = dev_refs_[static_cast<size_t>(set)];
+    if (r.out.get()) return r;
+    const Params& p = hp_.p;
+    const int64_t T = p.tokens(), H = p.heads;
+    const std::vector<int32_t>& indices = steps_.at(static_cast<size_t>(set)).indices;
+    kgate::gpu::require_free(static_cast<size_t>(T * H * (kD + 1)) * 8 + indices.size() * 4,
+                             "the GPU oracle of input set " + std::to_string(set));
+    r.out = DeviceBuffer(static_cast<size_t>(T * H * kD) * 8);
+    r.lse = DeviceBuffer(static_cast<size_t>(T * H) * 8);
+    r.indices = upload_vec(indices);
+    const DeviceInputs in{sets_.master(set, 0).get(), swa_.get(),          comp_.get(),
+                          r.indices.as<int32_t>(),    lens_.as<int32_t>(), p.sink ? sink_.as<float>() : nullptr};
+    reference_device(hp_, in, r.out.as<double>(), r.lse.as<double>(), be_.stream());
+    return r;
+  }
+
   HostProblem hp_;
   Tolerance tol_;
-  std::unique_ptr<Reference> ref_;
-  DeviceBuffer ref_out_, ref_lse_, logical_idx_;
-  DeviceBuffer q_, swa_, comp_, idx_, comp_idx_, lens_, sink_, out_, lse_;
+  std::vector<std::unique_ptr<Reference>> refs_;  // per input set, on the CPU oracle's rows
+  std::vector<Step> steps_;                       // per input set
+  std::vector<DeviceRef> dev_refs_;               // per input set, on the GPU oracle's rows
+  DeviceBuffer q_, swa_, comp_, idx_, comp_idx_, lens_, sink_, out_, lse_, poisoned_out_, poisoned_lse_;
+  kgate::gpu::InputSets sets_;  // q, the index table(s)
 };
 
 }  // namespace

@@ -1,7 +1,10 @@
-// ssu on the GPU: the row context. Inputs uploaded once per row; the oracle is the CPU reference
+// ssu on the GPU: the row context. Inputs uploaded once per row; the per-call inputs a server
+// changes every step (x, B, C, z, dt) rotate over the row's input sets (harness/gpu/proof.hpp),
+// while the pool, the slot table and the per-head weights stay one copy; a verified call starts
+// from the pristine pool. The oracle, per input set: for a correctness check, the CPU reference
 // (family.cpp's check_arm) on rows whose pool it scans well under a second, the GPU reference
-// (references/ssu/ssu_ref_gpu.cu) compared on the device above that; the launch config of each
-// arm for the row.
+// (references/ssu/ssu_ref_gpu.cu) compared on the device above that; for a verified timed call,
+// the GPU reference on every row (no pool download per call). The launch config of each arm.
 #include <cuda_bf16.h>
 
 #include <algorithm>
@@ -12,6 +15,7 @@
 #include "harness/export/loader.hpp"
 #include "harness/gpu/arm_context.hpp"
 #include "harness/gpu/compare_device.hpp"
+#include "harness/gpu/proof.hpp"
 #include "harness/run/cpu_backend.hpp"  // merge_check
 #include "kernels/ssu/family.hpp"
 #include "kernels/ssu/launch.hpp"
@@ -66,6 +70,23 @@ DeviceBuffer upload(const std::vector<float>& v, bool bf16) {
   return d;
 }
 
+// The inputs of one decode step, the ones that rotate over the input sets.
+struct Step {
+  std::vector<float> x, B, C, z, dt;
+};
+void swap_step(HostProblem& hp, Step& st) {
+  hp.x.swap(st.x);
+  hp.B.swap(st.B);
+  hp.C.swap(st.C);
+  hp.z.swap(st.z);
+  hp.dt.swap(st.dt);
+}
+// The live buffers a Step fills, in InputSets order.
+std::vector<unsigned char> step_bytes(const Step& st, size_t i, const Params& p) {
+  const std::vector<float>* v[] = {&st.x, &st.B, &st.C, &st.z, &st.dt};
+  return encode(*v[i], i == 4 ? p.weight_bf16 : p.io_bf16);
+}
+
 class Context final : public kgate::gpu::ArmContext<Arm> {
  public:
   Context(const CaseRow& row, uint64_t seed, kgate::gpu::GpuBackend& be)
@@ -96,6 +117,10 @@ class Context final : public kgate::gpu::ArmContext<Arm> {
     A_ = upload(hp_.A, p.weight_bf16);
     D_ = upload(hp_.D, p.weight_bf16);
     dtb_ = upload(hp_.dt_bias, p.weight_bf16);
+    std::vector<float> poison(static_cast<size_t>(p.batch * p.nheads * kP), poison_f32());
+    poisoned_out_ = upload(poison, p.io_bf16);
+    sets_.bind({&x_, &B_, &C_, &z_, &dt_}, be_.stream());
+    if (!device_oracle_) steps_.push_back(Step{hp_.x, hp_.B, hp_.C, hp_.z, hp_.dt});
     args_ = Args{state_.get(),
                  slots_.as<int32_t>(),
                  x_.get(),
@@ -121,32 +146,65 @@ class Context final : public kgate::gpu::ArmContext<Arm> {
 
   Correctness check(const Implementation& impl) override {
     if (impl.exported) export_supports(impl, &args_);  // InputError: the row is not_supported
-    const Params& p = hp_.p;
-    KGATE_CUDA(cudaMemcpy(state_.get(), pristine_.get(), state_.bytes(), cudaMemcpyDeviceToDevice));
-    std::vector<float> poison(static_cast<size_t>(p.batch * p.nheads * kP), poison_f32());
-    auto pb = encode(poison, p.io_bf16);
-    out_.upload(pb.data(), pb.size());
-    const bool to_dst = !impl.exported && arm(impl).traits.out_of_place;
-    if (to_dst) {
-      DeviceBuffer& d = dst_pool();
-      KGATE_CUDA(cudaMemset(d.get(), 0xff, d.bytes()));
-    }
-    // The restore, the poison and the fill above run on the legacy stream, which the backend's
-    // non-blocking stream does not wait for: finish them before the arm runs.
-    KGATE_CUDA(cudaDeviceSynchronize());
+    prepare_verified(impl);
     launch(impl, be_.stream());
+    return verified(impl, device_oracle());
+  }
+
+  // Sets 1.. from their seeds: the step inputs of make_problem(params, seed), the row's pool,
+  // slots and weights kept.
+  void add_input_sets(const std::vector<uint64_t>& seeds) override {
+    for (uint64_t seed : seeds) {
+      HostProblem other = make_problem(hp_.p, seed, false);
+      Step st{std::move(other.x), std::move(other.B), std::move(other.C), std::move(other.z), std::move(other.dt)};
+      sets_.add([&](size_t i, DeviceBuffer& master) {
+        const auto bytes = step_bytes(st, i, hp_.p);
+        if (!bytes.empty()) master.upload(bytes.data(), bytes.size());
+      });
+      if (!device_oracle_) steps_.push_back(std::move(st));
+    }
+  }
+  int input_sets() const override { return sets_.size(); }
+  void load_input(int set) override { sets_.load(set, be_.stream()); }
+
+  // Stream-ordered before the call: the pool from pristine, out poisoned, an out-of-place arm's
+  // second pool filled with 0xff.
+  void prepare_verified(const Implementation& impl) override {
+    const cudaStream_t s = be_.stream();
+    kgate::gpu::copy_async(state_, pristine_, s);
+    kgate::gpu::copy_async(out_, poisoned_out_, s);
+    if (out_of_place(impl)) {
+      const DeviceBuffer& d = dst_pool();
+      KGATE_CUDA(cudaMemsetAsync(d.get(), 0xff, d.bytes(), s));
+    }
+  }
+
+  // A timed call is verified on the device on every row: check_outputs' rules against the GPU
+  // reference (GpuRef.SsuMatchesTheCpuReference), without downloading the pool per call; the CPU
+  // reference decides the correctness checks of the rows it runs on.
+  Correctness verify(const Implementation& impl) override { return verified(impl, true); }
+
+ private:
+  Correctness verified(const Implementation& impl, bool on_device) {
     KGATE_CUDA(cudaStreamSynchronize(be_.stream()));
-    if (device_oracle()) return check_on_device(impl, to_dst);
+    const int set = sets_.loaded();
+    if (on_device) return check_on_device(impl, out_of_place(impl), set);
+    const Params& p = hp_.p;
     std::vector<unsigned char> so(state_.bytes()), oo(out_.bytes());
     state_.download(so.data(), so.size());
     out_.download(oo.data(), oo.size());
     std::vector<float> state = decode(so, p.state_bf16), out = decode(oo, p.io_bf16);
+    refs_.resize(static_cast<size_t>(sets_.size()));
+    auto& slot = refs_[static_cast<size_t>(set)];
+    Step& st = steps_.at(static_cast<size_t>(set));
+    // hp_ holds the loaded set's step inputs for the reference and the check, then set 0's again.
+    const kgate::gpu::SwappedIn swapped([&] { swap_step(hp_, st); });
     auto ref = [&]() -> const Reference& {
-      if (!ref_) ref_ = std::make_unique<Reference>(reference(hp_));
-      return *ref_;
+      if (!slot) slot = std::make_unique<Reference>(reference(hp_));
+      return *slot;
     };
     Correctness c = check_arm(impl, hp_, ref, state, out, tol_);
-    if (to_dst && c.passed) check_copy(c);
+    if (out_of_place(impl) && c.passed) check_copy(c);
     return c;
   }
 
@@ -163,6 +221,7 @@ class Context final : public kgate::gpu::ArmContext<Arm> {
     return dst_;
   }
   bool device_oracle() const { return device_oracle_; }
+  static bool out_of_place(const Implementation& impl) { return !impl.exported && arm(impl).traits.out_of_place; }
   int64_t tile_bytes() const { return hp_.p.nheads * kP * kN * (hp_.p.state_bf16 ? 2 : 4); }
 
   // Per pool slot: 1 where a real (non-pad) batch row owns it, and its complement, on the device.
@@ -196,7 +255,7 @@ class Context final : public kgate::gpu::ArmContext<Arm> {
 
   // The GPU oracle: the arm's pool and out compared on the device with check_outputs' rules
   // (state-dtype tolerance on owned tiles, unowned slots bit-identical); floors by bytes.
-  Correctness check_on_device(const Implementation& impl, bool to_dst) {
+  Correctness check_on_device(const Implementation& impl, bool to_dst, int set) {
     const Params& p = hp_.p;
     Correctness c;
     c.passed = true;
@@ -209,19 +268,10 @@ class Context final : public kgate::gpu::ArmContext<Arm> {
       c.note += "; checked on the device (floor arm: the source pool bit-identical)";
       return c;
     }
-    if (!ref_state_.get()) {
-      ref_state_ = DeviceBuffer(static_cast<size_t>(p.batch * p.nheads * kP * kN) * 8);
-      ref_out_ = DeviceBuffer(static_cast<size_t>(p.batch * p.nheads * kP) * 8);
-      const DeviceInputs in{pristine_.get(), slots_.as<int32_t>(),
-                            x_.get(),        B_.get(),
-                            C_.get(),        p.has_z ? z_.get() : nullptr,
-                            dt_.get(),       A_.get(),
-                            D_.get(),        dtb_.get()};
-      reference_device(p, in, ref_state_.as<double>(), ref_out_.as<double>(), be_.stream());
-    }
+    const DeviceRef& r = device_ref(set);
     const int64_t per_row = p.nheads * kP * kN;
     c = kgate::gpu::compare_device(
-        {out_.get(), p.io_bf16, nullptr, 1, true}, ref_out_.as<double>(), p.batch * p.nheads * kP, tol_,
+        {out_.get(), p.io_bf16, nullptr, 1, true}, r.out.as<double>(), p.batch * p.nheads * kP, tol_,
         [&](int64_t i) {
           return "out[b=" + std::to_string(i / (p.nheads * kP)) + ",h=" + std::to_string(i / kP % p.nheads) +
                  ",d=" + std::to_string(i % kP) + "]";
@@ -229,8 +279,7 @@ class Context final : public kgate::gpu::ArmContext<Arm> {
         be_.stream());
     const Tolerance st = p.state_bf16 ? Tolerance{1e-2, 1e-2} : Tolerance{1e-4, 1e-4};
     Correctness cs = kgate::gpu::compare_device(
-        {state_.get(), p.state_bf16, slots_.as<int32_t>(), per_row, false}, ref_state_.as<double>(), p.batch * per_row,
-        st,
+        {state_.get(), p.state_bf16, slots_.as<int32_t>(), per_row, false}, r.state.as<double>(), p.batch * per_row, st,
         [&](int64_t i) {
           return "state[b=" + std::to_string(i / per_row) + ",h=" + std::to_string(i / (kP * kN) % p.nheads) +
                  ",d=" + std::to_string(i / kN % kP) + ",n=" + std::to_string(i % kN) + "]";
@@ -252,6 +301,31 @@ class Context final : public kgate::gpu::ArmContext<Arm> {
     return c;
   }
 
+  // The GPU reference of input set `set`, from its masters and the pristine pool, computed on the
+  // set's first verified call and kept for the unit.
+  struct DeviceRef {
+    DeviceBuffer state, out;
+  };
+  const DeviceRef& device_ref(int set) {
+    dev_refs_.resize(static_cast<size_t>(sets_.size()));
+    DeviceRef& r = dev_refs_[static_cast<size_t>(set)];
+    if (r.state.get()) return r;
+    const Params& p = hp_.p;
+    const size_t state_bytes = static_cast<size_t>(p.batch * p.nheads * kP * kN) * 8,
+                 out_bytes = static_cast<size_t>(p.batch * p.nheads * kP) * 8;
+    kgate::gpu::require_free(state_bytes + out_bytes, "the GPU oracle of input set " + std::to_string(set));
+    r.state = DeviceBuffer(state_bytes);
+    r.out = DeviceBuffer(out_bytes);
+    auto in_set = [&](size_t i) { return sets_.master(set, i).get(); };
+    const DeviceInputs in{pristine_.get(), slots_.as<int32_t>(),
+                          in_set(0),       in_set(1),
+                          in_set(2),       p.has_z ? in_set(3) : nullptr,
+                          in_set(4),       A_.get(),
+                          D_.get(),        dtb_.get()};
+    reference_device(p, in, r.state.as<double>(), r.out.as<double>(), be_.stream());
+    return r;
+  }
+
   // An out-of-place copy: every tile of an owned slot bit-identical to the source pool, every
   // other slot of the second pool still the 0xff poison written before the launch.
   void check_copy(Correctness& c) {
@@ -269,9 +343,12 @@ class Context final : public kgate::gpu::ArmContext<Arm> {
   bool device_oracle_;  // pool above kCpuOracleMaxValues: generated, referenced and compared on the device
   HostProblem hp_;
   Tolerance tol_;
-  std::unique_ptr<Reference> ref_;
-  DeviceBuffer state_, pristine_, dst_, owned_, unowned_, ref_state_, ref_out_, slots_, x_, B_, C_, z_, out_, dt_, A_,
-      D_, dtb_;
+  std::vector<std::unique_ptr<Reference>> refs_;  // per input set, on the CPU oracle's rows
+  std::vector<Step> steps_;                       // per input set, on the CPU oracle's rows
+  std::vector<DeviceRef> dev_refs_;               // per input set, on the GPU oracle's rows
+  DeviceBuffer state_, pristine_, dst_, owned_, unowned_, slots_, x_, B_, C_, z_, out_, poisoned_out_, dt_, A_, D_,
+      dtb_;
+  kgate::gpu::InputSets sets_;  // x, B, C, z, dt
 };
 
 }  // namespace

@@ -68,6 +68,10 @@ struct HostProblem {
 };
 
 HostProblem make_problem(const Params& p, uint64_t seed);
+// Another layer of the same decode step: q's real rows and every index column drawn afresh from
+// seed (each column still a valid row or -1), the KV tables, lengths, sink and padding query rows
+// kept, so work an arm derived from the lengths (a scheduler plan) holds for both.
+void redraw_step(HostProblem& hp, uint64_t seed);
 // Row r of a table (its bytes as HostProblem holds them), dequantized.
 void decode_row(const uint8_t* table, int64_t r, const Params& p, float* out512);
 

@@ -93,6 +93,18 @@ void fill_q(std::vector<float>& q, int64_t h0, int64_t h1, Rng& rng) {
   });
 }
 
+// Token t's index columns: each a valid row of its table, or -1 with probability invalid_pct %.
+void draw_index_row(HostProblem& hp, int64_t t, Rng& rng) {
+  const Params& p = hp.p;
+  const int64_t W = p.width();
+  for (int64_t c = 0; c < W; ++c) {
+    const bool invalid = static_cast<int64_t>(rng.below(100)) < p.invalid_pct;
+    const int64_t n = c < kSwaCols ? p.swa_rows : p.compressed_rows;
+    hp.indices[static_cast<size_t>(t * W + c)] =
+        invalid ? -1 : static_cast<int32_t>(rng.below(static_cast<uint64_t>(n)));
+  }
+}
+
 }  // namespace
 
 void decode_row(const uint8_t* table, int64_t r, const Params& p, float* out) {
@@ -130,11 +142,7 @@ HostProblem make_problem(const Params& p, uint64_t seed) {
   hp.indices.resize(static_cast<size_t>(T * W));
   hp.lens.resize(static_cast<size_t>(T));
   for (int64_t t = 0; t < T; ++t) {
-    for (int64_t c = 0; c < W; ++c) {
-      bool invalid = static_cast<int64_t>(rng.below(100)) < p.invalid_pct;
-      int64_t n = c < kSwaCols ? p.swa_rows : p.compressed_rows;
-      hp.indices[t * W + c] = invalid ? -1 : static_cast<int32_t>(rng.below(static_cast<uint64_t>(n)));
-    }
+    draw_index_row(hp, t, rng);
     hp.lens[t] = static_cast<int32_t>(p.ragged ? 1 + rng.below(static_cast<uint64_t>(W)) : W);
   }
   for (int64_t e = 0; e < p.empty_tokens; ++e) hp.lens[rng.below(static_cast<uint64_t>(T))] = 0;
@@ -148,6 +156,13 @@ HostProblem make_problem(const Params& p, uint64_t seed) {
   hp.q.resize(static_cast<size_t>(p.q_rows() * p.heads * kD));
   if (p.q_rows() > T) fill_q(hp.q, T * p.heads, p.q_rows() * p.heads, rng);
   return hp;
+}
+
+void redraw_step(HostProblem& hp, uint64_t seed) {
+  const Params& p = hp.p;
+  Rng rng(seed);
+  fill_q(hp.q, 0, p.tokens() * p.heads, rng);
+  for (int64_t t = 0; t < p.tokens(); ++t) draw_index_row(hp, t, rng);
 }
 
 Reference reference(const HostProblem& hp) {

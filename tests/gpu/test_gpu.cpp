@@ -922,3 +922,47 @@ TEST(Gpu, SparseMlaLengthBalancedPlanIsCorrectAndKeyedByTheLensEpoch) {
       R"({"batch": 4, "q_len": 5, "heads": 128, "kv_dtype": "fp8", "swa_rows": 512, "compressed_rows": 1024, "topk": 1024, "invalid_pct": 10, "empty_tokens": 0, "ragged": true, "sink": true, "page_block": 64, "index_layout": "concat", "q_pad_rows": 0, "lens_offset": 0})",
       [](const sparse_mla_args& a, cudaStream_t st) { sparse_mla::gpu::launch_fast(a, st); });
 }
+
+// The timed-call proof's device side (RowContext's input sets): every set passes its own oracle;
+// an output made on set 0 is refused once set 1 is loaded (a stale or memoized output), and a
+// verified call the arm never made is refused (outputs poisoned, the pool restored). On the CPU
+// oracle's rows and the GPU oracle's.
+static void expect_sets_proven(const char* family, const char* arm, const char* table) {
+  Registry& reg = Registry::instance();
+  CaseTable t = parse_case_table("inline.json", table);
+  auto be = gpu::make_backend("events", true);
+  const Implementation& impl = reg.impl(arm);
+  for (const CaseRow& row : t.rows) {
+    auto ctx = be->prepare(reg.family(family), row, 5);
+    ctx->add_input_sets({11, 12});
+    ASSERT_EQ(ctx->input_sets(), 3) << row.id;
+    for (int k : {0, 1, 2, 0}) {
+      ctx->load_input(k);
+      const Correctness c = ctx->check(impl);
+      EXPECT_TRUE(c.passed) << row.id << " set " << k << ": " << c.worst << " " << c.note;
+    }
+    ctx->load_input(0);
+    ctx->prepare_verified(impl);
+    ctx->warm_call_us(impl);
+    ctx->load_input(1);
+    EXPECT_FALSE(ctx->verify(impl).passed) << row.id << ": set 0's output accepted for set 1";
+    ctx->prepare_verified(impl);
+    EXPECT_FALSE(ctx->verify(impl).passed) << row.id << ": a call never made accepted";
+  }
+}
+
+TEST(GpuProof, SsuInputSetsAreProvenEach) {
+  REQUIRE_GPU();
+  expect_sets_proven("ssu", "ssu.fast", R"({"table": "p", "family": "ssu", "rows": [
+    {"id": "small", "params": {"batch": 4, "nheads": 8, "ngroups": 2, "pool_slots": 8, "state_dtype": "bf16", "has_z": true}},
+    {"id": "big", "params": {"batch": 40, "nheads": 64, "ngroups": 4, "pool_slots": 48, "state_dtype": "bf16", "pad_slots": 3}}]})");
+}
+
+TEST(GpuProof, SparseMlaInputSetsAreProvenEach) {
+  REQUIRE_GPU();
+  expect_sets_proven("sparse_mla", "sparse_mla.baseline", R"({"table": "p", "family": "sparse_mla", "rows": [
+    {"id": "small", "params": {"batch": 2, "q_len": 3, "heads": 16, "kv_dtype": "fp8", "swa_rows": 256, "compressed_rows": 512,
+     "topk": 64, "ragged": true, "sink": true, "q_pad_rows": 3, "index_layout": "concat", "lens_offset": -4}},
+    {"id": "big", "params": {"batch": 8, "q_len": 1, "heads": 128, "kv_dtype": "fp8", "swa_rows": 1024, "compressed_rows": 4096,
+     "topk": 512}}]})");
+}

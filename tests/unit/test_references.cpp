@@ -345,6 +345,38 @@ TEST(SparseMlaReference, LensOffsetAndPaddingRows) {
   EXPECT_EQ(c.worst, "out padding row t=" + std::to_string(p.tokens() + 1)) << c.worst;
 }
 
+// Another input set of the same row (the timed-call proof): q's real rows and the index columns
+// redrawn from the new seed, every column still a valid row or -1; the KV tables, the lengths (so
+// a scheduler plan derived from them holds), the sink and the padding query rows kept.
+TEST(SparseMlaReference, RedrawStepKeepsCachesLengthsAndPadding) {
+  sparse_mla::Params p{2, 2, 4, 128, 128, 64, 5, 0, true, true, true};
+  p.q_pad_rows = 2;
+  const sparse_mla::HostProblem a = sparse_mla::make_problem(p, 5);
+  sparse_mla::HostProblem b = a, c = a;
+  sparse_mla::redraw_step(b, 9);
+  sparse_mla::redraw_step(c, 9);
+  EXPECT_EQ(b.q, c.q);
+  EXPECT_EQ(b.indices, c.indices);
+  EXPECT_EQ(b.swa, a.swa);
+  EXPECT_EQ(b.compressed, a.compressed);
+  EXPECT_EQ(b.lens, a.lens);
+  EXPECT_EQ(b.sink, a.sink);
+  const size_t real = static_cast<size_t>(p.tokens() * p.heads * 512);
+  ASSERT_EQ(b.q.size(), a.q.size());
+  EXPECT_TRUE(std::equal(b.q.begin() + static_cast<std::ptrdiff_t>(real), b.q.end(),
+                         a.q.begin() + static_cast<std::ptrdiff_t>(real)));
+  size_t q_same = 0, idx_same = 0;
+  for (size_t i = 0; i < real; ++i) q_same += b.q[i] == a.q[i];
+  for (size_t i = 0; i < b.indices.size(); ++i) {
+    idx_same += b.indices[i] == a.indices[i];
+    const int64_t rows = static_cast<int64_t>(i) % p.width() < sparse_mla::kSwaCols ? p.swa_rows : p.compressed_rows;
+    EXPECT_TRUE(b.indices[i] >= -1 && b.indices[i] < rows) << i << ": " << b.indices[i];
+  }
+  EXPECT_LT(q_same, real / 16);
+  EXPECT_LT(idx_same, b.indices.size() / 4);
+  EXPECT_NE(sparse_mla::reference(b).out, sparse_mla::reference(a).out);
+}
+
 TEST(AgGemmReference, GatheredRankOrder) {
   ag_gemm::Params p{2, 1, 1, 2};
   ag_gemm::HostProblem hp;
