@@ -131,6 +131,7 @@ std::shared_ptr<RunOpts> recorded_run(const json& receipt, const std::string& pa
   o->warmup_us = proto.value("warmup_min_us", o->warmup_us);
   o->isolate = proto.value("isolate", false);
   o->warm = !proto.value("cold_l2", true);
+  o->launch = proto.value("launch", "direct");  // absent: a receipt from before --launch (audited: a string)
   o->backend = field(pred, "backend", where).get<std::string>();
   if (const std::string timer = pred.value("timer", "cupti"); timer == "cupti" || timer == "events") o->timer = timer;
   const json& env = field(pred, "environment", where);
