@@ -343,7 +343,9 @@ TEST(Gpu, GraphModeRowContextChecksAndTimesReplays) {
     for (int i = 0; i < 3; ++i) {
       Sample smp = ctx->time_once(impl);
       EXPECT_GT(smp.us, 0) << name;
-      if (smp.signature) EXPECT_GT(smp.signature->launches, 0) << name;
+      if (smp.signature) {
+        EXPECT_GT(smp.signature->launches, 0) << name;
+      }
     }
   }
 }
