@@ -133,6 +133,7 @@ std::shared_ptr<RunOpts> recorded_run(const json& receipt, const std::string& pa
     o->input_sets = proto["proof"].value("input_sets", o->input_sets);
   o->isolate = proto.value("isolate", false);
   o->warm = !proto.value("cold_l2", true);
+  o->launch = proto.value("launch", "direct");  // absent: a receipt from before --launch (audited: a string)
   o->backend = field(pred, "backend", where).get<std::string>();
   if (const std::string timer = pred.value("timer", "cupti"); timer == "cupti" || timer == "events") o->timer = timer;
   const json& env = field(pred, "environment", where);

@@ -243,6 +243,15 @@ void check_rank_flags(RunOpts& o, const std::string& backend_name) {
 
 bool ranked(const RunOpts& o) { return o.gpus || !o.rendezvous.empty(); }
 
+// --launch: a mode the backend has (rerun reads it from a receipt, past the flag's own check).
+void check_launch(const std::string& launch, const std::string& backend_name) {
+  if (std::find(kLaunchModes.begin(), kLaunchModes.end(), launch) == kLaunchModes.end())
+    throw InputError("--launch: " + quoted(launch) + " is not direct or graph");
+  if (launch == "graph" && backend_name != "cuda")
+    throw InputError("--launch graph: needs the cuda backend (this run's is " + backend_name +
+                     ", which launches every call directly)");
+}
+
 }  // namespace
 
 PreparedRun prepare_run(RunOpts& o) {
@@ -251,6 +260,7 @@ PreparedRun prepare_run(RunOpts& o) {
   // the device is opened only in child processes (a forked CUDA context is unusable).
   PreparedRun p;
   p.backend_name = backend_name_for(o.backend, o.isolate);
+  check_launch(o.launch, p.backend_name);
   if (ranked(o)) check_rank_flags(o, p.backend_name);
   if (!o.cases.empty()) {
     if (o.candidate.empty() || o.baselines.empty())
@@ -267,6 +277,7 @@ PreparedRun prepare_run(RunOpts& o) {
 
 int execute_run(const std::shared_ptr<RunOpts>& o, PreparedRun& p, json* result) {
   g_measure_peaks = !o->no_peaks;
+  g_launch_mode = o->launch;
   const std::string backend_name = p.backend_name;
   BackendFactory factory = [o, backend_name] {
     return select_backend(backend_name, o->timer, o->warm, false, o->simulate_ranks);
@@ -324,6 +335,11 @@ void add_protocol_flags(CLI::App* sc, RunOpts& o) {
       ->capture_default_str()
       ->check(CLI::IsMember({"cupti", "events"}));
   sc->add_flag("--warm", o.warm, "GPU: do not flush L2 before samples (labelled in the receipt)");
+  sc->add_option("--launch", o.launch,
+                 "GPU: direct | graph: graph captures each arm's call once per row into a CUDA graph and every "
+                 "check, warm-up and timed call replays it (the L2 flush stays outside); recorded as protocol.launch")
+      ->capture_default_str()
+      ->check(CLI::IsMember(kLaunchModes));
   sc->add_option("--groups", o.groups, "groups G (drift is measured across groups)")->capture_default_str();
   sc->add_option("--blocks", o.blocks, "blocks per pair per group (even: half ABBA, half BAAB)")->capture_default_str();
   sc->add_option("--m", o.m, "samples per letter of a block")->capture_default_str();

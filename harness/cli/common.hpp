@@ -32,7 +32,7 @@ void add_index(CLI::App& app, Action& action);
 // What `kgate run` was asked (cmd_run.cpp); `kgate rerun` fills one from a receipt.
 struct RunOpts {
   std::string cases, rows, candidate, baselines, out, out_dir = "out", policy = "correct", sign;
-  std::string backend = "auto", timer = "cupti", suite;
+  std::string backend = "auto", timer = "cupti", suite, launch = "direct";
   bool resume = false, force = false, warm = false, quiet = false, isolate = false, json = false, no_peaks = false;
   int groups = 3, blocks = 6, m = 2;
   int simulate_ranks = 0;  // 0: off

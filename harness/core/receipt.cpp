@@ -81,9 +81,23 @@ std::string sidecar_path_of(const std::string& receipt_path, const json& receipt
 
 namespace {
 
+// protocol.launch, where recorded (receipts from before it launched directly): a mode kgate has,
+// and a graph only where the backend has CUDA graphs.
+void check_launch_fact(const json& pred) {
+  const json& proto = pred.at("protocol");
+  if (!proto.is_object() || !proto.contains("launch")) return;
+  const json& launch = proto["launch"];
+  if (launch != "direct" && launch != "graph")
+    throw AuditError("field 'protocol.launch': " + printable(launch.dump()) + " is not \"direct\" or \"graph\"");
+  if (launch == "graph" && pred.at("backend") != "cuda")
+    throw AuditError("field 'protocol.launch': \"graph\" on backend " + printable(pred.at("backend").dump()) +
+                     ", which launches every call directly");
+}
+
 // What a receipt's rows are derived with: the device's maximum clock and the arms' declared
 // kernel names, read (with their shape checked) from the predicate.
 DeriveContext derive_context(const json& pred) {
+  check_launch_fact(pred);
   DeriveContext ctx;
   const json& env = pred.at("environment");
   if (!env.is_object()) throw AuditError("field 'environment': not an object");

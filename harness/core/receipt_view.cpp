@@ -72,6 +72,7 @@ void read_run_facts(ReceiptView& v, const json& pred) {
   v.m = int_field(v.protocol, "m", "protocol.");
   v.seed = int_field(v.protocol, "seed", "protocol.");
   v.interval = interval_spec_from_json(v.protocol);
+  v.launch = v.protocol.contains("launch") ? opt_str(v.protocol, "launch") : "direct";
   v.finished_utc = opt_str(field(pred, "run", ""), "finished_utc");
 }
 

@@ -36,6 +36,7 @@ struct ReceiptView {
   json environment;    // as recorded (details only)
   std::optional<Peaks> peaks;
   json protocol;                                    // as recorded (details only)
+  std::string launch;                               // protocol.launch; "direct" where not recorded
   int64_t groups = 0, blocks = 0, m = 0, seed = 0;  // the pairing schedule (schedule.hpp)
   IntervalSpec interval;
   std::string cases_path, cases_sha256, table, family;

@@ -111,6 +111,14 @@ std::vector<StaleItem> stale_against_tree(const json& body, const std::string& d
   else if (!version->is_number_integer() || version->get<int64_t>() != kProtocolSchemaVersion)
     stale.push_back({StaleItem::Kind::protocol,
                      "STALE protocol: schema_version " + one_line(version->dump()) + " in the receipt, tree " + tree});
+  // The launch mode is a protocol fact the tree's kgate always records (direct or graph).
+  const json launch = pred.contains("protocol") && pred["protocol"].is_object()
+                          ? pred["protocol"].value("launch", json(nullptr))
+                          : json(nullptr);
+  if (launch != "direct" && launch != "graph")
+    stale.push_back({StaleItem::Kind::protocol,
+                     "STALE protocol: launch " + (launch.is_null() ? std::string("absent") : one_line(launch.dump())) +
+                         " in the receipt, tree direct or graph"});
   return stale;
 }
 

@@ -18,6 +18,7 @@ RecordSummary summarize(const std::vector<ActivityRecord>& records) {
     names.insert(r.name);
     ++s.signature.records;
     s.signature.launches += r.kernel;
+    s.graph_records += r.graph_id != 0;
     sum += static_cast<double>(r.end - r.start);
     ns[r.name] += r.end > r.start ? r.end - r.start : 0;
   }

@@ -35,6 +35,10 @@ struct ActivityRecord {
   uint32_t device, correlation;
   std::string name;
   bool kernel;
+  // CUPTI's graphId: nonzero for work a CUDA graph launched (--launch graph). CUPTI gives a
+  // graph's nodes the correlation id of the cudaGraphLaunch that ran them, so a replay's records
+  // reach its sample through the external id pushed around that launch, as a direct call's do.
+  uint32_t graph_id = 0;
 };
 
 // The sample's time from its records: union of the intervals over all devices (overlaps once,
@@ -48,6 +52,7 @@ struct RecordSummary {
   // Time per activity, us: each kernel name's (and "memcpy", "memset") summed durations,
   // end - start, overlaps not merged (Sample::activity_us).
   std::map<std::string, double> activity_us;
+  int64_t graph_records = 0;  // records with a graph_id: launched by a CUDA graph
 };
 RecordSummary summarize(const std::vector<ActivityRecord>& records);
 

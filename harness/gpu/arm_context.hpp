@@ -27,7 +27,7 @@ class ArmContext : public GpuRowContext {
   using Args = typename Arm::ArgsType;
   explicit ArmContext(GpuBackend& be) : GpuRowContext(be) {}
 
-  std::string refusal(const Implementation& impl) override { return export_refusal(impl, &args_); }
+  std::string arm_refusal(const Implementation& impl) override { return export_refusal(impl, &args_); }
   json config(const Implementation& impl) const override {
     if (impl.exported) return nullptr;
     const Arm& a = arm(impl);
@@ -37,12 +37,13 @@ class ArmContext : public GpuRowContext {
  protected:
   // A bundled arm's launch on `s`, with what the family's context lends it (Arm's Extra).
   virtual void call(const Arm& a, cudaStream_t s) = 0;
-  void launch(const Implementation& impl, cudaStream_t s) override {
+  void launch_call(const Implementation& impl, cudaStream_t s) override {
     if (!impl.exported) return call(arm(impl), s);
     export_launch(impl, &args_, s);
     KGATE_CUDA_LAUNCHED();
   }
   static const Arm& arm(const Implementation& impl) { return arm_of<Arm>(impl); }
+  std::string call_args() const override { return {reinterpret_cast<const char*>(&args_), sizeof args_}; }
 
   Args args_{};
 };

@@ -40,7 +40,10 @@ std::string describe_device(int ordinal) {
 }
 
 GpuBackend::GpuBackend(const std::string& timer, bool warm, int ordinal, RankRole role)
-    : device_(ordinal), l2_(make_l2_protocol(warm, device_.flusher())), role_(std::move(role)) {
+    : device_(ordinal),
+      l2_(make_l2_protocol(warm, device_.flusher())),
+      role_(std::move(role)),
+      graph_(g_launch_mode == "graph") {
   if (role_.world_size < 1 || role_.rank < 0 || role_.rank >= role_.world_size)
     throw InputError("rank " + std::to_string(role_.rank) + " of world size " + std::to_string(role_.world_size) +
                      ": not a rank of the job");
@@ -207,6 +210,7 @@ json GpuBackend::environment() const {
 json GpuBackend::protocol() const {
   json p;
   l2_->describe(p);
+  p["launch"] = graph_ ? "graph" : "direct";
   p["timer_requested_fallback"] = fallback_reason_.empty() ? json(nullptr) : json(fallback_reason_);
   return p;
 }
@@ -251,6 +255,11 @@ Sample GpuBackend::sample(const Launch& launch) {
   l2_->before_sample(device_.stream());
   agree_max(0);  // ranks of a job: start the sample together
   Measurement m = timer_->measure(launch, device_.stream());
+  // A replay's window holds only its cudaGraphLaunch: every record in it must be a graph's node.
+  if (graph_ && m.signature && m.graph_records != m.signature->records)
+    throw DeviceError("--launch graph: " + std::to_string(m.signature->records - m.graph_records) + " of " +
+                      std::to_string(m.signature->records) +
+                      " activity records of a replay were not launched by a CUDA graph (CUPTI graphId 0)");
   Sample s;
   s.us = m.us;
   s.signature = std::move(m.signature);
@@ -263,11 +272,123 @@ Sample GpuBackend::sample(const Launch& launch) {
   return s;
 }
 
+// Under --launch graph a capture the call needs is made here, before the clock starts.
 Sample GpuRowContext::time_once(const Implementation& impl) {
+  if (be_.graph()) current(impl);
   return be_.sample([this, &impl](cudaStream_t s) { launch(impl, s); });
 }
 double GpuRowContext::warm_call_us(const Implementation& impl) {
+  if (be_.graph()) current(impl);
   return be_.warm_call([this, &impl](cudaStream_t s) { launch(impl, s); });
+}
+
+// One arm's call captured from a stream and instantiated; each replay is one cudaGraphLaunch.
+class ArmGraph {
+ public:
+  ArmGraph(cudaGraph_t graph, cudaGraphExec_t exec) : graph_(graph), exec_(exec) {}
+  ~ArmGraph() {
+    KGATE_CUDA_NOEXCEPT(cudaGraphExecDestroy(exec_));
+    KGATE_CUDA_NOEXCEPT(cudaGraphDestroy(graph_));
+  }
+  ArmGraph(const ArmGraph&) = delete;
+  ArmGraph& operator=(const ArmGraph&) = delete;
+  void replay(cudaStream_t s) const { KGATE_CUDA(cudaGraphLaunch(exec_, s)); }
+
+ private:
+  cudaGraph_t graph_;
+  cudaGraphExec_t exec_;
+};
+
+namespace {
+
+std::string cuda_text(const char* call, cudaError_t e) {
+  return std::string(call) + " -> " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")";
+}
+
+// `call` captured on `s` (thread-local mode: this thread's host syncs, allocations and other
+// capture-unsafe calls fail the capture; other threads, a job's other ranks, are not disturbed),
+// instantiated and uploaded; or why it cannot be, in *why. The stream leaves capture either way,
+// and the capture's error does not reach the next CUDA call.
+std::unique_ptr<ArmGraph> capture_call(const Launch& call, cudaStream_t s, std::string* why) {
+  KGATE_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  try {
+    call(s);
+  } catch (const std::exception& e) {
+    *why = e.what();
+  }
+  cudaGraph_t graph = nullptr;
+  const cudaError_t ended = cudaStreamEndCapture(s, &graph);
+  if (why->empty() && ended != cudaSuccess) *why = cuda_text("cudaStreamEndCapture", ended);
+  size_t nodes = 0;
+  if (why->empty() && graph) {
+    if (const cudaError_t e = cudaGraphGetNodes(graph, nullptr, &nodes); e != cudaSuccess)
+      *why = cuda_text("cudaGraphGetNodes", e);
+    else if (nodes == 0)
+      *why =
+          "the call issued no work on the captured stream (work on a stream not joined to it runs outside the graph)";
+  }
+  cudaGraphExec_t exec = nullptr;
+  if (why->empty()) {
+    if (const cudaError_t e = cudaGraphInstantiate(&exec, graph, 0); e != cudaSuccess)
+      *why = cuda_text("cudaGraphInstantiate", e);
+  }
+  if (!why->empty()) {
+    if (graph) KGATE_CUDA_NOEXCEPT(cudaGraphDestroy(graph));
+    cudaGetLastError();  // a failed capture's error is not sticky; the next call must not see it
+    return nullptr;
+  }
+  auto g = std::make_unique<ArmGraph>(graph, exec);
+  KGATE_CUDA(cudaGraphUpload(exec, s));  // the first replay does not pay the upload
+  return g;
+}
+
+}  // namespace
+
+GpuRowContext::GpuRowContext(GpuBackend& be) : be_(be) {}
+GpuRowContext::~GpuRowContext() = default;
+
+// From refusal(), capture follows one direct call of the arm, synchronized, as servers warm up
+// before they capture: an arm's first call may do one-time work that no capture allows (an
+// allocation, a setup upload, a lazily made plan); a call that still syncs or allocates is
+// refused. The executor asks before a unit's checks and before its timing, ahead of any call and
+// of the check's own preparation (a pristine state, poisoned outputs), so each graph serves one
+// phase of one unit: a row's units interleave with other rows', whose calls may change
+// process-wide state a capture froze (a workspace an arm grows and frees, a plan it caches).
+const GpuRowContext::Captured& GpuRowContext::capture(const Implementation& impl, bool prime) {
+  const cudaStream_t s = be_.stream();
+  if (prime) {
+    launch_call(impl, s);
+    KGATE_CUDA(cudaStreamSynchronize(s));
+  }
+  Captured c;
+  c.args = call_args();
+  std::string why;
+  c.graph = capture_call([this, &impl](cudaStream_t st) { launch_call(impl, st); }, s, &why);
+  if (!c.graph) c.refused = "cannot be captured in a CUDA graph: " + why;
+  Captured& slot = graphs_[impl.name];
+  slot = std::move(c);  // a replaced graph still in flight is freed when it completes
+  return slot;
+}
+
+// The arm's graph for a call now: the one captured last, unless the args it reads changed since
+// (then captured again, with no direct call: the call's inputs may be prepared already).
+const GpuRowContext::Captured& GpuRowContext::current(const Implementation& impl) {
+  auto it = graphs_.find(impl.name);
+  if (it != graphs_.end() && it->second.args == call_args()) return it->second;
+  return capture(impl, false);
+}
+
+std::string GpuRowContext::refusal(const Implementation& impl) {
+  std::string why = arm_refusal(impl);
+  if (why.empty() && be_.graph()) why = capture(impl, true).refused;
+  return why;
+}
+
+void GpuRowContext::launch(const Implementation& impl, cudaStream_t s) {
+  if (!be_.graph()) return launch_call(impl, s);
+  const Captured& c = current(impl);
+  if (!c.graph) throw InputError(impl.name + ": " + c.refused);
+  c.graph->replay(s);
 }
 
 double GpuBackend::warm_call(const Launch& launch) {

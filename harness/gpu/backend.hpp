@@ -69,6 +69,8 @@ class GpuBackend final : public Backend {
   Sample sample(const Launch& launch);
   // One untimed-by-protocol call (warm-up), timed with events so warm-up can reach its budget.
   double warm_call(const Launch& launch);
+  // --launch graph: the row contexts replay each arm's captured call (GpuRowContext::launch).
+  bool graph() const { return graph_; }
 
  private:
   Device device_;  // first: the timers' events and subscription, and the flusher, belong to it
@@ -77,11 +79,14 @@ class GpuBackend final : public Backend {
   std::unique_ptr<Timer> events_;
   std::string fallback_reason_;
   RankRole role_;
+  bool graph_ = false;  // g_launch_mode when made
   // One all-reduce (max) of {ok ? 0 : 1, v} over the job's ranks: {every rank ok, the maximum v}.
   std::pair<bool, double> agree(bool ok, double v);
   void* own_comm_ = nullptr;
   std::unique_ptr<DeviceBuffer> agree_;
 };
+
+class ArmGraph;  // backend.cpp: one arm's call, captured and instantiated
 
 // Base of every family's GPU row context: timing and warm-up go through the backend.
 // Methods with lambdas are out of line (backend.cpp): this header is compiled by both nvcc and
@@ -89,13 +94,37 @@ class GpuBackend final : public Backend {
 // linker keeps one copy of each inline function (seen as a crash on the H200).
 class GpuRowContext : public RowContext {
  public:
-  explicit GpuRowContext(GpuBackend& be) : be_(be) {}
+  explicit GpuRowContext(GpuBackend& be);
+  ~GpuRowContext() override;
   Sample time_once(const Implementation& impl) override;
   double warm_call_us(const Implementation& impl) override;
+  // The arm's own refusal (arm_refusal); then, under --launch graph, whether its call can be
+  // captured: the executor asks before a unit's checks and before its timing, ahead of any call,
+  // so the arm's graph is captured here (backend.cpp says how), and a call that cannot be
+  // captured refuses the row ("cannot be captured in a CUDA graph: <why>").
+  std::string refusal(const Implementation& impl) final;
 
  protected:
-  virtual void launch(const Implementation& impl, cudaStream_t s) = 0;
+  // Every call of the context (checks, warm-up, samples): the arm's call (launch_call) on `s`,
+  // or under --launch graph a replay of its captured graph on `s`.
+  void launch(const Implementation& impl, cudaStream_t s);
+  virtual void launch_call(const Implementation& impl, cudaStream_t s) = 0;
+  virtual std::string arm_refusal(const Implementation&) { return ""; }
+  // The bytes of the args the arm's call reads (ArmContext: the family's C args): a graph is
+  // captured with them, and captured again when they change.
+  virtual std::string call_args() const { return {}; }
   GpuBackend& be_;
+
+ private:
+  // Under --launch graph, per arm name: its graph and the args it was captured with, or why it
+  // has none.
+  struct Captured {
+    std::unique_ptr<ArmGraph> graph;
+    std::string args, refused;
+  };
+  const Captured& capture(const Implementation& impl, bool prime);
+  const Captured& current(const Implementation& impl);
+  std::map<std::string, Captured> graphs_;
 };
 
 void launch_prime_kernel(cudaStream_t s);

@@ -18,6 +18,7 @@ Measurement to_measurement(RecordSummary s) {
   m.signature = std::move(s.signature);
   m.intervals_ns = std::move(s.intervals_ns);
   m.activity_us = std::move(s.activity_us);
+  m.graph_records = s.graph_records;
   return m;
 }
 
@@ -62,19 +63,19 @@ void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t* buffe
         case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
           auto* k = reinterpret_cast<CUpti_ActivityKernel10*>(rec);
           router.add_record({uint64_t{k->start}, uint64_t{k->end}, uint32_t{k->deviceId}, uint32_t{k->correlationId},
-                             k->name ? k->name : "?", true});
+                             k->name ? k->name : "?", true, uint32_t{k->graphId}});
           break;
         }
         case CUPTI_ACTIVITY_KIND_MEMCPY: {
           auto* m = reinterpret_cast<CUpti_ActivityMemcpy6*>(rec);
           router.add_record({uint64_t{m->start}, uint64_t{m->end}, uint32_t{m->deviceId}, uint32_t{m->correlationId},
-                             "memcpy", false});
+                             "memcpy", false, uint32_t{m->graphId}});
           break;
         }
         case CUPTI_ACTIVITY_KIND_MEMSET: {
           auto* m = reinterpret_cast<CUpti_ActivityMemset4*>(rec);
           router.add_record({uint64_t{m->start}, uint64_t{m->end}, uint32_t{m->deviceId}, uint32_t{m->correlationId},
-                             "memset", false});
+                             "memset", false, uint32_t{m->graphId}});
           break;
         }
         case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {

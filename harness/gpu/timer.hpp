@@ -36,6 +36,7 @@ struct Measurement {
   // (Sample::intervals_ns) and its time per activity, us (Sample::activity_us); empty otherwise.
   std::vector<std::pair<uint64_t, uint64_t>> intervals_ns;
   std::map<std::string, double> activity_us;
+  int64_t graph_records = 0;  // cupti: records launched by a CUDA graph
 };
 
 using Launch = std::function<void(cudaStream_t)>;

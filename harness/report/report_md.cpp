@@ -281,7 +281,9 @@ ReportDocument report_document(const ReportView& v) {
   std::vector<Inline> facts;
   facts.push_back({T("cases: "), C(v.cases_path), T(" (table " + v.table + ", family " + v.family + ", sha256 "),
                    C(short_sha(v.cases_sha256)), T("), " + std::to_string(v.rows.size()) + " rows")});
-  facts.push_back({T("device: " + v.device + "; backend " + v.backend + ", timer " + v.timer)});
+  facts.push_back(
+      {T("device: " + v.device + "; backend " + v.backend + ", timer " + v.timer +
+         (v.launch == "direct" ? "" : ", launch " + v.launch + " (every call a replay of the arm's CUDA graph)"))});
   facts.push_back(
       {T("commit: "), C(v.git_commit),
        T(" (kgate " + v.tool_version + ")" + (v.finished_utc.empty() ? "" : ", finished " + v.finished_utc))});

@@ -103,6 +103,7 @@ class CpuBackend final : public Backend {
   json protocol() const override {
     return json{{"cold_l2", false},
                 {"flush_bytes", 0},
+                {"launch", "direct"},
                 {"note", "CPU backend: host steady_clock around each call; caches are not flushed"}};
   }
   std::unique_ptr<RowContext> prepare(const Family& fam, const CaseRow& row, uint64_t seed) override {
@@ -113,6 +114,10 @@ class CpuBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<CpuBackend>(); }
+std::unique_ptr<Backend> make_cpu_backend() {
+  if (g_launch_mode != "direct")
+    throw InputError("--launch " + g_launch_mode + ": the CPU backend launches every call directly (no CUDA graphs)");
+  return std::make_unique<CpuBackend>();
+}
 
 }  // namespace kgate

@@ -3,6 +3,7 @@
 # receipts/<arch>/<gpu>/ (receipts.sh re-makes them after that). One function per family.
 #
 # usage: scripts/device/campaigns.sh [--build DIR] [--peers DIR] FAMILY...   (calib ssu sparse_mla ag_gemm)
+#   ssu_graph, sparse_mla_graph: only that family's CUDA-graph campaign (receipts.sh makes them where missing)
 #   --build DIR  a build of kgate (default build/)
 #   --peers DIR  the export libraries: FlashInfer's and FlashMLA's (scripts/peers/*.sh) and
 #                libkgate_ssu_fast.so (kgate export --family ssu --arms ssu.fast); default build-peers
@@ -14,8 +15,8 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
     --peers) peers=$2; shift 2 ;;
-    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    calib|ssu|sparse_mla|ag_gemm) families+=("$1"); shift ;;
+    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    calib|ssu|sparse_mla|ag_gemm|ssu_graph|sparse_mla_graph) families+=("$1"); shift ;;
     *) echo "campaigns.sh: unknown argument $1 (--help)" >&2; exit 2 ;;
   esac
 done
@@ -49,6 +50,15 @@ ssu() {
   run ssu_fast_vs_baseline --cases cases/ssu.json --candidate ssu.fast --baseline ssu.baseline --policy correct,strict
   run ssu_fast_source_vs_export --cases cases/ssu.json --candidate ssu.fast \
     --baseline "export:$(lib libkgate_ssu_fast.so):ssu.fast" --policy 'correct,parity,fallback,limit(0.045)'
+  ssu_graph
+}
+
+# The launch-bound rows (batch <= 8) as a server runs them, every call a CUDA-graph replay, against
+# the baselines of ssu_fast_vs_flashinfer_stock.
+ssu_graph() {
+  run ssu_fast_vs_flashinfer_stock_graph --launch graph --cases cases/ssu.json --rows '*-b1,*-b2,*-b4,*-b8,*-b8-pad' \
+    --candidate ssu.fast --baseline "export:$(lib libkgate_flashinfer_ssu.so):ssu.flashinfer_stock,ssu.floor_copy,ssu.floor" \
+    --policy cases/policies/ssu_vs_flashinfer.json
 }
 
 sparse_mla() {
@@ -59,6 +69,16 @@ sparse_mla() {
     --policy cases/policies/sparse_mla_vs_flashmla.json
   run sparse_mla_hardening_fast_vs_baseline --cases cases/sparse_mla_hardening.json --candidate sparse_mla.fast \
     --baseline sparse_mla.baseline --policy correct,strict
+  sparse_mla_graph
+}
+
+# The small decode rows (batch 1, 5 query tokens, SWA and SWA + top-k 4x, every head count and dtype)
+# as a server runs them, every call a CUDA-graph replay, against the baselines of
+# sparse_mla_fast_vs_baseline.
+sparse_mla_graph() {
+  run sparse_mla_fast_vs_baseline_graph --launch graph --cases cases/sparse_mla_94.json \
+    --rows 'mla-*-q5-swa128,mla-*-q5-swa128-topk4x' --candidate sparse_mla.fast \
+    --baseline sparse_mla.baseline,sparse_mla.floor --policy cases/policies/sparse_mla_vs_baseline.json
 }
 
 ag_gemm() {

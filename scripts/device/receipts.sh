@@ -10,6 +10,8 @@
 #                when that folder holds none, another GPU's folder, so a new model gets its first set)
 #   --log FILE   where the compares go (default: stdout)
 # The new receipts go to receipts/<arch>/<gpu>/ (replacing the old ones when --from is that folder).
+# The CUDA-graph campaigns (campaigns.sh ssu_graph, sparse_mla_graph) are made there when it has no
+# receipt of theirs yet; rerun re-makes them after that, in graph mode (their protocol.launch).
 # Exit: 0 every receipt re-made and passing its policy, 1 otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -20,7 +22,7 @@ while [ $# -gt 0 ]; do
     --peers) peers=$2; shift 2 ;;
     --from) from=$2; shift 2 ;;
     --log) log=$2; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "receipts.sh: unknown argument $1 (--help)" >&2; exit 2 ;;
   esac
 done
@@ -48,6 +50,13 @@ start=$(date +%s)
 rc=0
 "$K" rerun "${old[@]}" --peers "$peers" "${place[@]}" > "$log" || rc=$?
 echo "receipts.sh: rerun exit $rc after $(($(date +%s) - start)) s"
+graph=()
+[ -f "$to/ssu_fast_vs_flashinfer_stock_graph.json" ] || graph+=(ssu_graph)
+[ -f "$to/sparse_mla_fast_vs_baseline_graph.json" ] || graph+=(sparse_mla_graph)
+if [ "${#graph[@]}" -gt 0 ]; then
+  echo "receipts.sh: first CUDA-graph receipts: ${graph[*]}"
+  bash scripts/device/campaigns.sh --build "$build" --peers "$peers" "${graph[@]}" >> "$log" || rc=1
+fi
 for r in "$to"/*.json; do
   case "$r" in *.samples.json) continue ;; esac
   "$K" report "$r" --format md --out "${r%.json}.report.md"

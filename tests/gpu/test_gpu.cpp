@@ -288,6 +288,68 @@ TEST(Gpu, SsuFastGraphCaptureReplaysSameOutput) {
   cudaGraphDestroy(graph);
 }
 
+// --launch graph's clock: CUPTI gives a replayed graph's nodes the correlation id of its
+// cudaGraphLaunch, so the external id pushed around the launch files every node's record under the
+// sample, each with a graphId; a direct launch's records have none.
+TEST(Gpu, CuptiFilesAGraphReplaysRecordsUnderItsSample) {
+  REQUIRE_GPU();
+  std::string why;
+  auto t = gpu::make_cupti_timer(&why);
+  if (!t) GTEST_SKIP() << "CUPTI held by another tool: " << why;
+  gpu::Stream s;
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  KGATE_CUDA(cudaStreamBeginCapture(s.get(), cudaStreamCaptureModeThreadLocal));
+  gpu::launch_prime_kernel(s.get());
+  gpu::launch_prime_kernel(s.get());
+  KGATE_CUDA(cudaStreamEndCapture(s.get(), &graph));
+  KGATE_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  for (int i = 0; i < 5; ++i) {
+    gpu::Measurement m = t->measure([exec](cudaStream_t st) { KGATE_CUDA(cudaGraphLaunch(exec, st)); }, s.get());
+    ASSERT_TRUE(m.signature);
+    EXPECT_EQ(m.signature->records, 2) << "replay " << i;
+    EXPECT_EQ(m.signature->launches, 2);
+    EXPECT_EQ(m.graph_records, 2);
+    EXPECT_GT(m.us, 0);
+    EXPECT_GE(m.events_us, m.us * 0.5);
+  }
+  gpu::Measurement direct = t->measure([](cudaStream_t st) { gpu::launch_prime_kernel(st); }, s.get());
+  ASSERT_TRUE(direct.signature);
+  EXPECT_EQ(direct.signature->records, 1);
+  EXPECT_EQ(direct.graph_records, 0);
+  KGATE_CUDA(cudaGraphExecDestroy(exec));
+  KGATE_CUDA(cudaGraphDestroy(graph));
+}
+
+// A row context under --launch graph: each arm's call is captured when its refusal is asked, and
+// every call after that replays it: the check judges a replay's outputs, a sample times one.
+TEST(Gpu, GraphModeRowContextChecksAndTimesReplays) {
+  REQUIRE_GPU();
+  Registry& reg = Registry::instance();
+  CaseTable t = parse_case_table("inline.json", R"({"table": "g", "family": "ssu", "rows": [
+    {"id": "g", "params": {"batch": 8, "nheads": 16, "ngroups": 2, "pool_slots": 16, "state_dtype": "bf16", "has_z": true, "pad_slots": 1}}]})");
+  g_launch_mode = "graph";
+  auto be = gpu::make_backend("cupti", false);
+  g_launch_mode = "direct";
+  EXPECT_EQ(be->protocol()["launch"], "graph");
+  auto ctx = be->prepare(reg.family("ssu"), t.rows[0], 5);
+  for (const char* name : {"ssu.fast", "ssu.baseline", "ssu.floor_copy"}) {
+    const Implementation& impl = reg.impl(name);
+    EXPECT_EQ(ctx->refusal(impl), "") << name;
+    for (int rep = 0; rep < 2; ++rep) {
+      Correctness c = ctx->check(impl);
+      EXPECT_TRUE(c.passed) << name << " check " << rep << ": " << c.worst << " " << c.note;
+    }
+    for (int i = 0; i < 3; ++i) {
+      Sample smp = ctx->time_once(impl);
+      EXPECT_GT(smp.us, 0) << name;
+      if (smp.signature) {
+        EXPECT_GT(smp.signature->launches, 0) << name;
+      }
+    }
+  }
+}
+
 // The side-warp kernel (BF16 state up to 768 tiles, both geometries) against the oracle on the
 // inputs the canonical table's small rows do not have: z, an unaligned fused x stride, BF16
 // weights, FP32 io, pad slots, softplus off, both geometries at 96 tiles and beyond; and the row

@@ -46,6 +46,26 @@ TEST(ActivityRouter, SummarizeIsTheUnionOverDevices) {
   EXPECT_EQ(kgate::gpu::summarize({}).signature.records, 0);
 }
 
+// --launch graph: a replay's records are filed like a direct call's (one correlation id, the
+// cudaGraphLaunch's); the summary counts those a graph launched (CUPTI graphId != 0), which the
+// GPU backend requires to be all of a graph-mode sample's.
+TEST(ActivityRouter, SummarizeCountsTheRecordsAGraphLaunched) {
+  std::vector<ActivityRecord> recs = {
+      {100, 200, 0, 7, "k_a", true, 3}, {200, 300, 0, 7, "memset", false, 3}, {300, 400, 0, 7, "k_b", true, 0}};
+  EXPECT_EQ(kgate::gpu::summarize(recs).graph_records, 2);
+  recs.pop_back();
+  const auto s = kgate::gpu::summarize(recs);
+  EXPECT_EQ(s.graph_records, s.signature.records);
+  ActivityRouter r;
+  const uint64_t ext = r.begin(0);
+  r.add_correlation(7, ext);
+  for (const auto& x : recs) r.add_record(x);
+  const auto taken = r.take(0, ext).records;
+  ASSERT_EQ(taken.size(), 2u);
+  EXPECT_EQ(taken[0].graph_id, 3u);
+  EXPECT_EQ(kgate::gpu::summarize(taken).graph_records, 2);
+}
+
 TEST(ActivityRouter, RecordsBeforeAndAfterTheirCorrelation) {
   ActivityRouter r;
   uint64_t id = r.begin(0);

@@ -47,7 +47,7 @@ class TreeCheck : public ::testing::Test {
                           "harness/gpu/timer.cpp", "harness/gpu/device.cpp", "harness/core/schedule.cpp"})
       subjects.push_back(subject(f));
     subjects.push_back({{"name", "r.samples.json"}, {"digest", {{"sha256", "cd"}}}});
-    json pred = {{"protocol", {{"schema_version", kProtocolSchemaVersion}, {"timer", "host"}}},
+    json pred = {{"protocol", {{"schema_version", kProtocolSchemaVersion}, {"timer", "host"}, {"launch", "direct"}}},
                  {"samples", {{"path", "r.samples.json"}, {"sha256", "cd"}}}};
     return {{"_type", "https://in-toto.io/Statement/v1"}, {"subject", subjects}, {"predicate", pred}};
   }
