@@ -5,6 +5,7 @@
 # passes an audit without a key and must fail `audit --pubkey`, resealed unsigned or re-signed
 # with the forger's key. Files that are not receipts exit 2. Prints a table by kind.
 source "$(dirname "$0")/lib.sh"
+command -v python3 >/dev/null || { echo "skip: python3 is needed to forge receipts"; exit 77; }
 cd "$WORK"
 FORGE="python3 $SRC/tests/e2e/forgery.py"
 "$KGATE" keygen k >/dev/null; check "keygen" 0 $?
