@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <set>
 
+#include "harness/core/audit_facts.hpp"
 #include "harness/core/crypto.hpp"
 #include "harness/core/dsse.hpp"
 #include "harness/core/errors.hpp"
@@ -283,9 +284,10 @@ void check_dsse(const json& dsse, const json& body, const std::string& pem, cons
 }
 
 // seal.signature: null (then --pubkey is refused), or {dsse, public_key_pem} in the one spelling
-// kgate writes, by the --pubkey key when one is given.
+// kgate writes. The envelope is checked against the key it carries, which anyone can replace:
+// only a --pubkey that equals that key makes the signature verified (res.signature_verified).
 void check_signature(const json& seal, const json& body, const std::optional<std::string>& pubkey_path,
-                     const Bad& bad) {
+                     AuditResult& res, const Bad& bad) {
   const json& sig = seal.at("signature");
   if (sig.is_null()) {
     if (pubkey_path) bad("--pubkey given but the receipt is not signed");
@@ -295,11 +297,16 @@ void check_signature(const json& seal, const json& body, const std::optional<std
     return bad("signature block is not {dsse, public_key_pem}, the form kgate writes");
   std::string pem = sig.at("public_key_pem");
   if (ed25519_canonical_public_pem(pem) != pem) bad("signature public key is not a canonical Ed25519 PEM");
+  res.signer_keyid = dsse_keyid(pem);
+  const size_t before = res.problems.size();
   if (pubkey_path) {
     std::string want = read_file(*pubkey_path);
-    if (want != pem) bad("signature key differs from --pubkey " + printable(*pubkey_path));
+    if (want != pem)
+      bad("signed by key " + res.signer_keyid + ", not by --pubkey " + printable(*pubkey_path) + " (key " +
+          dsse_keyid(want) + ")");
   }
   check_dsse(sig.at("dsse"), body, pem, bad);
+  res.signature_verified = pubkey_path && res.problems.size() == before;
 }
 
 // The sidecar's file name as predicate.samples records it, or "" (the problem said) unless it
@@ -355,22 +362,14 @@ Sidecar read_sidecar(const std::string& sc_path, const json& pred, const Bad& ba
   return out;
 }
 
-// The statement's subjects: each a name and a sha256, the sidecar and the policy among them.
-void check_subjects(const json& body, const std::string& sc_name, const Bad& bad) {
-  const json& pred = body.at("predicate");
-  bool subject_has_samples = false, subject_has_policy = false;
-  const std::string policy_sha = sha256_hex(canonicalize(pred.at("policy")));
-  for (const auto& s : body.at("subject")) {
-    if (!s.is_object() || !s.contains("name") || !s.contains("digest") || !s["digest"].is_object() ||
-        !s["digest"].contains("sha256")) {
+// Every subject is a name and a sha256 (what each must be is audit_facts' to check).
+void check_subject_shapes(const json& body, const Bad& bad) {
+  for (const auto& s : body.at("subject"))
+    if (!s.is_object() || !s.contains("name") || !s["name"].is_string() || !s.contains("digest") ||
+        !s["digest"].is_object() || !s["digest"].contains("sha256") || !s["digest"]["sha256"].is_string()) {
       bad("a subject lacks its name or sha256 digest");
-      continue;
+      return;
     }
-    if (s["name"] == sc_name && s["digest"]["sha256"] == pred.at("samples").at("sha256")) subject_has_samples = true;
-    if (s["name"] == kPolicySubject) subject_has_policy = s["digest"]["sha256"] == policy_sha;
-  }
-  if (!subject_has_samples) bad("samples sidecar is not a subject of the statement");
-  if (!subject_has_policy) bad("the policy is not a subject of the statement, or its digest differs");
 }
 
 // Everything past the envelope: row digests, signature, sidecar, subjects, then every derived
@@ -382,15 +381,16 @@ bool audit_sealed(const json& r, const std::string& path, const std::optional<st
   const json& body = r.at("body");
   const json& pred = body.at("predicate");
   if (!check_row_digests(pred, seal, bad)) return false;
-  check_signature(seal, body, pubkey_path, bad);
+  check_signature(seal, body, pubkey_path, res, bad);
   // The sidecar: its digest is a subject; it is bound to this body by the facts digest; every
   // statistic is recomputed from it.
   const std::string sc_name = sidecar_name(pred, bad);
   if (sc_name.empty()) return false;
   Sidecar sc = read_sidecar((std::filesystem::path(path).parent_path() / sc_name).string(), pred, bad);
   if (sc.accepted) res.samples = sc.samples;
-  check_subjects(body, sc_name, bad);
+  check_subject_shapes(body, bad);
   if (sc.rederive) rederive(pred, sc.samples, bad);
+  check_recorded_facts(body, sc.rederive ? &sc.samples : nullptr, bad);
   return true;
 }
 

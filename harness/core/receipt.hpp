@@ -39,10 +39,15 @@ struct AuditResult {
   std::vector<std::string> problems;  // empty = accepted
   json receipt;                       // parsed, when it parsed
   json samples;                       // the sidecar, when its digest matched
+  // A signed receipt: the key id (DSSE keyid) of the key it carries; verified only when that key
+  // is the one the auditor named (--pubkey): a carried key proves nothing about who signed.
+  std::string signer_keyid;
+  bool signature_verified = false;
   bool ok() const { return problems.empty(); }
 };
-// Recomputes every digest, statistic, verdict and summary figure. pubkey: PEM file path; when
-// given, the receipt must carry a valid signature by that key.
+// Recomputes every digest, statistic, verdict and summary figure, and checks every recorded fact
+// kgate's own code fixes (audit_facts.hpp). pubkey: PEM file path; when given, the receipt must
+// carry a valid signature by that key.
 AuditResult audit_receipt(const std::string& path, const std::optional<std::string>& pubkey_path);
 // An audited receipt's rows, re-judged under another policy (the recorded samples are kept).
 std::vector<RowRecord> rows_under_policy(const AuditResult& audited, const Policy& policy);

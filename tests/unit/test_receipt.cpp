@@ -49,6 +49,24 @@ class ReceiptTest : public ::testing::Test {
     // The tampered copy shares the original's sidecar name, so copy it alongside.
     return audit_receipt(tampered(), std::nullopt).ok();
   }
+  // A forger's reseal: `edit` changes the body and the sidecar's rows, then everything a reader
+  // can recompute is: the sidecar's facts digest and SHA-256, its subject, the policy subject,
+  // the row and body digests. True when audit accepts the forgery.
+  static bool forged_accepted(const std::function<void(json& body, json& sidecar_rows)>& edit) {
+    json body = json::parse(bytes_)["body"];
+    json sc = json::parse(read_file(sidecar_path_of(path(), json::parse(bytes_))));
+    edit(body, sc["rows"]);
+    json& pred = body["predicate"];
+    sc["facts_sha256"] = facts_digest(pred);
+    const std::string sc_bytes = canonicalize(sc) + "\n", old = pred["samples"]["path"];
+    pred["samples"] = {{"path", "forged.samples.json"}, {"sha256", sha256_hex(sc_bytes)}};
+    for (auto& s : body["subject"]) {
+      if (s["name"] == old) s = {{"name", "forged.samples.json"}, {"digest", {{"sha256", sha256_hex(sc_bytes)}}}};
+      if (s["name"] == kPolicySubject) s["digest"]["sha256"] = sha256_hex(canonicalize(pred["policy"]));
+    }
+    write_file_atomic((dir_ / "forged.samples.json").string(), sc_bytes);
+    return audit_ok(receipt_bytes(seal_receipt(body, std::nullopt)));
+  }
   static inline fs::path dir_;
   static inline std::string bytes_;
 };
@@ -82,7 +100,21 @@ TEST_F(ReceiptTest, WrongPublicKeyIsRejected) {
   ed25519_keygen((dir_ / "o.key").string(), (dir_ / "o.pub").string());
   AuditResult a = audit_receipt(path(), (dir_ / "o.pub").string());
   ASSERT_EQ(a.problems.size(), 1u);
-  EXPECT_NE(a.problems[0].find("differs from --pubkey"), std::string::npos) << a.problems[0];
+  EXPECT_NE(a.problems[0].find("not by --pubkey"), std::string::npos) << a.problems[0];
+  EXPECT_FALSE(a.signature_verified);
+}
+
+// The key a receipt carries is anyone's: its signature is verified only against a key the
+// auditor names.
+TEST_F(ReceiptTest, ASignatureIsVerifiedOnlyWithTheAuditorsKey) {
+  const AuditResult carried = audit_receipt(path(), std::nullopt);
+  EXPECT_TRUE(carried.ok());
+  EXPECT_EQ(carried.signer_keyid.size(), 64u);
+  EXPECT_FALSE(carried.signature_verified);
+  const AuditResult named = audit_receipt(path(), (dir_ / "k.pub").string());
+  EXPECT_TRUE(named.ok());
+  EXPECT_TRUE(named.signature_verified);
+  EXPECT_EQ(named.signer_keyid, carried.signer_keyid);
 }
 
 // seal.signature is {dsse, public_key_pem}: a DSSE envelope whose payload is exactly the body's
@@ -324,4 +356,42 @@ TEST_F(ReceiptTest, SidecarTamperIsCaught) {
   EXPECT_FALSE(audit_receipt(path(), std::nullopt).ok());
   write_file_atomic(sc, orig);
   EXPECT_TRUE(audit_receipt(path(), std::nullopt).ok());
+}
+
+// Forgeries resealed with the sidecar rewritten to match: every digest agrees, so only the
+// recorded facts' consistency (audit_facts.hpp) can expose them.
+TEST_F(ReceiptTest, ResealedForgeriesThatARecordedFactExposesAreCaught) {
+  using Edit = std::function<void(json&, json&)>;
+  EXPECT_TRUE(forged_accepted([](json&, json&) {}));  // the reseal itself is exact
+  const std::vector<std::pair<const char*, Edit>> forgeries = {
+      {"protocol.m", [](json& b, json&) { b["predicate"]["protocol"]["m"] = 1; }},
+      {"protocol.groups", [](json& b, json&) { b["predicate"]["protocol"]["groups"] = 3; }},
+      {"protocol.timer", [](json& b, json&) { b["predicate"]["protocol"]["timer"] = "cupti"; }},
+      {"run.units", [](json& b, json&) { b["predicate"]["run"]["units"] = 5; }},
+      {"cases.sha256", [](json& b, json&) { b["predicate"]["cases"]["sha256"] = std::string(64, 'a'); }},
+      {"row family", [](json& b, json&) { b["predicate"]["rows"][0]["family"] = "ssu"; }},
+      {"passed with mismatches",
+       [](json& b, json&) { b["predicate"]["rows"][0]["correctness"][0]["mismatches"] = 5000; }},
+      {"passed with unwritten", [](json& b, json&) { b["predicate"]["rows"][0]["correctness"][1]["unwritten"] = 1; }},
+      {"a check dropped", [](json& b, json&) { b["predicate"]["rows"][0]["correctness"].erase(1); }},
+      {"config of no arm", [](json& b, json&) { b["predicate"]["rows"][0]["config"]["x.y"] = json::object(); }},
+      {"pair's candidate",
+       [](json& b, json&) { b["predicate"]["rows"][0]["pairs"][0]["candidate"] = "ag_gemm.cpu_blocked"; }},
+      {"arm's backend", [](json& b, json&) { b["predicate"]["arms"][0]["backend"] = "cuda"; }},
+      {"two candidates", [](json& b, json&) { b["predicate"]["arms"][1]["role"] = "candidate"; }},
+      {"subject dropped", [](json& b, json&) { b["subject"].erase(2); }},
+      {"subject added",
+       [](json& b, json&) {
+         b["subject"].push_back({{"name", "x.cu"}, {"digest", {{"sha256", std::string(64, 'b')}}}});
+       }},
+      {"arm source dropped", [](json& b, json&) { b["predicate"]["arms"][0]["sources"].erase(0); }},
+      {"binary subject", [](json& b, json&) { b["subject"][0]["digest"]["sha256"] = std::string(64, 'c'); }},
+      {"samples of a group dropped",
+       [](json& b, json& rows) {
+         const std::string id = b["predicate"]["rows"][0]["id"];
+         for (auto& side : {"baseline", "candidate"}) rows[id]["pairs"][0][side].erase(0);
+         b["predicate"]["protocol"]["groups"] = 1;
+       }},
+  };
+  for (const auto& [what, edit] : forgeries) EXPECT_FALSE(forged_accepted(edit)) << what;
 }
