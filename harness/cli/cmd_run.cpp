@@ -336,7 +336,7 @@ void add_protocol_flags(CLI::App* sc, RunOpts& o) {
       ->check(CLI::IsMember({"cupti", "events"}));
   sc->add_flag("--warm", o.warm, "GPU: do not flush L2 before samples (labelled in the receipt)");
   sc->add_option("--launch", o.launch,
-                 "GPU: direct | graph: graph captures each arm's call once per row into a CUDA graph and every "
+                 "GPU: direct | graph: graph captures each arm's call into a CUDA graph for its row and every "
                  "check, warm-up and timed call replays it (the L2 flush stays outside); recorded as protocol.launch")
       ->capture_default_str()
       ->check(CLI::IsMember(kLaunchModes));

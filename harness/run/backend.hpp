@@ -100,8 +100,9 @@ inline json unmeasured_peaks() {
 
 // How an arm's call reaches the device (`kgate run --launch`, recorded as protocol.launch;
 // process-wide, read when a backend is made, like g_measure_peaks): "direct", every call launched
-// as the arm issues it; "graph", each arm's call captured once per row context into a CUDA graph
-// and every call a replay of it (GPU backend only: the CPU backend refuses it).
+// as the arm issues it; "graph", each arm's call captured into a CUDA graph for its row (again for
+// each unit: harness/gpu/NOTES.md) and every call a replay of it (GPU backend only: the CPU backend
+// refuses it).
 inline const std::vector<std::string> kLaunchModes = {"direct", "graph"};
 inline std::string g_launch_mode = "direct";
 
