@@ -1,10 +1,12 @@
 #include <cstdio>
+#include <filesystem>
 
 #include "harness/cli/common.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/fileio.hpp"
 #include "harness/core/json_io.hpp"
 #include "harness/core/receipt.hpp"
+#include "harness/core/statement.hpp"
 
 namespace kgate::cli {
 namespace {
@@ -50,10 +52,32 @@ json audit_one(const AuditOpts& o, const std::string& f) {
           {"signature_valid", signed_}};
 }
 
+// A statement audited: alone (named on the command line, `pub` its key) or as found beside the
+// receipt `beside` (then it must be bound to that receipt).
+json audit_statement_one(const AuditOpts& o, const std::string& f, const std::string& beside = "") {
+  StatementAudit a =
+      audit_statement(f, beside.empty() && !o.pub.empty() ? std::optional<std::string>(o.pub) : std::nullopt);
+  if (!beside.empty() && a.ok() && std::filesystem::path(a.receipt_path) != std::filesystem::path(beside))
+    a.problems.push_back("beside " + beside + " but bound to " + a.receipt_path);
+  const std::string kind = a.kind ? to_string(*a.kind) + " statement" : "statement";
+  const std::string indent = beside.empty() ? "" : "  ";
+  if (!o.json) {
+    std::printf("%s%s: %s%s\n", indent.c_str(), f.c_str(), a.ok() ? "OK (" : "FAILED",
+                a.ok() ? (kind + ", bound to " + a.receipt_path + ")").c_str() : "");
+    for (const auto& p : a.problems) std::printf("%s  - %s\n", indent.c_str(), p.c_str());
+  }
+  return {{"path", f}, {"kind", kind}, {"ok", a.ok()}, {"problems", a.problems}};
+}
+
 int run_audit(const AuditOpts& o) {
   int rc = kExitOk;
   json results = json::array();
   for (const auto& f : o.files) {
+    if (is_statement_file(f)) {
+      results.push_back(audit_statement_one(o, f));
+      if (!results.back()["ok"].get<bool>()) rc = kExitFail;
+      continue;
+    }
     if (is_sidecar(f)) {
       results.push_back({{"path", f}, {"kind", "samples sidecar"}, {"ok", nullptr}});
       if (!o.json) std::printf("%s: samples sidecar (audited through its receipt)\n", f.c_str());
@@ -61,6 +85,13 @@ int run_audit(const AuditOpts& o) {
     }
     results.push_back(audit_one(o, f));
     if (!results.back()["ok"].get<bool>()) rc = kExitFail;
+    // The statements beside a receipt that audits are checked with it.
+    for (StatementKind k : {StatementKind::sanitize, StatementKind::accept})
+      if (const std::string s = statement_path(f, k); results.back()["ok"] == true && file_exists(s)) {
+        json st = audit_statement_one(o, s, f);
+        if (!st["ok"].get<bool>()) rc = kExitFail;
+        results.back()["statements"].push_back(st);
+      }
   }
   if (o.json) print_json({{"ok", rc == kExitOk}, {"receipts", results}});
   return rc;
