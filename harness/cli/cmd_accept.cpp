@@ -38,11 +38,7 @@ int run_accept(const AcceptOpts& o) {
   check_reason(o.reason);
   Policy pol = Policy::parse(o.policy);
   portable_by_baseline(pol);
-  const std::string out = o.out.empty() ? statement_path(o.receipt, StatementKind::accept) : o.out;
-  if (fs::absolute(out).parent_path() != fs::absolute(o.receipt).parent_path())
-    throw InputError("--out: a statement stands beside its receipt (in " +
-                     printable(fs::path(o.receipt).parent_path().string()) + ")");
-  if (fs::absolute(out) == fs::absolute(o.receipt)) throw InputError("--out: is the receipt itself");
+  const std::string out = statement_out(o.out, o.receipt, StatementKind::accept);
   std::optional<SigningKey> key;
   if (!o.sign.empty()) key = SigningKey::load(o.sign);
   const AuditResult audited = load_audited(o.receipt);

@@ -24,6 +24,16 @@ std::string statement_path(const std::string& receipt_path, StatementKind kind) 
   return receipt_path + suffix;
 }
 
+std::string statement_out(const std::string& out, const std::string& receipt_path, StatementKind kind) {
+  const std::string path = out.empty() ? statement_path(receipt_path, kind) : out;
+  const fs::path abs = fs::absolute(path), receipt = fs::absolute(receipt_path);
+  if (abs.parent_path() != receipt.parent_path())
+    throw InputError("--out: a statement stands beside its receipt (in " + printable(receipt.parent_path().string()) +
+                     ")");
+  if (abs == receipt) throw InputError("--out: is the receipt itself");
+  return path;
+}
+
 namespace {
 
 using Bad = std::function<void(const std::string&)>;

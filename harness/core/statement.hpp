@@ -31,6 +31,10 @@ std::string to_string(StatementKind k);
 // Where a statement of `kind` stands by default: R.json -> R.sanitize.json, R.accept.json.
 std::string statement_path(const std::string& receipt_path, StatementKind kind);
 
+// Where a statement goes: `out` ("" for statement_path), which must lie beside the receipt and
+// not be it; InputError naming --out otherwise.
+std::string statement_out(const std::string& out, const std::string& receipt_path, StatementKind kind);
+
 // The statement of `kind` about an audited receipt at `receipt_path` with `predicate` (its
 // "receipt" field is filled here) and extra subjects (name, sha256) after the receipt's; sealed.
 json make_statement(StatementKind kind, const std::string& receipt_path, const AuditResult& receipt, json predicate,
