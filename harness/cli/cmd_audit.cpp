@@ -9,6 +9,7 @@
 #include "harness/core/fileio.hpp"
 #include "harness/core/json_io.hpp"
 #include "harness/core/receipt.hpp"
+#include "harness/core/statement.hpp"
 #include "harness/core/text.hpp"
 
 namespace kgate::cli {
@@ -21,9 +22,10 @@ struct AuditOpts {
 };
 
 // What a file on the command line is: a receipt (audited), a sidecar that a receipt on the
-// command line names (audited through it, so `audit dir/*.json` works), or damaged beyond
-// telling (audited, to say why). Anything else is not a receipt: an input error, before any audit.
-enum class FileKind { receipt, sidecar };
+// command line names (audited through it, so `audit dir/*.json` works), a statement (sanitize
+// or accept, audited against the receipt it names), or damaged beyond telling (audited, to say
+// why). Anything else is not a receipt: an input error, before any audit.
+enum class FileKind { receipt, sidecar, statement };
 std::optional<json> head_of(const std::string& f) {
   try {
     std::string why;
@@ -57,6 +59,8 @@ std::vector<FileKind> classify(const std::vector<std::string>& files) {
     const std::string schema = h ? schema_of(*h) : "";
     if (!h || schema == kReceiptSchema) {
       kinds.push_back(FileKind::receipt);
+    } else if (schema == kStatementSchema) {
+      kinds.push_back(FileKind::statement);
     } else if (schema == kSamplesSchema && named.count(same_file(files[i]))) {
       kinds.push_back(FileKind::sidecar);
     } else {
@@ -139,6 +143,23 @@ json audit_one(const AuditOpts& o, const std::map<std::string, std::string>& tru
   return out;
 }
 
+// A statement audited: alone (named on the command line, `pub` its key) or as found beside the
+// receipt `beside` (then it must be bound to that receipt).
+json audit_statement_one(const AuditOpts& o, const std::string& f, const std::string& beside = "") {
+  StatementAudit a =
+      audit_statement(f, beside.empty() && !o.pub.empty() ? std::optional<std::string>(o.pub) : std::nullopt);
+  if (!beside.empty() && a.ok() && std::filesystem::path(a.receipt_path) != std::filesystem::path(beside))
+    a.problems.push_back("beside " + beside + " but bound to " + a.receipt_path);
+  const std::string kind = a.kind ? to_string(*a.kind) + " statement" : "statement";
+  const std::string indent = beside.empty() ? "" : "  ";
+  if (!o.json) {
+    std::printf("%s%s: %s%s\n", indent.c_str(), f.c_str(), a.ok() ? "OK (" : "FAILED",
+                a.ok() ? (kind + ", bound to " + a.receipt_path + ")").c_str() : "");
+    for (const auto& p : a.problems) std::printf("%s  - %s\n", indent.c_str(), p.c_str());
+  }
+  return {{"path", f}, {"kind", kind}, {"ok", a.ok()}, {"problems", a.problems}};
+}
+
 int run_audit(const AuditOpts& o) {
   if (!o.pub.empty() && !o.trust.empty()) throw InputError("--pubkey and --trust: give one");
   if (!o.pub.empty() && dsse_keyid(read_file(o.pub)).empty())
@@ -149,6 +170,11 @@ int run_audit(const AuditOpts& o) {
   json results = json::array();
   for (size_t i = 0; i < o.files.size(); ++i) {
     const std::string& f = o.files[i];
+    if (kinds[i] == FileKind::statement) {
+      results.push_back(audit_statement_one(o, f));
+      if (!results.back()["ok"].get<bool>()) rc = kExitFail;
+      continue;
+    }
     if (kinds[i] == FileKind::sidecar) {
       results.push_back({{"path", f}, {"kind", "samples sidecar"}, {"ok", nullptr}});
       if (!o.json) std::printf("%s: samples sidecar (audited through its receipt)\n", f.c_str());
@@ -156,6 +182,13 @@ int run_audit(const AuditOpts& o) {
     }
     results.push_back(audit_one(o, trusted, f));
     if (!results.back()["ok"].get<bool>()) rc = kExitFail;
+    // The statements beside a receipt that audits are checked with it.
+    for (StatementKind k : {StatementKind::sanitize, StatementKind::accept})
+      if (const std::string s = statement_path(f, k); results.back()["ok"] == true && file_exists(s)) {
+        json st = audit_statement_one(o, s, f);
+        if (!st["ok"].get<bool>()) rc = kExitFail;
+        results.back()["statements"].push_back(st);
+      }
   }
   if (o.json) print_json({{"ok", rc == kExitOk}, {"receipts", results}});
   return rc;

@@ -6,6 +6,7 @@
 #include "harness/core/errors.hpp"
 #include "harness/core/fileio.hpp"
 #include "harness/core/receipt.hpp"
+#include "harness/core/statement.hpp"
 #include "harness/core/suggest.hpp"
 #include "harness/core/text.hpp"
 #include "harness/core/tree_check.hpp"
@@ -61,11 +62,17 @@ TreeCheck check_tree(const GateOpts& o, const json& body) {
 }
 
 // Each failing row: a FAIL line, then one line per failed gate (gate_text); as JSON, the rows.
-json judge_rows(const GateOpts& o, const std::vector<RowRecord>& rows, const Policy& pol, double level) {
+json judge_rows(const GateOpts& o, const std::vector<RowRecord>& rows, const Policy& pol, double level,
+                const std::map<std::string, std::string>& unsanitized) {
   json failures = json::array();
   for (const auto& row : rows) {
     if (row.verdicts.policy) continue;
-    const std::vector<GateResult> results = failed_gates(row, pol, level);
+    std::vector<GateResult> results = failed_gates(row, pol, level);
+    for (GateResult& r : results)
+      if (r.gate == "sanitized" && unsanitized.count(row.id)) {
+        r.judged = true;  // judged from the statement (or its absence): the reason says what it found
+        r.reason = unsanitized.at(row.id);
+      }
     json details = json::array();
     for (const GateResult& f : results) details.push_back(gate_json(f));
     failures.push_back({{"row", row.id},
@@ -90,8 +97,9 @@ int run_gate(const GateOpts& o) {
   const json& interval = pred["protocol"].value("interval", json::object());
   const double level =
       interval.is_object() && interval.value("level", json()).is_number() ? interval["level"].get<double>() : 0.99;
-  const std::vector<RowRecord> rows = rows_under_policy(audited, pol);
-  const json failures = judge_rows(o, rows, pol, level);
+  std::map<std::string, std::string> unsanitized;
+  const std::vector<RowRecord> rows = rows_with_evidence(o.receipt, audited, pol, &unsanitized);
+  const json failures = judge_rows(o, rows, pol, level, unsanitized);
   const TreeCheck t = check_tree(o, audited.receipt["body"]);
   const size_t failed = failures.size(), stale = t.sources + t.protocol;
   const int rc = failed || stale ? kExitFail : kExitOk;

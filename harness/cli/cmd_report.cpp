@@ -1,9 +1,11 @@
 #include <cstdio>
+#include <filesystem>
 
 #include "harness/cli/common.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/fileio.hpp"
 #include "harness/core/receipt.hpp"
+#include "harness/core/statement.hpp"
 #include "harness/report/compare.hpp"
 #include "harness/report/report.hpp"
 #include "harness/core/text.hpp"
@@ -47,7 +49,14 @@ void add_report(CLI::App& app, Action& action) {
         throw InputError("--format: " + quoted(f) + " is not md, html, json, csv or wide");
       if (!o->anchor.empty() && f != "wide") throw InputError("--anchor: only with --format wide");
       if (!o->out.empty()) check_output_path(o->out, "--out");  // before the audit, not after it
-      const ReportView v = report_view(load_audited(o->receipt).receipt, o->receipt);
+      ReportView v = report_view(load_audited(o->receipt).receipt, o->receipt);
+      // An acceptance beside the receipt is shown beside its frozen verdict; one that does not
+      // audit is refused like a receipt that does not.
+      if (const std::string s = statement_path(o->receipt, StatementKind::accept); file_exists(s)) {
+        const StatementAudit a = audit_statement(s, std::nullopt);
+        if (!a.ok()) throw AuditError(s + ": audit failed: " + a.problems.front());
+        v.acceptance = acceptance_view(a.statement, std::filesystem::path(s).filename().string());
+      }
       if (f == "wide") {
         std::vector<RowRecord> rows;
         for (const auto& r : v.rows) rows.push_back(r.record);

@@ -55,6 +55,11 @@ Policy run_policy(const RunOpts& o, const std::string& policy, const std::vector
                   const std::string& bases) {
   Policy p = o.recorded_policy ? *o.recorded_policy : Policy::parse(policy);
   portable_by_baseline(p);
+  // `sanitized` is judged from a statement made after the receipt: a run cannot hold it.
+  if (std::find(p.gates.begin(), p.gates.end(), "sanitized") != p.gates.end())
+    throw InputError(
+        "--policy: 'sanitized' is judged from a sanitize statement beside a receipt (kgate sanitize R, "
+        "then kgate gate R --policy ...,sanitized), not by a run");
   for (const auto& [name, g] : p.by_baseline)
     if (std::find(baselines.begin(), baselines.end(), name) == baselines.end())
       throw InputError("--policy: by_baseline names " + quoted(name) + ", which is not a --baseline of this run (" +
@@ -430,10 +435,16 @@ void add_run(CLI::App& app, Action& action) {
   add_campaign_flags(sc, *o);
   add_protocol_flags(sc, *o);
   add_rank_flags(sc, *o);
+  sc->add_flag("--check-only", o->check_only,
+               "prepare every row and check every arm against the oracle, time nothing, write no receipt "
+               "(what kgate sanitize runs under compute-sanitizer); exit 1 when a check fails");
+  sc->add_option("--check-arm", o->check_arm, "with --check-only: check only this arm");
   sc->footer(run_footer());
   sc->callback([o, &action] {
     action = [o]() -> int {
+      if (!o->check_arm.empty() && !o->check_only) throw InputError("--check-arm needs --check-only");
       PreparedRun prepared = prepare_run(*o);
+      if (o->check_only) return run_check_only(*o, prepared);
       return execute_run(o, prepared);
     };
   });

@@ -28,6 +28,8 @@ void add_export(CLI::App& app, Action& action);
 void add_carryover(CLI::App& app, Action& action);
 void add_rerun(CLI::App& app, Action& action);
 void add_index(CLI::App& app, Action& action);
+void add_sanitize(CLI::App& app, Action& action);
+void add_accept(CLI::App& app, Action& action);
 
 // What `kgate run` was asked (cmd_run.cpp); `kgate rerun` fills one from a receipt.
 struct RunOpts {
@@ -45,6 +47,8 @@ struct RunOpts {
   int warmup_calls = 3;
   int input_sets = 3;                     // the timed-call proof's input sets per row
   std::optional<Policy> recorded_policy;  // rerun: the receipt's policy, in place of `policy`
+  bool check_only = false;                // run --check-only: correctness only, no receipt
+  std::string check_arm;                  // with check_only: only this arm ("": every arm)
 };
 // Every campaign `o` asks for (one with --cases, else the suite's entries), each preflighted
 // against the backend it will use: every flag and file checked, nothing run, the device not
@@ -58,6 +62,11 @@ PreparedRun prepare_run(RunOpts& o);
 // `kgate run` with `o`: its prepared campaigns run in turn; its exit code. With `result`, the
 // runs' JSON summaries (one per campaign) go there instead of to stdout under --json.
 int execute_run(const std::shared_ptr<RunOpts>& o, PreparedRun& prepared, json* result = nullptr);
+
+// `kgate run --check-only` (cmd_sanitize.cpp): every row of the prepared campaigns prepared and
+// every arm (o.check_arm only, when given) checked once against the oracle, one line per check;
+// nothing timed, nothing written. 0 every check passed, 1 one failed.
+int run_check_only(const RunOpts& o, PreparedRun& prepared);
 
 // A policy's by_baseline keys as the plan names export baselines (export:<file>:<arm>), however the
 // policy spelled the library's path.

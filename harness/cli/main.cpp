@@ -100,6 +100,8 @@ int main(int argc, char** argv) {
   cli::add_keygen(app, action);
   cli::add_export(app, action);
   cli::add_rerun(app, action);
+  cli::add_sanitize(app, action);
+  cli::add_accept(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {  // --help, --help-all, --version

@@ -129,6 +129,12 @@ const std::vector<GateDef>& gate_table() {
       {"parity", "same activity signature A/L/K (records / launches / kernel names per call)", nullptr, true, true,
        judge_parity},
       {"fallback", "the candidate launched no kernel outside its declared names", nullptr, true, true, judge_fallback},
+      // Judged from the sanitize statement beside a receipt (statement.hpp), never by a run.
+      {"sanitized",
+       "every arm of the row ran clean (0 errors, 0 hazards) under compute-sanitizer memcheck, racecheck, synccheck "
+       "and "
+       "initcheck, as the sanitize statement beside the receipt shows (kgate sanitize)",
+       nullptr, false, false, nullptr},
   };
   return t;
 }

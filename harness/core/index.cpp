@@ -17,9 +17,11 @@ bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-// A receipt, not one of the files kgate writes beside it (its samples sidecar, its reports).
+// A receipt, not one of the files kgate writes beside it (its samples sidecar, its reports, its
+// sanitize and accept statements).
 bool is_receipt_name(const std::string& name) {
-  return ends_with(name, ".json") && !ends_with(name, ".samples.json") && name.find(".report.") == std::string::npos;
+  return ends_with(name, ".json") && !ends_with(name, ".samples.json") && name.find(".report.") == std::string::npos &&
+         !ends_with(name, ".sanitize.json") && !ends_with(name, ".accept.json");
 }
 
 std::vector<std::string> gpu_names(const json& env) {

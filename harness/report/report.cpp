@@ -54,6 +54,17 @@ std::string report_json(const ReportView& v) {
                        : json(nullptr);
   j["protocol"] = {{"groups", v.groups}, {"blocks", v.blocks}, {"m", v.m}};
   j["cases"] = {{"path", v.cases_path}, {"sha256", v.cases_sha256}, {"table", v.table}, {"family", v.family}};
+  if (v.acceptance) {
+    json rows = json::array();
+    for (const auto& r : v.acceptance->rows)
+      rows.push_back({{"id", r.id}, {"recorded", r.recorded}, {"accepted", r.accepted}, {"failed", r.accepted_failed}});
+    j["acceptance"] = {{"statement", v.acceptance->statement},
+                       {"reason", v.acceptance->reason},
+                       {"policy", v.acceptance->policy},
+                       {"recorded_passed", v.acceptance->recorded_passed},
+                       {"accepted_passed", v.acceptance->accepted_passed},
+                       {"rows", rows}};
+  }
   j["candidate"] = v.candidate;
   j["baselines"] = v.baselines;
   j["arms"] = json::array();

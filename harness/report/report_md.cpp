@@ -135,6 +135,32 @@ doc::Block rows_table(const ReportView& v) {
   return doc::table(std::move(t));
 }
 
+// The later acceptance beside the frozen verdict: its policy, reason and counts, and the rows
+// whose verdict it changes.
+std::vector<doc::Block> acceptance_section(const AcceptanceView& a, size_t rows) {
+  std::vector<doc::Block> out;
+  out.push_back(doc::heading(3, {T("Acceptance")}));
+  out.push_back(
+      doc::para({T("A later acceptance stands beside this receipt ("), C(a.statement),
+                 T(", audited; the receipt's verdicts above are frozen): " + std::to_string(a.accepted_passed) +
+                   " of " + std::to_string(rows) + " rows pass policy " + a.policy + " (" +
+                   std::to_string(a.recorded_passed) + " passed the recorded policy). Reason: "),
+                 B(a.reason)}));
+  doc::Table t{{"row", "recorded", "accepted", "failed gates (accepted policy)"}, "llll", {}};
+  for (const auto& r : a.rows)
+    if (r.recorded != r.accepted)
+      t.rows.push_back({{{C(r.id)},
+                         {T(r.recorded ? "pass" : "FAIL")},
+                         {T(r.accepted ? "pass" : "FAIL")},
+                         {T(r.accepted_failed.empty() ? "-" : join(r.accepted_failed, ", "))}},
+                        ""});
+  if (t.rows.empty())
+    out.push_back(doc::para({T("No row's verdict differs.")}));
+  else
+    out.push_back(doc::table(std::move(t)));
+  return out;
+}
+
 std::vector<doc::Block> failures_section(const ReportView& v) {
   std::vector<doc::Block> out;
   std::vector<Inline> items;
@@ -277,6 +303,10 @@ ReportDocument report_document(const ReportView& v) {
       {B("Verdict: " + std::to_string(s.policy_passed) + " of " + std::to_string(s.rows) + " rows pass the policy, " +
          std::to_string(s.policy_failed) + " fail."),
        T(" Failed gates: " + counts_text(s.gate_failures) + ". Dispositions: " + counts_text(s.dispositions) + ".")}));
+  if (v.acceptance)
+    d.push_back(doc::para({B("Accepted later: " + std::to_string(v.acceptance->accepted_passed) + " of " +
+                             std::to_string(s.rows) + " rows pass " + v.acceptance->policy + "."),
+                           T(" Reason: " + v.acceptance->reason + " (see Acceptance).")}));
   std::vector<doc::Block>& body = doc_parts.body;
   std::vector<Inline> facts;
   facts.push_back({T("cases: "), C(v.cases_path), T(" (table " + v.table + ", family " + v.family + ", sha256 "),
@@ -307,6 +337,8 @@ ReportDocument report_document(const ReportView& v) {
       "% copy / GEMM peak: of the peaks measured at start-up; % of floor: floor time / candidate time.")}));
   body.push_back(rows_table(v));
   for (auto& b : failures_section(v)) body.push_back(std::move(b));
+  if (v.acceptance)
+    for (auto& b : acceptance_section(*v.acceptance, v.rows.size())) body.push_back(std::move(b));
   body.push_back(doc::heading(3, {T("Details")}));
   body.push_back(protocol_details(v));
   body.push_back(arms_details(v));

@@ -87,6 +87,25 @@ std::string policy_text(const Policy& p) {
   return s;
 }
 
+AcceptanceView acceptance_view(const json& statement, const std::string& name) {
+  AcceptanceView a;
+  try {
+    const json& pred = statement.at("body").at("predicate");
+    a.statement = name;
+    a.reason = pred.at("reason").get<std::string>();
+    a.policy = policy_text(Policy::from_json(pred.at("policy"), "acceptance policy"));
+    a.recorded_passed = pred.at("summary").at("recorded_passed").get<int64_t>();
+    a.accepted_passed = pred.at("summary").at("accepted_passed").get<int64_t>();
+    for (const auto& r : pred.at("rows"))
+      a.rows.push_back({r.at("id").get<std::string>(), r.at("recorded").at("passed").get<bool>(),
+                        r.at("accepted").at("passed").get<bool>(),
+                        r.at("accepted").at("failed").get<std::vector<std::string>>()});
+  } catch (const std::exception& e) {
+    throw AuditError(name + ": not an acceptance kgate writes: " + e.what());
+  }
+  return a;
+}
+
 ReportView report_view(const json& receipt, const std::string& source) {
   ReportView v;
   static_cast<ReceiptView&>(v) = receipt_view(receipt, source);

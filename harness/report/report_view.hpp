@@ -36,8 +36,24 @@ struct RowView {
   std::vector<GateResult> failures;  // failed_gates: per entry of record.verdicts.failed, in order
 };
 
+// A later acceptance (kgate accept) beside the receipt, as its audited statement records it:
+// per row the frozen verdict and the later policy's.
+struct AcceptanceRow {
+  std::string id;
+  bool recorded = false, accepted = false;
+  std::vector<std::string> accepted_failed;  // the later policy's failed gates
+};
+struct AcceptanceView {
+  std::string statement, reason, policy;  // the statement's file name; the later policy as text
+  int64_t recorded_passed = 0, accepted_passed = 0;
+  std::vector<AcceptanceRow> rows;
+};
+// From an audited accept statement (audit_statement); AuditError naming the field otherwise.
+AcceptanceView acceptance_view(const json& statement, const std::string& name);
+
 struct ReportView : ReceiptView {
   std::vector<RowView> rows;
+  std::optional<AcceptanceView> acceptance;  // set by the caller where a statement stands beside
   // Which columns carry data in at least one row.
   bool has_work() const, has_flops() const, has_copy_peak() const, has_gemm_peak() const, has_floor() const;
 };

@@ -7,7 +7,7 @@ cd "$WORK"
 "$KGATE" --help >top.txt; check "kgate --help" 0 $?
 expect_grep "top: --version" "--version" top.txt
 expect_grep "top: exit codes" "Exit codes: 0 ok, 1 gate/audit failure, 2 usage or input error, 3 device/runtime failure" top.txt
-for sc in list env run audit gate keygen carryover index; do
+for sc in list env run audit gate keygen carryover index sanitize accept; do
   "$KGATE" $sc --help >$sc.txt; check "$sc --help" 0 $?
   expect_grep "$sc --help: exit codes" "^Exit codes: 0 " $sc.txt
   expect_grep "$sc --help: an example" "^  kgate $sc " $sc.txt
@@ -20,5 +20,5 @@ expect_grep "run: --force" "^  --force  *overwrite an existing receipt" run.txt
 expect_grep "run: --json" "^  --json " run.txt
 expect_grep "run: exit 2 for an existing receipt" "an existing receipt without --force" run.txt
 expect_grep "gate: failing gates explained" "the threshold it was judged against" gate.txt
-for sc in list audit gate carryover index; do expect_grep "$sc: --json" "^  --json " $sc.txt; done
+for sc in list audit gate carryover index sanitize accept; do expect_grep "$sc: --json" "^  --json " $sc.txt; done
 finish

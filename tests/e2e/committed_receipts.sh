@@ -6,10 +6,13 @@ source "$(dirname "$0")/lib.sh"
 cd "$SRC"
 mapfile -t dirs < <(find receipts -mindepth 2 -maxdepth 2 -type d | sort)
 [ "${#dirs[@]}" -gt 0 ]; check "receipt folders exist (${dirs[*]})" 0 $?
-mapfile -t all < <(find receipts -mindepth 3 -maxdepth 3 -name '*.json' ! -name '*.samples.json' | sort)
+mapfile -t all < <(find receipts -mindepth 3 -maxdepth 3 -name '*.json' ! -name '*.samples.json' \
+  ! -name '*.sanitize.json' ! -name '*.accept.json' | sort)
 [ "${#all[@]}" -gt 0 ]; check "receipts exist (${#all[@]})" 0 $?
-# receipts/ holds receipts, their sidecars, and what kgate renders from them: nothing else.
-stray=$(find receipts -type f ! -name '*.json' ! -name '*.report.md' ! -name '*.report.html' ! -name INDEX.md)
+# receipts/ holds receipts, their sidecars, and what kgate renders from them: nothing else. Statements
+# (R.sanitize.json, R.accept.json) are audited with their receipts; sanitizer logs lie in R.sanitize.logs/.
+stray=$(find receipts -type f ! -name '*.json' ! -name '*.report.md' ! -name '*.report.html' ! -name INDEX.md \
+  ! -path '*.sanitize.logs/*.log')
 [ -z "$stray" ]; check "receipts/ holds only receipts, sidecars, reports and indexes: ${stray:-none other}" 0 $?
 "$KGATE" audit "${all[@]}" > "$WORK/audit.txt"; check "audit every committed receipt" 0 $?
 for d in "${dirs[@]}"; do

@@ -41,7 +41,7 @@ TEST(GateTable, NamesPolicyParsingAndHelpReadTheTable) {
   std::vector<std::string> names;
   for (const auto& g : gate_table()) names.push_back(g.name);
   EXPECT_EQ(names, all_gate_names());
-  EXPECT_EQ(gate_names_text(","), "correct,strict,strict_median,limit(L),drift(D),parity,fallback");
+  EXPECT_EQ(gate_names_text(","), "correct,strict,strict_median,limit(L),drift(D),parity,fallback,sanitized");
   EXPECT_NE(gate_help_text().find("  limit(L)       candidate <= (1+L) x baseline"), std::string::npos);
   EXPECT_EQ(find_gate("nope"), nullptr);
 }
