@@ -5,6 +5,7 @@
 #include "harness/core/fileio.hpp"
 #include "harness/core/json_io.hpp"
 #include "harness/core/receipt.hpp"
+#include "harness/core/text.hpp"
 
 namespace kgate::cli {
 namespace {
@@ -31,16 +32,17 @@ json audit_one(const AuditOpts& o, const std::string& f) {
   AuditResult a = audit_receipt(f, o.pub.empty() ? std::nullopt : std::optional<std::string>(o.pub));
   if (!a.ok()) {
     if (!o.json) {
-      std::printf("%s: FAILED\n", f.c_str());
-      for (const auto& p : a.problems) std::printf("  - %s\n", p.c_str());
+      std::printf("%s: FAILED\n", terminal(f).c_str());
+      for (const auto& p : a.problems) std::printf("  - %s\n", terminal(p).c_str());
     }
     return {{"path", f}, {"kind", "receipt"}, {"ok", false}, {"problems", a.problems}};
   }
   const json& s = a.receipt["body"]["predicate"]["summary"];
   const bool signed_ = !a.receipt["seal"]["signature"].is_null();
   if (!o.json)
-    std::printf("%s: OK (%lld rows, body sha256 %s%s)\n", f.c_str(), static_cast<long long>(s["rows"].get<int64_t>()),
-                a.receipt["seal"]["body_sha256"].get<std::string>().c_str(),
+    std::printf("%s: OK (%lld rows, body sha256 %s%s)\n", terminal(f).c_str(),
+                static_cast<long long>(s["rows"].get<int64_t>()),
+                terminal(a.receipt["seal"]["body_sha256"].get<std::string>()).c_str(),
                 signed_ ? ", DSSE Ed25519 signature valid" : "");
   return {{"path", f},
           {"kind", "receipt"},
@@ -56,7 +58,7 @@ int run_audit(const AuditOpts& o) {
   for (const auto& f : o.files) {
     if (is_sidecar(f)) {
       results.push_back({{"path", f}, {"kind", "samples sidecar"}, {"ok", nullptr}});
-      if (!o.json) std::printf("%s: samples sidecar (audited through its receipt)\n", f.c_str());
+      if (!o.json) std::printf("%s: samples sidecar (audited through its receipt)\n", terminal(f).c_str());
       continue;
     }
     results.push_back(audit_one(o, f));
