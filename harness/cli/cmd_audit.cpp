@@ -128,16 +128,17 @@ json audit_one(const AuditOpts& o, const std::map<std::string, std::string>& tru
   if (!a.signer_keyid.empty()) out["signer_keyid"] = a.signer_keyid;
   if (!a.ok()) {
     if (!o.json) {
-      std::printf("%s: FAILED\n", f.c_str());
-      for (const auto& p : a.problems) std::printf("  - %s\n", p.c_str());
+      std::printf("%s: FAILED\n", terminal(f).c_str());
+      for (const auto& p : a.problems) std::printf("  - %s\n", terminal(p).c_str());
     }
     out["problems"] = a.problems;
     return out;
   }
   const json& s = a.receipt["body"]["predicate"]["summary"];
   if (!o.json)
-    std::printf("%s: OK (%lld rows, body sha256 %s, %s)\n", f.c_str(), static_cast<long long>(s["rows"].get<int64_t>()),
-                a.receipt["seal"]["body_sha256"].get<std::string>().c_str(), signature_words(a).c_str());
+    std::printf("%s: OK (%lld rows, body sha256 %s, %s)\n", terminal(f).c_str(),
+                static_cast<long long>(s["rows"].get<int64_t>()),
+                terminal(a.receipt["seal"]["body_sha256"].get<std::string>()).c_str(), signature_words(a).c_str());
   out["rows"] = s["rows"];
   out["body_sha256"] = a.receipt["seal"]["body_sha256"];
   return out;
@@ -153,9 +154,9 @@ json audit_statement_one(const AuditOpts& o, const std::string& f, const std::st
   const std::string kind = a.kind ? to_string(*a.kind) + " statement" : "statement";
   const std::string indent = beside.empty() ? "" : "  ";
   if (!o.json) {
-    std::printf("%s%s: %s%s\n", indent.c_str(), f.c_str(), a.ok() ? "OK (" : "FAILED",
-                a.ok() ? (kind + ", bound to " + a.receipt_path + ")").c_str() : "");
-    for (const auto& p : a.problems) std::printf("%s  - %s\n", indent.c_str(), p.c_str());
+    std::printf("%s%s: %s%s\n", indent.c_str(), terminal(f).c_str(), a.ok() ? "OK (" : "FAILED",
+                a.ok() ? terminal(kind + ", bound to " + a.receipt_path + ")").c_str() : "");
+    for (const auto& p : a.problems) std::printf("%s  - %s\n", indent.c_str(), terminal(p).c_str());
   }
   return {{"path", f}, {"kind", kind}, {"ok", a.ok()}, {"problems", a.problems}};
 }
@@ -177,7 +178,7 @@ int run_audit(const AuditOpts& o) {
     }
     if (kinds[i] == FileKind::sidecar) {
       results.push_back({{"path", f}, {"kind", "samples sidecar"}, {"ok", nullptr}});
-      if (!o.json) std::printf("%s: samples sidecar (audited through its receipt)\n", f.c_str());
+      if (!o.json) std::printf("%s: samples sidecar (audited through its receipt)\n", terminal(f).c_str());
       continue;
     }
     results.push_back(audit_one(o, trusted, f));

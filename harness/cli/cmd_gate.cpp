@@ -48,7 +48,7 @@ TreeCheck check_tree(const GateOpts& o, const json& body) {
   TreeCheck t;
   if (o.tree.empty()) return t;
   for (const StaleItem& item : stale_against_tree(body, o.tree)) {
-    if (!o.json) std::printf("%s\n", item.line.c_str());
+    if (!o.json) std::printf("%s\n", terminal(item.line).c_str());
     if (item.kind == StaleItem::Kind::unchecked) {
       t.unchecked_items.push_back({{"kind", "export_library"}, {"line", item.line}});
       ++t.unchecked;
@@ -80,8 +80,8 @@ json judge_rows(const GateOpts& o, const std::vector<RowRecord>& rows, const Pol
                         {"gates", row.verdicts.failed},
                         {"details", details}});
     if (o.json) continue;
-    std::printf("FAIL %-40s disposition=%s gates=%s\n", row.id.c_str(), to_string(row.disposition).c_str(),
-                join(row.verdicts.failed, ",").c_str());
+    std::printf("FAIL %-40s disposition=%s gates=%s\n", terminal(row.id).c_str(), to_string(row.disposition).c_str(),
+                terminal(join(row.verdicts.failed, ",")).c_str());
     for (const GateResult& f : results) std::printf("  %s\n", printable(gate_text(f), 4000).c_str());
   }
   return failures;
@@ -121,8 +121,8 @@ int run_gate(const GateOpts& o) {
         ", " + std::to_string(stale) + " stale vs " + one_line(o.tree) + " (" + std::to_string(t.sources) +
         " sources, " + std::to_string(t.protocol) + " protocol)" +
         (t.unchecked ? ", " + std::to_string(t.unchecked) + " export libraries not present (unchecked)" : "");
-  std::printf("%s: %zu rows, %zu fail policy '%s'%s\n", o.receipt.c_str(), rows.size(), failed, o.policy.c_str(),
-              tree_summary.c_str());
+  std::printf("%s: %zu rows, %zu fail policy '%s'%s\n", terminal(o.receipt).c_str(), rows.size(), failed,
+              terminal(o.policy).c_str(), terminal(tree_summary).c_str());
   return rc;
 }
 

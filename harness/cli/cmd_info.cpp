@@ -67,32 +67,33 @@ json case_tables_json(const std::string& dir) {
   return tables;
 }
 
+// A listed string as the terminal shows it: a case table's or an export's text escaped.
+std::string shown(const json& j) { return terminal(j.get<std::string>()); }
+
 void print_listing(const json& doc) {
   std::printf("families:\n");
   for (const auto& f : doc["families"]) {
-    std::printf("  %-12s %s\n", f["name"].get<std::string>().c_str(), f["summary"].get<std::string>().c_str());
+    std::printf("  %-12s %s\n", shown(f["name"]).c_str(), shown(f["summary"]).c_str());
     for (const auto& p : f["params"])
-      std::printf("      %-16s %s%s\n", p["name"].get<std::string>().c_str(), p["help"].get<std::string>().c_str(),
-                  p["required"] ? "" : (" (default " + p["default"].dump() + ")").c_str());
+      std::printf("      %-16s %s%s\n", shown(p["name"]).c_str(), shown(p["help"]).c_str(),
+                  p["required"] ? "" : (" (default " + terminal(p["default"].dump()) + ")").c_str());
   }
   std::printf("implementations:\n");
   for (const auto& i : doc["implementations"]) {
     const std::string names = join(i["kernel_names"].get<std::vector<std::string>>(), ",");
-    std::printf("  %-28s %-5s %-9s %s%s\n", i["name"].get<std::string>().c_str(),
-                i["backend"].get<std::string>().c_str(), i["role"].get<std::string>().c_str(),
-                i["description"].get<std::string>().c_str(),
-                names.empty() ? "" : (" [kernels: " + names + "]").c_str());
+    std::printf("  %-28s %-5s %-9s %s%s\n", shown(i["name"]).c_str(), shown(i["backend"]).c_str(),
+                shown(i["role"]).c_str(), shown(i["description"]).c_str(),
+                names.empty() ? "" : (" [kernels: " + terminal(names) + "]").c_str());
   }
-  std::printf("case tables (%s):\n", doc["case_tables_dir"].get<std::string>().c_str());
+  std::printf("case tables (%s):\n", shown(doc["case_tables_dir"]).c_str());
   for (const auto& t : doc["case_tables"]) {
     if (t.contains("error"))
-      std::printf("  %-40s INVALID: %s\n", t["path"].get<std::string>().c_str(), t["error"].get<std::string>().c_str());
+      std::printf("  %-40s INVALID: %s\n", shown(t["path"]).c_str(), shown(t["error"]).c_str());
     else
-      std::printf("  %-40s %-10s %3zu rows  %s\n", t["path"].get<std::string>().c_str(),
-                  t["family"].get<std::string>().c_str(), t["rows"].get<size_t>(),
-                  t["description"].get<std::string>().c_str());
+      std::printf("  %-40s %-10s %3zu rows  %s\n", shown(t["path"]).c_str(), shown(t["family"]).c_str(),
+                  t["rows"].get<size_t>(), shown(t["description"]).c_str());
   }
-  std::printf("this machine: %s\n", doc["machine"]["description"].get<std::string>().c_str());
+  std::printf("this machine: %s\n", shown(doc["machine"]["description"]).c_str());
 }
 
 }  // namespace

@@ -66,7 +66,8 @@ std::string resolve_export(const json& arm, const std::vector<std::string>& peer
     if (std::string h = sha256_file_hex(found[i].string()); h == sha) pick = found[i], now = h;
   if (now != sha && !quiet)
     std::fprintf(stderr, "kgate rerun: %s: %s is not the receipt's library (sha256 %s, receipt %s): rebuilt\n",
-                 where.c_str(), pick.c_str(), now.substr(0, 12).c_str(), sha.substr(0, 12).c_str());
+                 terminal(where).c_str(), terminal(pick.string()).c_str(), now.substr(0, 12).c_str(),
+                 terminal(sha.substr(0, 12)).c_str());
   return std::string(kExportPrefix) + pick.string() + ":" + name;
 }
 
@@ -104,8 +105,8 @@ std::shared_ptr<RunOpts> recorded_run(const json& receipt, const std::string& pa
   std::error_code ec;
   if (!fs::exists(o->cases, ec)) o->cases = source_root() + "/" + o->cases;
   if (fs::exists(o->cases, ec) && sha256_file_hex(o->cases) != cases.value("sha256", "") && !ro.quiet)
-    std::fprintf(stderr, "kgate rerun: %s: the case table %s changed since the receipt\n", where.c_str(),
-                 o->cases.c_str());
+    std::fprintf(stderr, "kgate rerun: %s: the case table %s changed since the receipt\n", terminal(where).c_str(),
+                 terminal(o->cases).c_str());
   if (cases.contains("rows_filter") && cases["rows_filter"].is_string()) o->rows = cases["rows_filter"];
   std::vector<std::string> baselines;
   for (const auto& a : field(pred, "arms", where)) {
@@ -196,8 +197,8 @@ int run_rerun(const RerunOpts& ro) {
   for (size_t i = 0; i < jobs.size(); ++i) {
     RerunJob& j = jobs[i];
     if (!ro.quiet)
-      std::fprintf(stderr, "kgate rerun: [%zu/%zu] %s -> %s\n", i + 1, jobs.size(), j.path.c_str(),
-                   j.opts->out.c_str());
+      std::fprintf(stderr, "kgate rerun: [%zu/%zu] %s -> %s\n", i + 1, jobs.size(), terminal(j.path).c_str(),
+                   terminal(j.opts->out).c_str());
     j.opts->json = ro.json;  // the run's summary joins rerun's JSON instead of printing
     json run;
     const int run_rc = execute_run(j.opts, j.prepared, ro.json ? &run : nullptr);

@@ -79,6 +79,7 @@ void set_run_values(const RunOpts& o, RunConfig& c) {
   c.proof.input_sets = o.input_sets;
   c.quiet = o.quiet;
   c.isolate = o.isolate;
+  c.unit_timeout_s = o.unit_timeout_s;
   if (o.simulate_ranks) {
     if (o.simulate_ranks < 2 || o.simulate_ranks > 1024)
       throw InputError("--simulate-ranks: W must be in [2, 1024], got " + std::to_string(o.simulate_ranks));
@@ -99,6 +100,8 @@ PreflightedRun make_campaign(const RunOpts& o, const std::string& cases, const s
   check_cases_file(cases, cases_dir(), "--cases");
   CaseTable table = load_case_table(cases);  // read once: the preflight takes it from here
   RunConfig c;
+  check_export_arm_backend(cand, backend_name, "--candidate");  // before any library is opened
+  for (const auto& b : split_commas(bases)) check_export_arm_backend(b, backend_name, "--baseline");
   for (const auto& b : split_commas(bases)) c.baselines.push_back(portable_arm(b, table.family, "--baseline"));
   c.candidate = portable_arm(cand, table.family, "--candidate");
   c.out_path = receipt_path(o, table.name, c, std::move(out));
@@ -122,13 +125,12 @@ json run_one(const RunOpts& o, const BackendFactory& factory, Backend* backend, 
                          {"geomean_ratio", b.geomean_ratio ? json(*b.geomean_ratio) : json(nullptr)},
                          {"min_ratio", b.min_ratio ? json(*b.min_ratio) : json(nullptr)},
                          {"min_ratio_row", b.min_ratio_row ? json(*b.min_ratio_row) : json(nullptr)}};
-  json host = nullptr;  // with --isolate the units ran in children
-  if (!o.isolate)
-    host = {{"prepare", r.phases.prepare_s},
-            {"checks", r.phases.check_s},
-            {"warmup", r.phases.warmup_s},
-            {"samples", r.phases.timing_s},
-            {"proof", r.phases.proof_s}};
+  // With --isolate, as the units' children measured them.
+  const json host = {{"prepare", r.phases.prepare_s},
+                     {"checks", r.phases.check_s},
+                     {"warmup", r.phases.warmup_s},
+                     {"samples", r.phases.timing_s},
+                     {"proof", r.phases.proof_s}};
   json j = {{"receipt", r.receipt_path},
             {"rows", s.rows},
             {"policy_passed", s.policy_passed},
@@ -137,18 +139,17 @@ json run_one(const RunOpts& o, const BackendFactory& factory, Backend* backend, 
             {"by_baseline", by_baseline},
             {"host_time_s", host}};
   if (o.json) return j;
-  std::printf("%s: %lld rows, %lld pass policy, %lld fail", r.receipt_path.c_str(), static_cast<long long>(s.rows),
-              static_cast<long long>(s.policy_passed), static_cast<long long>(s.policy_failed));
+  std::printf("%s: %lld rows, %lld pass policy, %lld fail", terminal(r.receipt_path).c_str(),
+              static_cast<long long>(s.rows), static_cast<long long>(s.policy_passed),
+              static_cast<long long>(s.policy_failed));
   for (const auto& [name, b] : s.by_baseline)
     if (b.geomean_ratio)
-      std::printf("; vs %s geomean %.4f, min %.4f (%s)", name.c_str(), *b.geomean_ratio, *b.min_ratio,
-                  b.min_ratio_row->c_str());
+      std::printf("; vs %s geomean %.4f, min %.4f (%s)", terminal(name).c_str(), *b.geomean_ratio, *b.min_ratio,
+                  terminal(*b.min_ratio_row).c_str());
   std::printf("\n");
-  if (!o.isolate)
-    std::printf(
-        "host time: prepare %.1f s, correctness checks %.1f s, warm-up %.1f s, samples %.1f s, timed-call proof "
-        "%.1f s\n",
-        r.phases.prepare_s, r.phases.check_s, r.phases.warmup_s, r.phases.timing_s, r.phases.proof_s);
+  std::printf(
+      "host time: prepare %.1f s, correctness checks %.1f s, warm-up %.1f s, samples %.1f s, timed-call proof %.1f s\n",
+      r.phases.prepare_s, r.phases.check_s, r.phases.warmup_s, r.phases.timing_s, r.phases.proof_s);
   return j;
 }
 
@@ -389,6 +390,9 @@ void add_rank_flags(CLI::App* sc, RunOpts& o) {
   sc->add_flag("--isolate", o.isolate,
                "run each row's units in a child process: a kernel that faults (illegal address, "
                "trap) fails its row with the error recorded, and the campaign goes on");
+  sc->add_option("--unit-timeout", o.unit_timeout_s,
+                 "with --isolate: seconds a unit's child may run; past them it is killed (with its process group) "
+                 "and its row fails with the reason recorded, and the campaign goes on (default: no limit)");
 }
 
 std::string run_footer() {

@@ -41,7 +41,8 @@ struct RunOpts {
   int gpus = 0;            // rank threads, 0: off
   std::string rendezvous;  // rank processes (launcher environment), "": off
   double rank_timeout_s = 300;
-  ranks::RankEnv env;  // read when --rendezvous is given
+  double unit_timeout_s = 0;  // --unit-timeout (with --isolate), 0: none
+  ranks::RankEnv env;         // read when --rendezvous is given
   uint64_t seed = 20261129;
   double warmup_us = 1000;
   int warmup_calls = 3;

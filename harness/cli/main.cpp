@@ -113,16 +113,16 @@ int main(int argc, char** argv) {
   try {
     return action ? action() : kExitUsage;
   } catch (const InputError& e) {
-    std::fprintf(stderr, "kgate: error: %s\n", e.what());
+    std::fprintf(stderr, "kgate: error: %s\n", terminal(e.what()).c_str());
     return kExitUsage;
   } catch (const AuditError& e) {
-    std::fprintf(stderr, "kgate: %s\n", e.what());
+    std::fprintf(stderr, "kgate: %s\n", terminal(e.what()).c_str());
     return kExitFail;
   } catch (const DeviceError& e) {
-    std::fprintf(stderr, "kgate: device error: %s\n", e.what());
+    std::fprintf(stderr, "kgate: device error: %s\n", terminal(e.what()).c_str());
     return kExitDevice;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "kgate: runtime error: %s\n", e.what());
+    std::fprintf(stderr, "kgate: runtime error: %s\n", terminal(e.what()).c_str());
     return kExitDevice;
   }
 }

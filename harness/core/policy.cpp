@@ -92,13 +92,15 @@ static void check_keys(const json& j, const std::vector<std::string>& known, con
 
 static GateSet gateset_from_json(const json& j, const std::string& where, bool pair_gates_only) {
   GateSet p;
-  if (!j.is_object() || !j.contains("gates") || !j["gates"].is_array())
-    throw InputError(where + ": field 'gates': missing or not an array");
+  if (!j.is_object()) throw InputError(where + ": must be a JSON object with a field 'gates'");
   std::vector<std::string> keys = {"description", "gates", "limit_by_tag"};
   for (const auto& d : gate_table())
     if (d.value) keys.push_back(d.name);
   if (!pair_gates_only) keys.insert(keys.end(), {"by_baseline", "accept_refusals"});
+  // Unknown keys first: a misspelt "gatez" is named as such, not reported as 'gates' missing.
   check_keys(j, keys, where);
+  if (!j.contains("gates") || !j["gates"].is_array())
+    throw InputError(where + ": field 'gates': missing or not an array");
   std::set<std::string> seen;
   for (const auto& g : j["gates"]) {
     if (!g.is_string()) throw InputError(where + ": field 'gates': entries must be strings");

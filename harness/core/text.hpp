@@ -1,6 +1,6 @@
 #pragma once
-// User-supplied text (ids, keys, field and arm names, paths) in one-line error messages:
-// control characters and invalid UTF-8 escaped, length bounded.
+// User-supplied text (ids, keys, field and arm names, paths) in one-line error messages and on
+// the terminal: control characters and invalid UTF-8 escaped, length bounded.
 #include <algorithm>
 #include <cstddef>
 #include <string>
@@ -9,11 +9,15 @@
 
 namespace kgate {
 
-// s with '\n' '\r' '\t' as \n \r \t, other bytes < 0x20, 0x7f and bytes that are not part of
-// well-formed UTF-8 as \xHH, and '\\' as \\ (so the escapes are unambiguous). At most `max`
-// bytes of escaped text are kept; a cut adds "…(N bytes)", N being the length of s.
-inline std::string printable(std::string_view s, size_t max = 200, bool escape_quote = false) {
+namespace detail {
+
+// The escaper behind printable and terminal: '\n' '\r' '\t' as \n \r \t; other C0 bytes, 0x7f,
+// the C1 controls U+0080..U+009F (some terminals take U+009B as CSI) and bytes that are not part
+// of well-formed UTF-8 as \xHH; '\\' as \\ when `backslash`, '\'' as \' when `quote`. At most
+// `max` bytes of escaped text are kept; a cut adds "…(N bytes)", N being the length of s.
+inline std::string escape(std::string_view s, size_t max, bool quote, bool backslash) {
   static const char* hex = "0123456789abcdef";
+  auto hex_byte = [](unsigned char c) { return std::string{'\\', 'x', hex[c >> 4], hex[c & 15]}; };
   std::string out;
   size_t i = 0;
   while (i < s.size()) {
@@ -26,12 +30,12 @@ inline std::string printable(std::string_view s, size_t max = 200, bool escape_q
       piece = "\\r";
     else if (c == '\t')
       piece = "\\t";
-    else if (c == '\\')
+    else if (c == '\\' && backslash)
       piece = "\\\\";
-    else if (c == '\'' && escape_quote)
+    else if (c == '\'' && quote)
       piece = "\\'";
     else if (c < 0x20 || c == 0x7f)
-      piece = {'\\', 'x', hex[c >> 4], hex[c & 15]};
+      piece = hex_byte(c);
     else if (c < 0x80)
       piece = std::string(1, static_cast<char>(c));
     else {
@@ -46,11 +50,15 @@ inline std::string printable(std::string_view s, size_t max = 200, bool escape_q
         if (c == 0xf0 && c1 < 0x90) ok = false;   // overlong
         if (c == 0xf4 && c1 >= 0x90) ok = false;  // above U+10FFFF
       }
-      if (ok) {
+      const bool c1_control = ok && c == 0xc2 && static_cast<unsigned char>(s[i + 1]) < 0xa0;
+      if (c1_control) {
+        piece = hex_byte(c) + hex_byte(static_cast<unsigned char>(s[i + 1]));
+        len = 2;
+      } else if (ok) {
         piece = std::string(s.substr(i, n));
         len = n;
       } else {
-        piece = {'\\', 'x', hex[c >> 4], hex[c & 15]};
+        piece = hex_byte(c);
       }
     }
     if (out.size() + piece.size() > max) {
@@ -62,6 +70,21 @@ inline std::string printable(std::string_view s, size_t max = 200, bool escape_q
   }
   return out;
 }
+
+}  // namespace detail
+
+// s with control characters and invalid UTF-8 escaped (detail::escape), and '\\' as \\ so the
+// escapes are unambiguous; at most `max` bytes.
+inline std::string printable(std::string_view s, size_t max = 200, bool escape_quote = false) {
+  return detail::escape(s, max, escape_quote, true);
+}
+
+// Text bound for a terminal (list, the run's progress and summary lines, gate and audit lines,
+// error messages): control characters and invalid UTF-8 escaped (detail::escape), so a case
+// table's string cannot move the cursor, recolour, retitle or ring the terminal, nor break its
+// line. Backslashes are kept: text escaped once already (a quoted() id in an error) reads the
+// same, so every line may pass through it on its way out.
+inline std::string terminal(std::string_view s, size_t max = 4000) { return detail::escape(s, max, false, false); }
 
 // printable(s) in single quotes (a quote inside is escaped): 'row-1', 'a\nb', 'xxxx…(5000000 bytes)'.
 // A function object, not a function: argument-dependent lookup would otherwise prefer

@@ -64,18 +64,17 @@ std::string opt(const std::optional<double>& v, F f, const char* missing = "-") 
 inline std::string yes_no(const std::optional<bool>& b) { return b ? (*b ? "yes" : "no") : "-"; }
 
 // Text in a markdown table cell: control characters escaped (printable), then what would end a
-// cell or start markup made literal: | and ` escaped, & as &amp;, and < as &lt; where it could
-// open a tag (before a letter, /, ! or ?), so "<= 1" stays readable.
+// cell or start markup made literal: | and ` escaped, ] escaped before ( (an inline link or
+// image needs "]("; an interval "[0.98, 1.12]" stays as it reads), & as &amp;, and < as &lt;
+// where it could open a tag or an autolink (before a letter, /, ! or ?), so "<= 1" stays readable.
 inline std::string md(std::string_view s, size_t max = 4000) {
   const std::string p = printable(s, max);
   std::string o;
   for (size_t i = 0; i < p.size(); ++i) {
     const char c = p[i], next = i + 1 < p.size() ? p[i + 1] : ' ';
     const bool tag = std::isalpha(static_cast<unsigned char>(next)) || next == '/' || next == '!' || next == '?';
-    if (c == '|')
-      o += "\\|";
-    else if (c == '`')
-      o += "\\`";
+    if (c == '|' || c == '`' || (c == ']' && next == '('))
+      o += {'\\', c};
     else if (c == '&')
       o += "&amp;";
     else if (c == '<' && tag)
@@ -115,11 +114,14 @@ inline std::string html_raw(std::string_view s) {
 }
 inline std::string html(std::string_view s, size_t max = 4000) { return html_raw(printable(s, max)); }
 
-// A CSV field (RFC 4180): quoted when it holds a comma, quote or line break.
-inline std::string csv(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+// A CSV field: control characters escaped (printable: a line break reads \n, so every record
+// is one line and a terminal shows the file as written), then quoted per RFC 4180 when it
+// holds a comma or a quote.
+inline std::string csv(std::string_view s, size_t max = 4000) {
+  const std::string p = printable(s, max);
+  if (p.find_first_of(",\"") == std::string::npos) return p;
   std::string o = "\"";
-  for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
+  for (char c : p) o += c == '"' ? std::string("\"\"") : std::string(1, c);
   return o + "\"";
 }
 

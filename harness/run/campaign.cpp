@@ -15,6 +15,7 @@
 #include "harness/core/intervals.hpp"
 #include "harness/core/json_io.hpp"
 #include "harness/core/receipt.hpp"
+#include "harness/core/text.hpp"
 #include "harness/core/verdicts.hpp"
 #include "harness/export/kgate_export.h"
 #include "harness/run/journal.hpp"
@@ -171,8 +172,8 @@ void progress(const RunConfig& cfg, const Plan& plan, size_t done, const UnitSpe
   size_t step = std::max<size_t>(1, n / 10);
   if (tty || done == 1 || done % step == 0 || done == n) {
     std::fprintf(stderr, "%s[kgate] unit %zu/%zu  row %zu/%zu %-28.28s group %d/%d  elapsed %.1fs  eta %.0fs   %s",
-                 tty ? "\r" : "", done, n, u.row + 1, plan.table.rows.size(), u.row_id.c_str(), u.group + 1,
-                 plan.schedule.groups, el, eta, tty ? "" : "\n");
+                 tty ? "\r" : "", done, n, u.row + 1, plan.table.rows.size(), terminal(u.row_id, 120).c_str(),
+                 u.group + 1, plan.schedule.groups, el, eta, tty ? "" : "\n");
     std::fflush(stderr);
   }
 }
@@ -232,9 +233,9 @@ json protocol_json(const RunConfig& cfg, const BackendIdentity& bid) {
 CampaignPlan plan_campaign(const PreflightedRun& run, const BackendIdentity& bid) {
   const RunConfig& cfg = run.cfg;
   CampaignPlan c{plan_for_backend(run, bid.name), bid, protocol_json(cfg, bid), json::array(), nullptr, ""};
-  std::fprintf(stderr, "[kgate] %s: %s vs %s, %zu rows of %s (%s backend, %s timer)\n", cfg.out_path.c_str(),
-               cfg.candidate.c_str(), cfg.baselines.front().c_str(), c.plan.table.rows.size(), cfg.cases_path.c_str(),
-               bid.name.c_str(), bid.timer.c_str());
+  std::fprintf(stderr, "[kgate] %s: %s vs %s, %zu rows of %s (%s backend, %s timer)\n", terminal(cfg.out_path).c_str(),
+               terminal(cfg.candidate).c_str(), terminal(cfg.baselines.front()).c_str(), c.plan.table.rows.size(),
+               terminal(cfg.cases_path).c_str(), bid.name.c_str(), bid.timer.c_str());
   for (const auto& a : c.plan.arms) c.arms.push_back(arm_json(a));
   json row_ids = json::array();
   for (const auto& r : c.plan.table.rows) row_ids.push_back(r.id);
@@ -255,8 +256,9 @@ CampaignPlan plan_campaign(const PreflightedRun& run, const BackendIdentity& bid
 struct Executed {
   std::map<std::string, RowState> state;
   size_t resumed_units = 0;
-  double wall_s = 0;  // this process's units
-  PhaseTimes phases;  // in-process units only
+  double wall_s = 0;        // this process's units
+  std::string started_utc;  // when this process started its units
+  PhaseTimes phases;        // this process's units (with --isolate, their children's)
   std::optional<Journal> journal;
   std::unique_ptr<Executor> executor;
 };
@@ -280,16 +282,19 @@ void open_journal(const RunConfig& cfg, const CampaignPlan& c, Executed& ex) {
 }
 
 // The executor: each unit in a child process (--isolate) or in this one, then the rank runner
-// or a test's wrapper around it. `in_process`: the in-process executor, for its phase times.
+// or a test's wrapper around it. `phases`: the phase times of the executor made here.
 std::unique_ptr<Executor> make_executor(const RunConfig& cfg, const Plan& plan, Backend* backend,
-                                        const BackendFactory& make_backend, InProcessExecutor*& in_process) {
+                                        const BackendFactory& make_backend, const PhaseTimes*& phases) {
   std::unique_ptr<Executor> executor;
-  in_process = nullptr;
   if (cfg.isolate) {
-    executor = std::make_unique<IsolatedExecutor>(plan, make_backend);
+    std::optional<std::chrono::milliseconds> timeout;
+    if (cfg.unit_timeout_s > 0) timeout = std::chrono::milliseconds(static_cast<int64_t>(cfg.unit_timeout_s * 1000));
+    auto e = std::make_unique<IsolatedExecutor>(plan, make_backend, timeout);
+    phases = &e->phases();
+    executor = std::move(e);
   } else {
     auto e = std::make_unique<InProcessExecutor>(plan, *backend);
-    in_process = e.get();
+    phases = &e->phases();
     executor = std::move(e);
   }
   if (cfg.wrap_executor) executor = cfg.wrap_executor(std::move(executor));
@@ -300,8 +305,9 @@ Executed execute(const RunConfig& cfg, const CampaignPlan& c, Backend* backend, 
   const Plan& plan = c.plan;
   Executed ex;
   open_journal(cfg, c, ex);
-  InProcessExecutor* in_process = nullptr;
-  ex.executor = make_executor(cfg, plan, backend, make_backend, in_process);
+  const PhaseTimes* phases = nullptr;
+  ex.executor = make_executor(cfg, plan, backend, make_backend, phases);
+  ex.started_utc = utc_now();
   const bool tty = ::isatty(STDERR_FILENO);
   auto t0 = std::chrono::steady_clock::now();
   size_t done = 0;
@@ -318,7 +324,7 @@ Executed execute(const RunConfig& cfg, const CampaignPlan& c, Backend* backend, 
   }
   if (!cfg.quiet && tty) std::fprintf(stderr, "\n");
   ex.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (in_process) ex.phases = in_process->phases();
+  ex.phases = *phases;
   return ex;
 }
 
@@ -428,8 +434,15 @@ json predicate(const RunConfig& cfg, const CampaignPlan& c, const Executed& ex, 
   pred["rows"] = json::array();
   for (const auto& row : a.rows) pred["rows"].push_back(to_json(row));
   pred["summary"] = to_json(a.summary);
-  pred["run"] = {{"finished_utc", utc_now()},
+  pred["run"] = {{"started_utc", ex.started_utc},
+                 {"finished_utc", utc_now()},
                  {"wall_s_this_process", ex.wall_s},
+                 {"phases_s",
+                  {{"prepare", ex.phases.prepare_s},
+                   {"check", ex.phases.check_s},
+                   {"warmup", ex.phases.warmup_s},
+                   {"timing", ex.phases.timing_s},
+                   {"proof", ex.phases.proof_s}}},
                  {"resumed_units", ex.resumed_units},
                  {"units", c.plan.units.size()}};
   return pred;

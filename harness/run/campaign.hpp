@@ -30,7 +30,8 @@ struct RunConfig {
   double warmup_min_us = 1000;
   int warmup_min_calls = 3;
   bool quiet = false;
-  bool isolate = false;  // each unit in a child process (a faulting kernel fails only its row)
+  bool isolate = false;       // each unit in a child process (a faulting kernel fails only its row)
+  double unit_timeout_s = 0;  // with isolate: a unit's child killed after this many seconds; 0: none
   // The run's ranks: a row's world_size (families with that parameter) must equal it. 1 for a
   // plain run; W with --simulate-ranks W (one GPU plays W ranks) or a W-rank job.
   int world_size = 1;
@@ -46,7 +47,7 @@ struct RunOutcome {
   std::string receipt_path;
   Summary summary;
   bool policy_passed = false;
-  // Host wall seconds by phase in this process (not with --isolate: the units run in children).
+  // Host wall seconds by phase of this run's units (with --isolate, as the children measured them).
   // Where a campaign's time goes: prepare (inputs on the device or host; a CPU context also
   // computes its reference there), correctness checks (a GPU context computes its reference on
   // the first one), warm-up, samples.

@@ -2,10 +2,14 @@
 
 #include "harness/run/campaign.hpp"
 
+#include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -122,15 +126,54 @@ std::string describe_wait_status(int status) {
   return "isolated child exited with code " + std::to_string(WEXITSTATUS(status));
 }
 
+// The forked child's first steps: its own process group (so a timeout kills everything it
+// started), and death with its parent (a killed campaign leaves no unit running on the device).
+void become_unit_child(pid_t parent) {
+  ::setpgid(0, 0);
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(3);  // the parent died before the request took hold
+}
+
+// Everything the child writes to `fd` until it closes it, or nullopt once `deadline` passes
+// first (no deadline: wait as long as it takes).
+std::optional<std::string> read_until(int fd, std::optional<std::chrono::steady_clock::time_point> deadline) {
+  std::string text;
+  char buf[65536];
+  for (;;) {
+    int wait_ms = -1;
+    if (deadline) {
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return std::nullopt;
+      wait_ms = static_cast<int>(std::min<long long>(left.count() + 1, 60000));
+    }
+    pollfd p{fd, POLLIN, 0};
+    const int ready = ::poll(&p, 1, wait_ms);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready < 0) throw std::runtime_error(std::string("poll() on the isolated child's pipe: ") + strerror(errno));
+    if (ready == 0) continue;  // the deadline is checked above
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw std::runtime_error(std::string("read() from the isolated child: ") + strerror(errno));
+    if (n == 0) return text;
+    text.append(buf, static_cast<size_t>(n));
+  }
+}
+
 // Runs `child` in a forked process and returns what it wrote to the pipe, or the wait status's
-// description in *failure. The child never returns into the caller's stack.
-std::string run_in_child(const std::function<std::string()>& child, std::string* failure) {
+// description in *failure. The child never returns into the caller's stack. With a timeout, a
+// child that has not finished within it is killed with its process group, and *failure says so.
+std::string run_in_child(const std::function<std::string()>& child, std::string* failure,
+                         std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error("pipe() failed");
   std::fflush(nullptr);
+  const pid_t parent = ::getpid();
+  const auto started = std::chrono::steady_clock::now();
   pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error("fork() failed");
   if (pid == 0) {
+    become_unit_child(parent);
     ::close(fds[0]);
     int rc = 0;
     try {
@@ -143,14 +186,32 @@ std::string run_in_child(const std::function<std::string()>& child, std::string*
     std::fflush(nullptr);
     ::_exit(rc);
   }
+  ::setpgid(pid, pid);  // as the child does: whichever runs first, the group exists before a kill
   ::close(fds[1]);
-  std::string text = read_fd_all(fds[0]);
+  std::optional<std::string> text;
+  try {
+    text = read_until(fds[0], timeout ? std::optional(started + *timeout) : std::nullopt);
+  } catch (...) {
+    ::kill(-pid, SIGKILL);
+    ::close(fds[0]);
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    throw;
+  }
   ::close(fds[0]);
+  if (!text) ::kill(-pid, SIGKILL);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || text.empty()) *failure = describe_wait_status(status);
-  return text;
+  if (!text) {
+    char limit[32];
+    std::snprintf(limit, sizeof limit, "%g", std::chrono::duration<double>(*timeout).count());
+    *failure = std::string("unit timed out: the isolated child ran past --unit-timeout ") + limit +
+               " s and was killed with its process group";
+    return "";
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || text->empty()) *failure = describe_wait_status(status);
+  return *text;
 }
 
 }  // namespace
@@ -404,8 +465,9 @@ UnitResult InProcessExecutor::run_unit(const UnitSpec& spec) {
   return u;
 }
 
-IsolatedExecutor::IsolatedExecutor(const Plan& plan, BackendFactory make_backend)
-    : plan_(plan), make_backend_(std::move(make_backend)) {}
+IsolatedExecutor::IsolatedExecutor(const Plan& plan, BackendFactory make_backend,
+                                   std::optional<std::chrono::milliseconds> unit_timeout)
+    : plan_(plan), make_backend_(std::move(make_backend)), timeout_(unit_timeout) {}
 
 UnitResult IsolatedExecutor::run_unit(const UnitSpec& spec) {
   std::string failure;
@@ -415,12 +477,22 @@ UnitResult IsolatedExecutor::run_unit(const UnitSpec& spec) {
         InProcessExecutor inner(plan_, *backend);
         UnitSpec s = spec;
         s.last_of_row = true;  // the child's inputs end with it
-        return to_json(inner.run_unit(s)).dump();
+        const json unit = to_json(inner.run_unit(s));
+        const PhaseTimes& t = inner.phases();
+        return json{{"unit", unit}, {"phases", {t.prepare_s, t.check_s, t.warmup_s, t.timing_s, t.proof_s}}}.dump();
       },
-      &failure);
+      &failure, timeout_);
   if (failure.empty()) {
     try {
-      UnitResult u = unit_result_from_json(json::parse(text));
+      const json got = json::parse(text);
+      UnitResult u = unit_result_from_json(got.at("unit"));
+      const std::vector<double> t = got.at("phases").get<std::vector<double>>();
+      if (t.size() != 5) throw std::runtime_error("phase times: expected 5");
+      phases_.prepare_s += t[0];
+      phases_.check_s += t[1];
+      phases_.warmup_s += t[2];
+      phases_.timing_s += t[3];
+      phases_.proof_s += t[4];
       if (u.row_id == spec.row_id && u.group == spec.group) return u;
       failure = "isolated child returned a result for another unit";
     } catch (const std::exception& e) {

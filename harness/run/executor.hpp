@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "harness/core/records.hpp"
@@ -91,15 +92,22 @@ using BackendFactory = std::function<std::unique_ptr<Backend>()>;
 
 // Runs every unit in a child process (fork), on a backend the child makes: a unit that dies
 // (a faulting kernel, an abort, a signal) fails its row with the cause recorded, and the
-// parent never opens the device (a forked CUDA context is unusable).
+// parent never opens the device (a forked CUDA context is unusable). A unit still running after
+// `unit_timeout` (a hung kernel) is killed with its process group and fails its row, saying so;
+// a child dies with its parent (PR_SET_PDEATHSIG), so a killed campaign leaves none running.
 class IsolatedExecutor final : public Executor {
  public:
-  IsolatedExecutor(const Plan& plan, BackendFactory make_backend);
+  IsolatedExecutor(const Plan& plan, BackendFactory make_backend,
+                   std::optional<std::chrono::milliseconds> unit_timeout = std::nullopt);
   UnitResult run_unit(const UnitSpec& spec) override;
+  // The children's host seconds by phase, summed over the units that came back.
+  const PhaseTimes& phases() const { return phases_; }
 
  private:
   const Plan& plan_;
   BackendFactory make_backend_;
+  std::optional<std::chrono::milliseconds> timeout_;
+  PhaseTimes phases_;
 };
 
 // Runs every unit on all ranks at once, one thread per rank, each rank on its own executor (rank

@@ -103,6 +103,29 @@ void check_output_path(const std::string& path, const std::string& what) {
     throw InputError(what + " " + printable(path) + ": directory " + printable(dir.string()) + " is not writable");
 }
 
+void check_export_arm_backend(const std::string& arm, const std::string& backend_name, const char* flag) {
+  if (!is_export_name(arm) || backend_name != "cpu") return;
+  throw InputError(std::string(flag) + " " + quoted(arm) +
+                   ": an export arm runs on the cuda backend, but this run uses the " + backend_name +
+                   " backend (the library was not opened; use --backend cuda on a GPU)");
+}
+
+void check_policy_backend(const Policy& policy, const std::string& backend_name) {
+  if (backend_name != "cpu") return;
+  // Only the GPU timer records a call's activity (kernel launches and their names).
+  static const std::vector<std::string> kActivityGates = {"parity", "fallback"};
+  auto check = [&](const GateSet& g, const std::string& where) {
+    for (const auto& name : g.gates)
+      if (std::find(kActivityGates.begin(), kActivityGates.end(), name) != kActivityGates.end())
+        throw InputError("--policy" + where + ": gate " + quoted(name) +
+                         " judges the kernels a call launches, which only the cuda backend records; this run uses "
+                         "the " +
+                         backend_name + " backend");
+  };
+  check(policy, "");
+  for (const auto& [baseline, g] : policy.by_baseline) check(g, ": by_baseline." + quoted(baseline));
+}
+
 void register_export_arms(const RunConfig& cfg, const std::string& family) {
   auto load = [&](const std::string& name, const char* flag) {
     if (!is_export_name(name)) return;
@@ -163,6 +186,10 @@ static void check_values(const RunConfig& cfg) {
   check_int("--input-sets", cfg.proof.input_sets, 2, kMaxInputSets);
   if (!(cfg.proof.verified_share > 0 && cfg.proof.verified_share <= 1))
     throw InputError("verified share: must be in (0, 1]");
+  if (cfg.unit_timeout_s != 0 && !cfg.isolate)
+    throw InputError("--unit-timeout: needs --isolate (only a unit in a child process can be stopped)");
+  if (!std::isfinite(cfg.unit_timeout_s) || cfg.unit_timeout_s < 0 || cfg.unit_timeout_s > kMaxUnitTimeoutS)
+    throw InputError("--unit-timeout: must be a number of seconds in (0, 86400]");
   Policy::from_json(cfg.policy.to_json(), "--policy");  // a programmatic policy is held to the same rules
   if (cfg.candidate.empty()) throw InputError("--candidate: empty");
   if (cfg.baselines.empty()) throw InputError("--baseline: at least one baseline is required");
@@ -280,6 +307,9 @@ PreflightedRun preflight_run(const RunConfig& cfg, const std::string& backend_na
   // The table itself (read only) and the size of the schedule it implies.
   CaseTable t = table ? std::move(*table) : load_case_table(cfg.cases_path);
   filter_rows(t, cfg.rows_filter);
+  check_policy_backend(cfg.policy, backend_name);
+  check_export_arm_backend(cfg.candidate, backend_name, "--candidate");
+  for (const auto& b : cfg.baselines) check_export_arm_backend(b, backend_name, "--baseline");
   register_export_arms(cfg, t.family);
   check_world_size(cfg, t, backend_name);
   check_schedule_size(cfg, t);

@@ -19,6 +19,7 @@ inline constexpr int kMaxGroups = 1000, kMaxBlocks = 1000, kMaxM = 10000, kMaxWa
 // Input sets per row (--input-sets): each holds a copy of the per-call inputs and its oracle.
 inline constexpr int kMaxInputSets = 64;
 inline constexpr double kMaxWarmupUs = 1e9;
+inline constexpr double kMaxUnitTimeoutS = 86400;
 // groups x blocks x m x rows x baselines above this is refused as absurd.
 inline constexpr double kMaxScheduledSamples = 1e8;
 
@@ -51,6 +52,16 @@ Plan plan_for_backend(const PreflightedRun& run, const std::string& backend_name
 // 1. The CPU backend plays every row's ranks in one process and refuses a world size other than 1;
 // a preflight naming no backend does not check. InputError naming the flag and the first row that differs.
 void check_world_size(const RunConfig& cfg, const CaseTable& t, const std::string& backend_name);
+
+// An export arm (export:PATH:NAME) on a run of the cpu backend: refused with
+// an InputError prefixed by `flag`, before its library is opened, so none of its code (its
+// constructors) runs. The loader registers every export arm for the cuda backend.
+void check_export_arm_backend(const std::string& arm, const std::string& backend_name, const char* flag);
+
+// The gates that read what the GPU timer records (parity, fallback: each call's activity), in a
+// policy of a run of the cpu backend: refused (InputError naming --policy and
+// the gate) rather than failing every row after all the work.
+void check_policy_backend(const Policy& policy, const std::string& backend_name);
 
 // Loads the export arms (export:PATH:NAME) the run names, checking each library against the
 // case table's family; throws InputError prefixed by the flag (--candidate, --baseline).

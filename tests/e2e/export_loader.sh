@@ -7,8 +7,9 @@ EXPORTS="${KGATE_TEST_EXPORTS_DIR:-}"
 [ -f "$EXPORTS/export_good_ssu.so" ] || { echo "skip: the test export libraries are not built"; exit 77; }
 cd "$WORK"
 GOOD="$EXPORTS/export_good_ssu.so"
-run_with() {  # run_with ARM: an ssu run on the CPU backend with ARM as the candidate
-  "$KGATE" run --backend cpu --quiet --cases "$SRC/cases/cpu/ssu.json" --candidate "$1" \
+run_with() {  # run_with ARM [BACKEND]: an ssu run (cuda backend by default) with ARM as the candidate
+  # The library is checked before the device is opened: these refusals need no GPU.
+  "$KGATE" run --backend "${2:-cuda}" --quiet --cases "$SRC/cases/cpu/ssu.json" --candidate "$1" \
     --baseline ssu.cpu_scalar --out out.json 2>err.txt >/dev/null
 }
 one_line_naming() {  # one_line_naming "what" FILE PATTERN
@@ -30,9 +31,21 @@ one_line_naming "not loadable" "'garbage.so'" "cannot load: "
 run_with "export:$GOOD:fail"; check "no such arm" 2 $?
 one_line_naming "no such arm" "$GOOD" "no arm 'fail' in it (arms: fails, picky); did you mean 'fails'?"
 [ ! -e out.json ] && [ ! -e out.json.journal ] && echo "ok: nothing written" || { echo "FAIL: a refused run wrote"; fails=$((fails + 1)); }
-# A good library loads; its arms are cuda arms, so the CPU backend refuses them by name.
-run_with "export:$GOOD:fails"; check "a cuda export on the CPU backend" 2 $?
-expect_grep "refused as a cuda arm" "a cuda implementation, but this run uses the cpu backend" err.txt
+# Export arms are cuda arms: the CPU backend refuses them by name before opening the library,
+# so none of its code runs (this library's constructor writes a marker file when it is opened).
+MARKER="$EXPORTS/export_ctor_marker.so"
+export KGATE_TEST_CTOR_MARKER="$WORK/ctor.marker"
+run_with "export:$MARKER:marker" cpu; check "an export on the CPU backend" 2 $?
+one_line_naming "an export on the CPU backend" "export_ctor_marker.so" "runs on the cuda backend, but this run uses the cpu backend (the library was not opened"
+[ ! -e ctor.marker ] && echo "ok: the refused library was not opened" || { echo "FAIL: the library's constructor ran"; fails=$((fails + 1)); }
+"$KGATE" run --backend cpu --quiet --cases "$SRC/cases/cpu/ssu.json" --candidate ssu.cpu_eigen \
+  --baseline "ssu.cpu_scalar,export:$MARKER:marker" --out out.json 2>err.txt >/dev/null
+check "an export baseline on the CPU backend" 2 $?
+expect_grep "the baseline is named" "^kgate: error: --baseline 'export:" err.txt
+[ ! -e ctor.marker ] && echo "ok: the refused baseline's library was not opened" || { echo "FAIL: the baseline library's constructor ran"; fails=$((fails + 1)); }
+"$KGATE" list --export "$MARKER" >/dev/null; check "list --export opens the marker library" 0 $?
+[ -e ctor.marker ] && echo "ok: opening the library leaves the marker" || { echo "FAIL: no marker: the test cannot see a load"; fails=$((fails + 1)); }
+unset KGATE_TEST_CTOR_MARKER
 
 "$KGATE" list --export "$GOOD" >list.txt; check "list --export" 0 $?
 expect_grep "list: the arm, by its portable name" "export:export_good_ssu.so:fails .*\[kernels: test_ssu_fails_kernel\]" list.txt

@@ -97,6 +97,14 @@ TEST(Policy, UnknownFieldsAreRefusedWithTheNearestName) {
   m = from_json_error(
       json{{"gates", {"strict"}}, {"by_baseline", {{"b", {{"gates", {"strict"}}, {"accept_refusals", {"b"}}}}}}});
   EXPECT_NE(m.find("unknown field 'accept_refusals'"), std::string::npos) << m;
+  // A misspelt 'gates' or gate value is named with the key it was meant to be, not reported
+  // as 'gates' missing or silently ignored.
+  m = from_json_error(json{{"gatez", {"correct"}}});
+  EXPECT_NE(m.find("unknown field 'gatez'; did you mean 'gates'?"), std::string::npos) << m;
+  m = from_json_error(json{{"gates", {"correct"}}, {"limt", 0.1}});
+  EXPECT_NE(m.find("unknown field 'limt'; did you mean 'limit'?"), std::string::npos) << m;
+  m = from_json_error(json::array({"correct"}));
+  EXPECT_NE(m.find("must be a JSON object"), std::string::npos) << m;
   // A description is prose, accepted and not recorded.
   Policy p = Policy::from_json(json{{"description", "why"}, {"gates", {"correct"}}}, "p");
   EXPECT_FALSE(p.to_json().contains("description"));

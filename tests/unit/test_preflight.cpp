@@ -213,6 +213,43 @@ TEST_F(Preflight, ArmsAreCheckedAgainstTheNamedBackend) {
   EXPECT_NE(m.find("arm named twice"), std::string::npos) << m;
 }
 
+TEST_F(Preflight, ActivityGatesAndExportArmsAreRefusedOnTheCpuBackend) {
+  // parity and fallback read the kernels a call launches, which the CPU backend never records:
+  // refused before any work instead of failing every row after all of it.
+  RunConfig c = c_;
+  c.policy = Policy::parse("correct,parity");
+  std::string m = error_of([&] { preflight_run(c, "cpu"); });
+  EXPECT_NE(m.find("--policy: gate 'parity' judges the kernels a call launches, which only the cuda backend records"),
+            std::string::npos)
+      << m;
+  c.policy = Policy::from_json(
+      json{{"gates", {"correct"}}, {"by_baseline", {{"ag_gemm.cpu_blocked", {{"gates", {"fallback"}}}}}}}, "p");
+  m = error_of([&] { preflight_run(c, "cpu"); });
+  EXPECT_NE(m.find("--policy: by_baseline.'ag_gemm.cpu_blocked': gate 'fallback'"), std::string::npos) << m;
+  // An export arm is refused by name before its library is opened (this one does not exist:
+  // opening it would say "no such file" instead).
+  c = c_;
+  c.candidate = "export:" + p("absent.so") + ":arm";
+  m = error_of([&] { preflight_run(c, "cpu"); });
+  EXPECT_NE(m.find("--candidate 'export:"), std::string::npos) << m;
+  EXPECT_NE(m.find("runs on the cuda backend, but this run uses the cpu backend (the library was not opened"),
+            std::string::npos)
+      << m;
+  EXPECT_EQ(m.find("no such file"), std::string::npos) << m;
+}
+
+TEST_F(Preflight, UnitTimeoutNeedsIsolateAndABound) {
+  RunConfig c = c_;
+  c.unit_timeout_s = 5;
+  EXPECT_NE(error(c).find("--unit-timeout: needs --isolate"), std::string::npos);
+  c.isolate = true;
+  preflight_run(c);
+  for (double bad : {-1.0, 86401.0, std::nan("")}) {
+    c.unit_timeout_s = bad;
+    EXPECT_NE(error(c).find("--unit-timeout: must be a number of seconds in (0, 86400]"), std::string::npos) << bad;
+  }
+}
+
 TEST_F(Preflight, AMissingTableNamesTheNearestTables) {
   const std::string cases = p("cases");
   fs::create_directories(p("cases/cpu"));

@@ -8,9 +8,11 @@
 // output beside the test's working directory as <name>.actual.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 
 #include "harness/core/errors.hpp"
 #include "harness/core/fileio.hpp"
@@ -388,7 +390,62 @@ TEST(Report, CsvUsesShortestRoundTripNumbers) {
       std::string::npos)
       << csv;
   EXPECT_NE(csv.find("\n\"r4 <&\"\"'|>\",ssu,"), std::string::npos);  // quoted, quote doubled
-  EXPECT_NE(csv.find("\"device error: cudaErrorIllegalAddress\nat launch.cu:42\""), std::string::npos);
+  // A line break is escaped, not quoted: every record is one line.
+  EXPECT_NE(csv.find(",device error: cudaErrorIllegalAddress\\nat launch.cu:42,"), std::string::npos) << csv;
+}
+
+// Case-table strings that would drive a terminal (ESC sequences, BEL), open HTML, end a table
+// cell or a line, or make a link: every printer shows them as text.
+TEST(Report, HostileTableStringsAreEscapedInEveryFormat) {
+  const std::string hostile =
+      "x\x1b[31mred\x07<script>alert(1)</script>|[a](http://e.x)\nline\xc2\x9b"
+      "2J";
+  std::vector<RowSpec> rows = old_rows();
+  rows[0].id = hostile;
+  rows[0].tags = {{"band", hostile}, {"dtype", "bf16"}};
+  rows[4].error = hostile;
+  const ReportView v = report_view(fixture_receipt(rows, kOldCommit), "r.json");
+  const std::string md = report_markdown(v), html = report_html(v), csv = report_csv(v);
+  const std::string wide = report_wide(records(v), "k.floor");
+  // Markdown shows a code span's text as written: only what is outside code spans could be markup.
+  std::string md_outside_code;
+  bool in_code = false;
+  for (char c : md) {
+    if (c == '`') in_code = !in_code;
+    if (!in_code && c != '`') md_outside_code += c;
+  }
+  for (const auto& [name, text] :
+       std::map<std::string, std::string>{{"md", md_outside_code}, {"html", html}, {"csv", csv}, {"wide", wide}}) {
+    for (const char* raw : {"\x1b", "\x07", "\xc2\x9b", "\nline"})
+      EXPECT_EQ(text.find(raw), std::string::npos) << name << " holds " << printable(raw) << ":\n" << text;
+    // csv is not markup: its text stays as written, control characters aside.
+    if (name != "csv") EXPECT_EQ(text.find("<script>"), std::string::npos) << name << ":\n" << text;
+    EXPECT_NE(text.find("\\x1b"), std::string::npos) << name << ": the escape is shown as text";
+  }
+  for (const char* raw : {"\x1b", "\x07", "\xc2\x9b", "\nline"}) EXPECT_EQ(md.find(raw), std::string::npos) << md;
+  for (const auto& [name, text] : std::map<std::string, std::string>{{"md", md_outside_code}, {"wide", wide}}) {
+    EXPECT_EQ(text.find("[a](http"), std::string::npos) << name << ": a link left raw";
+    EXPECT_NE(text.find("&lt;script>alert(1)&lt;/script>\\|[a\\](http://e.x)"), std::string::npos) << name << ":\n"
+                                                                                                   << text;
+  }
+  EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt;|[a](http://e.x)"), std::string::npos) << html;
+  // csv: one line per record (the header, two pairs of each of five rows).
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 11) << csv;
+  EXPECT_NE(csv.find("\\x1b[31mred\\x07<script>alert(1)</script>|[a](http://e.x)\\nline\\xc2\\x9b2J"),
+            std::string::npos)
+      << csv;
+}
+
+TEST(Text, TerminalEscapesControlsButKeepsBackslashes) {
+  EXPECT_EQ(terminal("row\x1b[2J\x07\r\n\t\x7f"), "row\\x1b[2J\\x07\\r\\n\\t\\x7f");
+  EXPECT_EQ(terminal("csi \xc2\x9b"
+                     "31m and \xc2\xa0 nbsp"),
+            "csi \\xc2\\x9b31m and \xc2\xa0 nbsp");  // C1 only
+  EXPECT_EQ(terminal("bad \xff utf-8 \xe2\x80\xa6"), "bad \\xff utf-8 \xe2\x80\xa6");
+  // Text escaped once (an error's quoted id) reads the same through it again.
+  const std::string once = quoted("a\nb\\c");
+  EXPECT_EQ(terminal(once), once);
+  EXPECT_EQ(printable("a\\b"), "a\\\\b");  // printable stays unambiguous
 }
 
 TEST(Report, JsonIsTheViewWithStableKeys) {
