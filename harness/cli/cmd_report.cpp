@@ -47,7 +47,9 @@ void add_report(CLI::App& app, Action& action) {
         throw InputError("--format: " + quoted(f) + " is not md, html, json, csv or wide");
       if (!o->anchor.empty() && f != "wide") throw InputError("--anchor: only with --format wide");
       if (!o->out.empty()) check_output_path(o->out, "--out");  // before the audit, not after it
-      const ReportView v = report_view(load_audited(o->receipt).receipt, o->receipt);
+      const AuditResult audited = load_audited(o->receipt);
+      check_not_the_receipt(o->out, o->receipt, audited.receipt, "--out");
+      const ReportView v = report_view(audited.receipt, o->receipt);
       if (f == "wide") {
         std::vector<RowRecord> rows;
         for (const auto& r : v.rows) rows.push_back(r.record);
@@ -101,8 +103,11 @@ void add_compare(CLI::App& app, Action& action) {
     action = [o]() -> int {
       if (!(o->threshold >= 0 && o->threshold < 1)) throw InputError("--threshold: must be in [0, 1)");
       if (!o->out.empty()) check_output_path(o->out, "--out");
-      const ReportView a = report_view(load_audited(o->old_r).receipt, o->old_r);
-      const ReportView b = report_view(load_audited(o->new_r).receipt, o->new_r);
+      const AuditResult old_r = load_audited(o->old_r), new_r = load_audited(o->new_r);
+      check_not_the_receipt(o->out, o->old_r, old_r.receipt, "--out");
+      check_not_the_receipt(o->out, o->new_r, new_r.receipt, "--out");
+      const ReportView a = report_view(old_r.receipt, o->old_r);
+      const ReportView b = report_view(new_r.receipt, o->new_r);
       const CompareResult c = compare_receipts(a, b, o->threshold);
       emit_text(o->json ? compare_json(c) : compare_markdown(c), o->out);
       return c.any_slower() ? kExitFail : kExitOk;
