@@ -47,13 +47,18 @@ Pkey load_public(const std::string& pem) {
   return k;
 }
 
+// What a memory BIO holds.
+std::string bio_text(BIO* b) {
+  char* data = nullptr;
+  long n = BIO_get_mem_data(b, &data);
+  return std::string(data, static_cast<size_t>(n));
+}
+
 // SubjectPublicKeyInfo PEM, as OpenSSL writes it.
 std::string public_pem_of(EVP_PKEY* k) {
   std::unique_ptr<BIO, BioFree> out(BIO_new(BIO_s_mem()));
   PEM_write_bio_PUBKEY(out.get(), k);
-  char* data = nullptr;
-  long n = BIO_get_mem_data(out.get(), &data);
-  return std::string(data, static_cast<size_t>(n));
+  return bio_text(out.get());
 }
 
 }  // namespace
@@ -77,16 +82,6 @@ std::string sha256_hex(std::string_view bytes) {
 }
 
 std::string sha256_file_hex(const std::string& path) { return sha256_hex(read_file(path)); }
-
-namespace {
-
-std::string bio_text(BIO* b) {
-  char* data = nullptr;
-  long n = BIO_get_mem_data(b, &data);
-  return std::string(data, static_cast<size_t>(n));
-}
-
-}  // namespace
 
 void ed25519_keygen(const std::string& priv_path, const std::string& pub_path) {
   EVP_PKEY* raw = EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519");

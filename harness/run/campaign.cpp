@@ -146,17 +146,22 @@ std::string sidecar_name_for(const std::string& receipt_path, const std::string&
 
 // Every sidecar kgate wrote for the receipt at `receipt_path` but `keep`: a file (not a link)
 // beside it named <stem>.<16 hex>.samples.json whose bytes' sha256 begins with those 16 hex. The
-// old receipt's samples.path is never trusted as a name to delete; a killed run's orphan goes too.
+// old receipt's samples.path is never trusted as a name to delete; a killed run's orphan goes
+// too, as does the temporary of a sidecar write that a kill cut short.
 void remove_other_sidecars(const std::string& receipt_path, const std::string& keep) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::path(receipt_path).parent_path().empty() ? "." : fs::path(receipt_path).parent_path();
   const std::string stem = receipt_stem(receipt_path);
   const std::string suffix = ".samples.json";
+  const size_t sidecar_size = stem.size() + 1 + 16 + suffix.size();
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
-    if (name == keep || name.size() != stem.size() + 1 + 16 + suffix.size() || !name.starts_with(stem + ".") ||
-        !name.ends_with(suffix) || !e.is_regular_file(ec) || e.is_symlink(ec))
+    if (name.size() > sidecar_size && name.starts_with(stem + ".") &&
+        name.compare(sidecar_size - suffix.size(), suffix.size() + 5, suffix + ".tmp.") == 0)
+      remove_stale_temporaries((dir / name.substr(0, sidecar_size)).string());  // a sidecar's write, killed
+    if (name == keep || name.size() != sidecar_size || !name.starts_with(stem + ".") || !name.ends_with(suffix) ||
+        !e.is_regular_file(ec) || e.is_symlink(ec))
       continue;
     const std::string hex = name.substr(stem.size() + 1, 16);
     if (hex.find_first_not_of("0123456789abcdef") != std::string::npos) continue;

@@ -4,6 +4,8 @@
 // hook between the two writes), never through the environment.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <set>
@@ -326,6 +328,11 @@ TEST_F(CampaignTest, TheReceiptAndItsSidecarChangeTogether) {
   EXPECT_EQ(read_file(cfg_.out_path), first);
   EXPECT_TRUE(audit_receipt(cfg_.out_path, std::nullopt).ok()) << "the old receipt must still find its own sidecar";
   fs::remove(cfg_.out_path + ".journal");
+  // And a kill inside a sidecar's write leaves its temporary (of a process now gone).
+  const pid_t gone = ::fork();
+  if (gone == 0) ::_exit(0);
+  ::waitpid(gone, nullptr, 0);
+  write_file_atomic((dir_ / ("r.0123456789abcdef.samples.json.tmp." + std::to_string(gone) + ".0")).string(), "{");
   cfg_.after_sidecar_written = nullptr;
   cfg_.schedule.seed = 3;
   run_campaign(cfg_, be);
@@ -336,7 +343,7 @@ TEST_F(CampaignTest, TheReceiptAndItsSidecarChangeTogether) {
   std::set<std::string> left;
   for (const auto& e : fs::directory_iterator(dir_)) left.insert(e.path().filename().string());
   EXPECT_EQ(left, (std::set<std::string>{"t.json", "r.json", fs::path(second_sidecar).filename().string()}))
-      << "the killed run's orphan sidecar goes too";
+      << "the killed runs' orphan sidecar and temporary go too";
 }
 
 // An old receipt's samples.path is not trusted as a name to delete: a forced run removes only a
