@@ -60,7 +60,7 @@ std::string error_of(const std::function<void()>& fn) {
   return "";
 }
 
-class FileIo : public ::testing::Test {
+class HostileFiles : public ::testing::Test {
  protected:
   void SetUp() override { dir_ = fresh_temp_dir("kgate_fileio_"); }
   void TearDown() override { fs::remove_all(dir_); }
@@ -68,7 +68,7 @@ class FileIo : public ::testing::Test {
   fs::path dir_;
 };
 
-TEST_F(FileIo, ReadFileRefusesFifosDevicesFoldersLoopsAndOversizedFiles) {
+TEST_F(HostileFiles, ReadFileRefusesFifosDevicesFoldersLoopsAndOversizedFiles) {
   ASSERT_EQ(::mkfifo(p("fifo").c_str(), 0644), 0);
   EXPECT_TRUE(input_error_within_5s([&] { read_file(p("fifo")); })) << "a FIFO with no writer";
   EXPECT_TRUE(input_error_within_5s([] { read_file("/dev/zero"); })) << "/dev/zero";
@@ -87,7 +87,7 @@ TEST_F(FileIo, ReadFileRefusesFifosDevicesFoldersLoopsAndOversizedFiles) {
   EXPECT_TRUE(input_error_within_5s([&] { read_file(p("sparse")); }));
 }
 
-TEST_F(FileIo, APlantedLinkAtTheTemporarysNameIsNeverWrittenThrough) {
+TEST_F(HostileFiles, APlantedLinkAtTheTemporarysNameIsNeverWrittenThrough) {
   write_file_atomic(p("victim"), "keep");
   const std::string out = p("r.json");
   fs::create_symlink(p("victim"), temporary_name(out, 0));
@@ -98,7 +98,7 @@ TEST_F(FileIo, APlantedLinkAtTheTemporarysNameIsNeverWrittenThrough) {
   EXPECT_TRUE(fs::is_symlink(temporary_name(out, 0)));  // this process's: not stale, left alone
 }
 
-TEST_F(FileIo, AKilledWritersTemporaryIsRemovedByTheNextWrite) {
+TEST_F(HostileFiles, AKilledWritersTemporaryIsRemovedByTheNextWrite) {
   const pid_t gone = ::fork();
   if (gone == 0) ::_exit(0);
   ::waitpid(gone, nullptr, 0);
@@ -111,7 +111,7 @@ TEST_F(FileIo, AKilledWritersTemporaryIsRemovedByTheNextWrite) {
   EXPECT_TRUE(fs::exists(p("other.json.tmp." + std::to_string(gone) + ".0")));
 }
 
-TEST_F(FileIo, WithoutReplaceAnExistingFileIsKept) {
+TEST_F(HostileFiles, WithoutReplaceAnExistingFileIsKept) {
   write_file_atomic(p("k.key"), "old", {0600, false});
   EXPECT_EQ(fs::status(p("k.key")).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
   EXPECT_THROW(write_file_atomic(p("k.key"), "new", {0600, false}), InputError);
@@ -119,7 +119,7 @@ TEST_F(FileIo, WithoutReplaceAnExistingFileIsKept) {
   EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator{}), 1) << "no temporary left";
 }
 
-TEST_F(FileIo, OutputPathsThatNameAFolderOrAnUnwritablePlaceAreRefused) {
+TEST_F(HostileFiles, OutputPathsThatNameAFolderOrAnUnwritablePlaceAreRefused) {
   EXPECT_NE(error_of([&] { check_output_path(p("newdir/"), "--out"); }).find("names a directory"), std::string::npos);
   EXPECT_NE(error_of([&] { check_output_path(p("."), "--out"); }).find("names a directory"), std::string::npos);
   EXPECT_NE(error_of([] { check_output_path("/proc/r.json", "--out"); }).find("not writable"), std::string::npos);
@@ -134,7 +134,7 @@ json header(const std::string& identity, const std::string& host) {
           {"machine", {{"backend", "cpu"}, {"gpus", json::array()}, {"host", host}, {"cpu", "c"}, {"os", "o"}}}};
 }
 
-TEST_F(FileIo, AnEmptyJournalBlocksNeitherAFreshRunNorAResume) {
+TEST_F(HostileFiles, AnEmptyJournalBlocksNeitherAFreshRunNorAResume) {
   const std::string j = p("r.json.journal");
   write_file_atomic(j, "");
   Journal::preflight(j, false);
@@ -145,7 +145,7 @@ TEST_F(FileIo, AnEmptyJournalBlocksNeitherAFreshRunNorAResume) {
   EXPECT_NE(read_file(j).find("\"identity_sha256\":\"id\""), std::string::npos);
   write_file_atomic(j, "{\"kind\":\"hea");  // torn while the header was written
   { Journal::create(j, header("id", "h")); }
-  EXPECT_NE(read_file(j).find("\"identity_sha256\":\"id\"}"), std::string::npos);
+  EXPECT_NE(read_file(j).find("\"identity_sha256\":\"id\""), std::string::npos);
   // A whole header: an unfinished run, refused before any work unless resumed.
   EXPECT_NE(error_of([&] { Journal::preflight(j, false); }).find("unfinished run"), std::string::npos);
   Journal::preflight(j, true);
@@ -153,7 +153,7 @@ TEST_F(FileIo, AnEmptyJournalBlocksNeitherAFreshRunNorAResume) {
   EXPECT_NE(error_of([&] { Journal::preflight(j, true); }).find("no journal to resume"), std::string::npos);
 }
 
-TEST_F(FileIo, AJournalThatIsNoFileIsRefusedAtOnce) {
+TEST_F(HostileFiles, AJournalThatIsNoFileIsRefusedAtOnce) {
   const std::string j = p("r.json.journal");
   ASSERT_EQ(::mkfifo(j.c_str(), 0644), 0);
   EXPECT_TRUE(input_error_within_5s([&] { Journal::preflight(j, true); }));
@@ -164,7 +164,7 @@ TEST_F(FileIo, AJournalThatIsNoFileIsRefusedAtOnce) {
   EXPECT_TRUE(input_error_within_5s([&] { Journal::preflight(j, false); }));
 }
 
-TEST_F(FileIo, AResumeOnAnotherMachineIsRefused) {
+TEST_F(HostileFiles, AResumeOnAnotherMachineIsRefused) {
   const std::string j = p("r.json.journal");
   { Journal::create(j, header("id", "host-a")); }
   std::vector<UnitResult> units;
