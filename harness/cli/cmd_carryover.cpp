@@ -40,6 +40,7 @@ void add_carryover(CLI::App& app, Action& action) {
     action = [o]() -> int {
       if (!o->out.empty()) check_output_path(o->out, "--out");  // before the audit, not after it
       const AuditResult a = load_audited(o->receipt);
+      check_not_the_receipt(o->out, o->receipt, a.receipt, "--out");
       const CarryoverResult c = carryover(a.receipt, a.samples, o->receipt);
       emit_text(o->json ? carryover_json(c).dump(2) + "\n" : carryover_markdown(c), o->out);
       return kExitOk;

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 
 #include "harness/cli/common.hpp"
@@ -91,6 +92,9 @@ int run_gate(const GateOpts& o) {
   // A bad policy is a usage error before the receipt is read.
   std::optional<Policy> given;
   if (!o.policy.empty()) given = Policy::parse(o.policy);
+  std::error_code ec;
+  if (!o.tree.empty() && !std::filesystem::is_directory(o.tree, ec))
+    throw InputError("--against-tree " + quoted(o.tree) + ": not a folder");
   AuditResult audited = load_audited(o.receipt);
   const json& pred = audited.receipt["body"]["predicate"];
   const Policy pol = gate_policy(o, given, pred);

@@ -49,7 +49,9 @@ void add_report(CLI::App& app, Action& action) {
         throw InputError("--format: " + quoted(f) + " is not md, html, json, csv or wide");
       if (!o->anchor.empty() && f != "wide") throw InputError("--anchor: only with --format wide");
       if (!o->out.empty()) check_output_path(o->out, "--out");  // before the audit, not after it
-      ReportView v = report_view(load_audited(o->receipt).receipt, o->receipt);
+      const AuditResult audited = load_audited(o->receipt);
+      check_not_the_receipt(o->out, o->receipt, audited.receipt, "--out");
+      ReportView v = report_view(audited.receipt, o->receipt);
       // An acceptance beside the receipt is shown beside its frozen verdict; one that does not
       // audit is refused like a receipt that does not.
       if (const std::string s = statement_path(o->receipt, StatementKind::accept); file_exists(s)) {
@@ -110,8 +112,11 @@ void add_compare(CLI::App& app, Action& action) {
     action = [o]() -> int {
       if (!(o->threshold >= 0 && o->threshold < 1)) throw InputError("--threshold: must be in [0, 1)");
       if (!o->out.empty()) check_output_path(o->out, "--out");
-      const ReportView a = report_view(load_audited(o->old_r).receipt, o->old_r);
-      const ReportView b = report_view(load_audited(o->new_r).receipt, o->new_r);
+      const AuditResult old_r = load_audited(o->old_r), new_r = load_audited(o->new_r);
+      check_not_the_receipt(o->out, o->old_r, old_r.receipt, "--out");
+      check_not_the_receipt(o->out, o->new_r, new_r.receipt, "--out");
+      const ReportView a = report_view(old_r.receipt, o->old_r);
+      const ReportView b = report_view(new_r.receipt, o->new_r);
       const CompareResult c = compare_receipts(a, b, o->threshold);
       emit_text(o->json ? compare_json(c) : compare_markdown(c), o->out);
       return c.any_slower() ? kExitFail : kExitOk;

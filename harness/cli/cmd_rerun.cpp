@@ -190,7 +190,6 @@ int run_rerun(const RerunOpts& ro) {
     std::error_code ec;
     if (!fs::is_directory(d, ec)) throw InputError("--peers " + printable(d) + ": not a directory");
   }
-  if (!ro.out_dir.empty()) fs::create_directories(ro.out_dir);
   std::vector<RerunJob> jobs = prepare_jobs(ro);
   int rc = kExitOk;
   json results = json::array();

@@ -162,6 +162,17 @@ void check_suite_entry(const json& e, const std::string& where) {
     throw InputError(where + ": field 'policy': must be a string (a gate list or a policy file)");
 }
 
+// A suite entry's receipt name: a relative path that stays under --out-dir.
+std::string suite_out(const std::string& out, const std::string& where) {
+  const std::filesystem::path p(out);
+  bool escapes = p.empty() || p.is_absolute();
+  for (const auto& part : p) escapes = escapes || part == "..";
+  if (escapes)
+    throw InputError(where + ": field 'out': " + quoted(out) +
+                     " must be a relative path under --out-dir (no '..', not absolute)");
+  return out;
+}
+
 // Every entry of the suite for `backend_name`, preflighted, before the first one runs.
 std::vector<PreflightedRun> suite_campaigns(const RunOpts& o, const std::string& suite_path,
                                             const std::string& backend_name) {
@@ -179,7 +190,7 @@ std::vector<PreflightedRun> suite_campaigns(const RunOpts& o, const std::string&
     std::string cases = e["cases"];
     std::error_code ec;
     if (!std::filesystem::exists(cases, ec)) cases = source_root() + "/" + cases;
-    const std::string out = o.out_dir + "/" + e["out"].get<std::string>();
+    const std::string out = o.out_dir + "/" + suite_out(e["out"], where);
     if (auto [it, fresh] = outs.emplace(out, idx); !fresh)
       throw InputError(where + ": field 'out': " + printable(out) + " is entry " + std::to_string(it->second) +
                        "'s too");
@@ -265,6 +276,7 @@ PreparedRun prepare_run(RunOpts& o) {
   // every other flag and file; only then is the device opened and announced. With --isolate
   // the device is opened only in child processes (a forked CUDA context is unusable).
   PreparedRun p;
+  if (o.out_dir.empty()) throw InputError("--out-dir: empty path (the folder for receipts; default out)");
   p.backend_name = backend_name_for(o.backend, o.isolate);
   check_launch(o.launch, p.backend_name);
   if (ranked(o)) check_rank_flags(o, p.backend_name);

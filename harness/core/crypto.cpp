@@ -1,18 +1,13 @@
 #include "harness/core/crypto.hpp"
 
-#include <fcntl.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <fstream>
+#include <filesystem>
 #include <memory>
-#include <sstream>
 
 #include "harness/core/errors.hpp"
+#include "harness/core/fileio.hpp"
 
 namespace kgate {
 namespace {
@@ -29,11 +24,13 @@ struct BioFree {
 using Pkey = std::unique_ptr<EVP_PKEY, PkeyFree>;
 using MdCtx = std::unique_ptr<EVP_MD_CTX, MdCtxFree>;
 
+// A key file is read as any other input (regular, bounded): a FIFO or /dev/zero is refused.
+constexpr size_t kMaxKeyFileBytes = 1 << 20;
+
 Pkey load_private(const std::string& path) {
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw InputError(path + ": cannot open private key");
-  EVP_PKEY* k = PEM_read_PrivateKey(f, nullptr, nullptr, nullptr);
-  std::fclose(f);
+  const std::string pem = read_file(path, kMaxKeyFileBytes);
+  std::unique_ptr<BIO, BioFree> in(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
+  EVP_PKEY* k = PEM_read_bio_PrivateKey(in.get(), nullptr, nullptr, nullptr);
   if (!k || EVP_PKEY_id(k) != EVP_PKEY_ED25519) {
     EVP_PKEY_free(k);
     throw InputError(path + ": not an Ed25519 private key in PEM form");
@@ -50,13 +47,18 @@ Pkey load_public(const std::string& pem) {
   return k;
 }
 
+// What a memory BIO holds.
+std::string bio_text(BIO* b) {
+  char* data = nullptr;
+  long n = BIO_get_mem_data(b, &data);
+  return std::string(data, static_cast<size_t>(n));
+}
+
 // SubjectPublicKeyInfo PEM, as OpenSSL writes it.
 std::string public_pem_of(EVP_PKEY* k) {
   std::unique_ptr<BIO, BioFree> out(BIO_new(BIO_s_mem()));
   PEM_write_bio_PUBKEY(out.get(), k);
-  char* data = nullptr;
-  long n = BIO_get_mem_data(out.get(), &data);
-  return std::string(data, static_cast<size_t>(n));
+  return bio_text(out.get());
 }
 
 }  // namespace
@@ -79,42 +81,24 @@ std::string sha256_hex(std::string_view bytes) {
   return to_hex(md, n);
 }
 
-std::string sha256_file_hex(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot read file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return sha256_hex(ss.str());
-}
-
-namespace {
-
-// fopen's "wb" with the flags and mode kgate needs for a key file (O_NOFOLLOW always).
-FILE* open_new_file(const std::string& path, int flags, mode_t mode) {
-  const int fd = open(path.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC | flags, mode);
-  if (fd < 0) throw InputError(path + ": cannot write (" + std::strerror(errno) + ")");
-  FILE* f = fdopen(fd, "wb");
-  if (!f) {
-    close(fd);
-    throw InputError(path + ": cannot write");
-  }
-  return f;
-}
-
-}  // namespace
+std::string sha256_file_hex(const std::string& path) { return sha256_hex(read_file(path)); }
 
 void ed25519_keygen(const std::string& priv_path, const std::string& pub_path) {
   EVP_PKEY* raw = EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519");
   if (!raw) throw std::runtime_error("OpenSSL: Ed25519 key generation failed");
   Pkey k(raw);
-  // The private key is created, never reused or followed through a link, and readable by its
+  std::unique_ptr<BIO, BioFree> priv(BIO_new(BIO_s_mem()));
+  if (!priv || PEM_write_bio_PrivateKey(priv.get(), k.get(), nullptr, nullptr, 0, nullptr, nullptr) != 1)
+    throw std::runtime_error(priv_path + ": writing the private key failed");
+  // The private key is created (never replacing a file, never through a link) readable by its
   // owner only; the public key may replace an old one, but not through a link either.
-  FILE* f = open_new_file(priv_path, O_CREAT | O_EXCL, 0600);
-  const bool wrote_priv = PEM_write_PrivateKey(f, k.get(), nullptr, nullptr, 0, nullptr, nullptr) == 1;
-  if (std::fclose(f) != 0 || !wrote_priv) throw std::runtime_error(priv_path + ": writing the private key failed");
-  f = open_new_file(pub_path, O_CREAT | O_TRUNC, 0644);
-  const bool wrote_pub = PEM_write_PUBKEY(f, k.get()) == 1;
-  if (std::fclose(f) != 0 || !wrote_pub) throw std::runtime_error(pub_path + ": writing the public key failed");
+  for (const std::string& p : {priv_path, pub_path}) {
+    std::error_code ec;
+    if (std::filesystem::is_symlink(std::filesystem::symlink_status(p, ec)))
+      throw InputError(p + ": is a symbolic link; a key is never written through one");
+  }
+  write_file_atomic(priv_path, bio_text(priv.get()), {0600, false});
+  write_file_atomic(pub_path, public_pem_of(k.get()), {0644, true});
 }
 
 SigningKey SigningKey::load(const std::string& priv_path) {

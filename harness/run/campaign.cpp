@@ -143,22 +143,42 @@ RowSamples assemble_samples(const RowState& st, size_t pairs) {
   return s;
 }
 
-std::string sidecar_name_for(const std::string& receipt_path, const std::string& sidecar_sha) {
+std::string receipt_stem(const std::string& receipt_path) {
   std::string stem = std::filesystem::path(receipt_path).filename().string();
   if (stem.size() > 5 && stem.substr(stem.size() - 5) == ".json") stem.resize(stem.size() - 5);
-  return stem + "." + sidecar_sha.substr(0, 16) + ".samples.json";
+  return stem;
 }
 
-// The samples sidecar named by the receipt at `receipt_path`, if one is there and readable.
-std::string existing_sidecar(const std::string& receipt_path) {
-  try {
-    if (!std::filesystem::is_regular_file(receipt_path)) return "";
-    std::string why;
-    std::optional<json> r = parse_json_checked(read_file(receipt_path), why);  // bounded nesting
-    if (!r) return "";
-    return r->at("body").at("predicate").at("samples").at("path").get<std::string>();
-  } catch (const std::exception&) {
-    return "";
+std::string sidecar_name_for(const std::string& receipt_path, const std::string& sidecar_sha) {
+  return receipt_stem(receipt_path) + "." + sidecar_sha.substr(0, 16) + ".samples.json";
+}
+
+// Every sidecar kgate wrote for the receipt at `receipt_path` but `keep`: a file (not a link)
+// beside it named <stem>.<16 hex>.samples.json whose bytes' sha256 begins with those 16 hex. The
+// old receipt's samples.path is never trusted as a name to delete; a killed run's orphan goes
+// too, as does the temporary of a sidecar write that a kill cut short.
+void remove_other_sidecars(const std::string& receipt_path, const std::string& keep) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(receipt_path).parent_path().empty() ? "." : fs::path(receipt_path).parent_path();
+  const std::string stem = receipt_stem(receipt_path);
+  const std::string suffix = ".samples.json";
+  const size_t sidecar_size = stem.size() + 1 + 16 + suffix.size();
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() > sidecar_size && name.starts_with(stem + ".") &&
+        name.compare(sidecar_size - suffix.size(), suffix.size() + 5, suffix + ".tmp.") == 0)
+      remove_stale_temporaries((dir / name.substr(0, sidecar_size)).string());  // a sidecar's write, killed
+    if (name == keep || name.size() != sidecar_size || !name.starts_with(stem + ".") || !name.ends_with(suffix) ||
+        !e.is_regular_file(ec) || e.is_symlink(ec))
+      continue;
+    const std::string hex = name.substr(stem.size() + 1, 16);
+    if (hex.find_first_not_of("0123456789abcdef") != std::string::npos) continue;
+    try {
+      if (sha256_file_hex(e.path().string()).compare(0, 16, hex) == 0) fs::remove(e.path(), ec);
+    } catch (const std::exception&) {
+      // unreadable: not provably kgate's own; left alone
+    }
   }
 }
 
@@ -266,19 +286,21 @@ struct Executed {
 // A fresh journal under the run's identity, or a killed run's journal and the units it holds.
 void open_journal(const RunConfig& cfg, const CampaignPlan& c, Executed& ex) {
   const std::string journal_path = cfg.out_path + ".journal";
+  const json header = {{"kind", "header"},
+                       {"identity_sha256", c.identity_sha256},
+                       {"identity", c.identity},
+                       {"machine", machine_identity(c.backend.environment)},
+                       {"started_utc", utc_now()}};
   if (cfg.resume) {
     std::vector<UnitResult> done;
-    ex.journal.emplace(Journal::resume(journal_path, c.identity_sha256, &done));
+    ex.journal.emplace(Journal::resume(journal_path, header, &done));
     for (const auto& u : done) apply_unit(ex.state, u);
     ex.resumed_units = done.size();
     return;
   }
   auto parent = std::filesystem::path(cfg.out_path).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent);
-  ex.journal.emplace(Journal::create(journal_path, json{{"kind", "header"},
-                                                        {"identity_sha256", c.identity_sha256},
-                                                        {"identity", c.identity},
-                                                        {"started_utc", utc_now()}}));
+  ex.journal.emplace(Journal::create(journal_path, header));
 }
 
 // The executor: each unit in a child process (--isolate) or in this one, then the rank runner
@@ -472,19 +494,15 @@ json subjects(const RunConfig& cfg, const CampaignPlan& c, const json& pred) {
 }
 
 // The pair changes together: the sidecar is written under a new name (its digest), then the
-// receipt replaces the old one in one rename; only then does the old receipt's sidecar go. A
-// kill at any point leaves a receipt and the sidecar it names.
+// receipt replaces the old one in one rename; only then do the old receipt's sidecar and any a
+// killed run left go. A kill at any point leaves a receipt and the sidecar it names.
 void write_pair(const RunConfig& cfg, const std::string& sidecar_name, const std::string& sidecar_bytes,
                 const json& receipt) {
   const auto dir = std::filesystem::path(cfg.out_path).parent_path();
-  const std::string previous = existing_sidecar(cfg.out_path);
   write_file_atomic((dir / sidecar_name).string(), sidecar_bytes);
   if (cfg.after_sidecar_written) cfg.after_sidecar_written();
   write_file_atomic(cfg.out_path, receipt_bytes(receipt));
-  if (!previous.empty() && previous != sidecar_name && previous.find('/') == std::string::npos) {
-    std::error_code ec;
-    std::filesystem::remove(dir / previous, ec);
-  }
+  remove_other_sidecars(cfg.out_path, sidecar_name);
 }
 
 void seal(const PreflightedRun& run, const CampaignPlan& c, const Executed& ex, const Assembled& a) {

@@ -1,8 +1,10 @@
 #include "harness/run/preflight.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cctype>
 #include <cmath>
 #include <filesystem>
@@ -17,6 +19,7 @@
 #include "harness/core/suggest.hpp"
 #include "harness/core/text.hpp"
 #include "harness/export/loader.hpp"
+#include "harness/run/journal.hpp"
 
 namespace kgate {
 namespace fs = std::filesystem;
@@ -85,8 +88,25 @@ void check_not_overwriting(const std::string& out, bool force, bool resume, cons
   throw InputError(what + " " + printable(out) + ": a receipt exists there; pass --force to overwrite it");
 }
 
+// Whether a file can be made in `dir`: an unnamed one (O_TMPFILE) where the filesystem has them,
+// else a named probe removed at once. access() alone passes /proc and read-only mounts for root.
+static bool can_create_in(const fs::path& dir) {
+  int fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+  if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+    const fs::path probe = dir / (".kgate-probe." + std::to_string(::getpid()));
+    fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0) ::unlink(probe.c_str());
+  }
+  if (fd < 0) return false;
+  ::close(fd);
+  return true;
+}
+
 void check_output_path(const std::string& path, const std::string& what) {
   check_length(path, what);
+  const std::string name = fs::path(path).filename().string();
+  if (name.empty() || name == "." || name == "..")
+    throw InputError(what + " " + printable(path) + ": names a directory, not a file (give the file's name)");
   std::error_code ec;
   auto st = fs::status(path, ec);
   if (fs::is_directory(st)) throw InputError(what + " " + printable(path) + ": is a directory");
@@ -99,7 +119,7 @@ void check_output_path(const std::string& path, const std::string& what) {
   if (!fs::exists(fs::status(dir, ec))) dir = ".";
   if (!fs::is_directory(fs::status(dir, ec)))
     throw InputError(what + " " + printable(path) + ": " + printable(dir.string()) + " is not a directory");
-  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+  if (::access(dir.c_str(), W_OK | X_OK) != 0 || !can_create_in(dir))
     throw InputError(what + " " + printable(path) + ": directory " + printable(dir.string()) + " is not writable");
 }
 
@@ -124,6 +144,17 @@ void check_policy_backend(const Policy& policy, const std::string& backend_name)
   };
   check(policy, "");
   for (const auto& [baseline, g] : policy.by_baseline) check(g, ": by_baseline." + quoted(baseline));
+}
+
+void check_not_the_receipt(const std::string& out, const std::string& receipt_path, const json& receipt,
+                           const std::string& what) {
+  if (out.empty()) return;
+  for (const std::string& in : {receipt_path, sidecar_path_of(receipt_path, receipt)}) {
+    std::error_code ec;
+    if (fs::equivalent(out, in, ec))
+      throw InputError(what + " " + printable(out) + ": is " + printable(in) + ", an input of this command; not " +
+                       "overwriting it");
+  }
 }
 
 void register_export_arms(const RunConfig& cfg, const std::string& family) {
@@ -211,6 +242,7 @@ static std::optional<SigningKey> check_files(const RunConfig& cfg) {
   check_output_path(cfg.out_path, "--out");
   // The samples sidecar is a new file beside --out (its name carries its digest): --out's check covers it.
   check_output_path(cfg.out_path + ".journal", "--out (journal)");
+  Journal::preflight(cfg.out_path + ".journal", cfg.resume);
   if (!cfg.sign_key) return std::nullopt;
   check_input_file(*cfg.sign_key, "--sign");
   return SigningKey::load(*cfg.sign_key);  // throws InputError unless an Ed25519 private key

@@ -84,5 +84,9 @@ void check_not_overwriting(const std::string& out, bool force, bool resume, cons
 // A path kgate will write (atomically, by rename): at most kMaxPathBytes, not a directory or
 // another non-regular file, and its directory exists and is writable or can be created.
 void check_output_path(const std::string& path, const std::string& what);
+// A derived output (report, carryover, compare) never replaces what it was derived from: `out`
+// must not be the receipt at `receipt_path` (parsed: `receipt`) nor its samples sidecar.
+void check_not_the_receipt(const std::string& out, const std::string& receipt_path, const json& receipt,
+                           const std::string& what);
 
 }  // namespace kgate

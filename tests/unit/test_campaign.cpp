@@ -4,8 +4,11 @@
 // hook between the two writes), never through the environment.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
+#include <set>
 
 #include "harness/report/carryover.hpp"
 #include "harness/core/crypto.hpp"
@@ -325,12 +328,37 @@ TEST_F(CampaignTest, TheReceiptAndItsSidecarChangeTogether) {
   EXPECT_EQ(read_file(cfg_.out_path), first);
   EXPECT_TRUE(audit_receipt(cfg_.out_path, std::nullopt).ok()) << "the old receipt must still find its own sidecar";
   fs::remove(cfg_.out_path + ".journal");
+  // And a kill inside a sidecar's write leaves its temporary (of a process now gone).
+  const pid_t gone = ::fork();
+  if (gone == 0) ::_exit(0);
+  ::waitpid(gone, nullptr, 0);
+  write_file_atomic((dir_ / ("r.0123456789abcdef.samples.json.tmp." + std::to_string(gone) + ".0")).string(), "{");
   cfg_.after_sidecar_written = nullptr;
+  cfg_.schedule.seed = 3;
   run_campaign(cfg_, be);
   const std::string second_sidecar = sidecar_path_of(cfg_.out_path, json::parse(read_file(cfg_.out_path)));
   EXPECT_NE(second_sidecar, first_sidecar);
   EXPECT_FALSE(fs::exists(first_sidecar)) << "the replaced receipt's sidecar goes with it";
   EXPECT_TRUE(audit_receipt(cfg_.out_path, std::nullopt).ok());
+  std::set<std::string> left;
+  for (const auto& e : fs::directory_iterator(dir_)) left.insert(e.path().filename().string());
+  EXPECT_EQ(left, (std::set<std::string>{"t.json", "r.json", fs::path(second_sidecar).filename().string()}))
+      << "the killed runs' orphan sidecar and temporary go too";
+}
+
+// An old receipt's samples.path is not trusted as a name to delete: a forced run removes only a
+// sidecar kgate wrote for that receipt (its name's digest is its bytes').
+TEST_F(CampaignTest, AForcedRunDeletesOnlyItsOwnSidecars) {
+  FakeBackend be;
+  run_campaign(cfg_, be);
+  json r = json::parse(read_file(cfg_.out_path));
+  for (const char* victim : {"victim.json", "r.0123456789abcdef.samples.json"}) {
+    write_file_atomic((dir_ / victim).string(), "not a sidecar");
+    r["body"]["predicate"]["samples"]["path"] = victim;
+    write_file_atomic(cfg_.out_path, receipt_bytes(seal_receipt(r["body"], std::nullopt)));
+    run_campaign(cfg_, be);
+    EXPECT_EQ(read_file((dir_ / victim).string()), "not a sidecar") << victim;
+  }
 }
 
 // A CUPTI row records where each arm's time goes: per activity (kernel name, memcpy), its time
