@@ -20,7 +20,7 @@ for arm in honest first_calls memo_ptr even_calls stale; do
   check "cheat.$arm: the run ends (exit 0 or gate failure 1)" 1 $((rc == 0 || rc == 1))
   "$KGATE" audit "cheat_$arm.json" >/dev/null
   check "cheat.$arm: the receipt audits" 0 $?
-  [ -n "${KGATE_GPU_OUT:-}" ] && mkdir -p "$KGATE_GPU_OUT" && cp "cheat_$arm.json"* "$KGATE_GPU_OUT"/
+  [ -n "${KGATE_GPU_OUT:-}" ] && mkdir -p "$KGATE_GPU_OUT" && cp "cheat_$arm".*json "$KGATE_GPU_OUT"/
 done
 python3 - <<'PY'
 import json, re
