@@ -83,10 +83,11 @@ class UnitProof {
     a.set = static_cast<int>(a.calls++ % sets_);
     timed(phases_.proof_s, [&] { ctx_.load_input(a.set); });
   }
-  // One timed call, its input loaded and, where chosen, its output verified.
-  Sample time(const Implementation& impl) {
-    load(impl.name);
-    Arm& a = arms_[impl.name];
+  // One timed call of `arm` (its name in the plan), its input loaded and, where chosen, its output
+  // verified.
+  Sample time(const std::string& arm, const Implementation& impl) {
+    load(arm);
+    Arm& a = arms_[arm];
     const int64_t call = a.proof.timed++;
     const bool verify = call < static_cast<int64_t>(a.verify.size()) && a.verify[call];
     if (verify) timed(phases_.proof_s, [&] { ctx_.prepare_verified(impl); });
@@ -95,7 +96,7 @@ class UnitProof {
     Correctness c;
     timed(phases_.proof_s, [&] { c = ctx_.verify(impl); });
     ++a.proof.verified;
-    if (!c.passed && a.proof.failed++ == 0) a.proof.first_failure = failed_call_text(impl.name, call, group_, a.set, c);
+    if (!c.passed && a.proof.failed++ == 0) a.proof.first_failure = failed_call_text(arm, call, group_, a.set, c);
     return s;
   }
   std::map<std::string, CallProof> result() const {
@@ -344,6 +345,7 @@ RowCheck InProcessExecutor::check_row(const UnitSpec& spec, std::unique_ptr<RowC
 void InProcessExecutor::check_arm(const PlanArm& a, RowContext& ctx, RowCheck& rc) {
   ctx.load_input(0);
   Correctness c = ctx.check(*a.impl);
+  agree_or_abandon(true);  // a check may run collectives: a rank that threw in the first says so before the second
   Correctness second;
   timed(phases_.proof_s, [&] {
     ctx.load_input(1);
@@ -403,7 +405,7 @@ RankResult InProcessExecutor::time_unit(const UnitSpec& spec, RowContext& ctx) {
       }
       for (char L : spec.letters) {
         const std::string& arm = L == 'A' ? b : plan_.candidate;
-        Sample s = proof.time(plan_.impl(arm));
+        Sample s = proof.time(arm, plan_.impl(arm));
         (L == 'A' ? sb : sc).push_back(s.us);
         if (s.signature) sigs[arm].push_back(*s.signature);
         add_side(rr.side[arm], std::move(s));
