@@ -167,6 +167,36 @@ static void check_proof(const RowRecord& row) {
     throw AuditError("row '" + row.id + "': passed, but its proof records a failure (" + failed + ")");
 }
 
+// A passed row's proof against its samples: every arm the row timed has an entry, checked on at
+// least two input sets, whose timed calls are that arm's samples in the sidecar (once per rank
+// that measured them) and whose verified calls cover at least each unit's last call.
+static void check_proof_counts(const RowRecord& row, const RowSamples& samples) {
+  if (!row.proof) return;
+  std::map<std::string, int64_t> calls;
+  size_t groups = 0;
+  for (size_t i = 0; i < row.pairs.size() && i < samples.baseline.size() && i < samples.candidate.size(); ++i) {
+    for (const auto& g : samples.baseline[i]) calls[row.pairs[i].baseline] += static_cast<int64_t>(g.size());
+    for (const auto& g : samples.candidate[i]) calls[row.pairs[i].candidate] += static_cast<int64_t>(g.size());
+    groups = std::max(groups, samples.candidate[i].size());
+  }
+  for (const auto& [arm, n] : calls) {
+    if (n == 0) continue;
+    const std::string where = "row '" + row.id + "': proof of " + arm + ": ";
+    auto it = row.proof->arms.find(arm);
+    if (it == row.proof->arms.end()) throw AuditError(where + "missing, though the sidecar holds its timed calls");
+    const CallProof& c = it->second.calls;
+    const int64_t ranks = n > 0 && c.timed % n == 0 ? c.timed / n : 0;
+    if (ranks < 1 || ranks > std::max(1, samples.world_size))
+      throw AuditError(where + std::to_string(c.timed) + " timed calls recorded, the sidecar holds " + std::to_string(n));
+    if (c.verified < static_cast<int64_t>(groups) * ranks)
+      throw AuditError(where + std::to_string(c.verified) + " verified calls, fewer than one per unit");
+    std::set<int> sets;
+    for (const auto& chk : it->second.checks)
+      if (chk.passed) sets.insert(chk.set);
+    if (sets.size() < 2) throw AuditError(where + "checked on fewer than two input sets");
+  }
+}
+
 namespace {
 
 // Each pair's statistics from its samples (a pair whose baseline refused the row keeps none).
@@ -306,6 +336,7 @@ void derive_row(RowRecord& row, const RowSamples* samples, const Policy& policy,
   for (auto& p : row.pairs) p = PairRecord{p.baseline, p.candidate, {}, {}, {}, {}, {}, {}, {}};
   if (row.disposition == Disposition::passed) {
     if (!samples) throw AuditError("row '" + row.id + "': passed but has no samples in the sidecar");
+    check_proof_counts(row, *samples);
     measure_pairs(row, *samples, ctx);
     measure_side(row, *samples, ctx);
   }

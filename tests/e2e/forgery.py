@@ -136,6 +136,8 @@ def facts_digest(pred):
         f = {k: r.get(k, "(absent)") for k in FACT_ROW_KEYS}
         if "refused" in r:
             f["refused"] = r["refused"]
+        if "proof" in r:
+            f["proof"] = r["proof"]
         rows.append(f)
     bound = {k: pred[k] for k in ["tool", "backend", "timer", "environment", "protocol", "cases", "arms", "policy", "run"]}
     bound["rows"] = rows
@@ -255,6 +257,11 @@ def set_(path, value):
 
 
 FR = first_passed
+
+
+def candidate_proof(p):
+    return FR(p)["proof"]["arms"][FR(p)["pairs"][0]["candidate"]]
+
 KINDS = {
     # name: (class, edit)
     "none": ("none", lambda p, rows, b: None),
@@ -286,6 +293,10 @@ KINDS = {
     "subject.digest": ("fact", lambda p, rows, b: arm_source_subject(b)[1]["digest"].update(sha256="ef" * 32)),
     "subject.binary": ("fact", lambda p, rows, b: b["subject"][0]["digest"].update(sha256="ef" * 32)),
     "arms.sources.dropped": ("fact", source_dropped),
+    "proof.arm_dropped": ("fact", lambda p, rows, b: FR(p)["proof"]["arms"].pop(FR(p)["pairs"][0]["candidate"])),
+    "proof.timed_calls": ("fact", lambda p, rows, b: candidate_proof(p).update(timed_calls=candidate_proof(p)["timed_calls"] + 1)),
+    "proof.verified_calls": ("fact", lambda p, rows, b: candidate_proof(p).update(verified_calls=0)),
+    "proof.one_seed": ("fact", lambda p, rows, b: candidate_proof(p)["checks"].pop()),
     "sidecar.group_dropped": ("fact", lambda p, rows, b: [pr["baseline"].pop() for pr in rows[FR(p)["id"]]["pairs"]]),
     # Only a signature protects these (harness/core/AUDIT.md).
     "policy.weakened": ("signature", weaken_policy),
