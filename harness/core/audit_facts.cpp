@@ -60,7 +60,8 @@ RunFacts run_facts(const json& pred, const Bad& bad) {
     bad(std::string("field 'protocol': a schedule kgate refuses: ") + e.what());
   }
   const std::string backend = string_field(pred, "backend", "predicate");
-  if (string_field(pred.at("environment"), "backend", "environment") != backend)
+  const json& env = pred.at("environment");
+  if (env.is_object() && env.contains("backend") && env["backend"] != backend)
     bad("field 'environment.backend': differs from predicate.backend");
   if (string_field(proto, "timer", "protocol") != string_field(pred, "timer", "predicate"))
     bad("field 'protocol.timer': differs from predicate.timer");

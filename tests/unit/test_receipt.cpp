@@ -384,7 +384,16 @@ TEST_F(ReceiptTest, ResealedForgeriesThatARecordedFactExposesAreCaught) {
        [](json& b, json&) {
          b["subject"].push_back({{"name", "x.cu"}, {"digest", {{"sha256", std::string(64, 'b')}}}});
        }},
-      {"arm source dropped", [](json& b, json&) { b["predicate"]["arms"][0]["sources"].erase(0); }},
+      {"a source dropped from every arm",
+       [](json& b, json&) {
+         const json path = b["predicate"]["arms"][0]["sources"][0]["path"];
+         for (auto& arm : b["predicate"]["arms"]) {
+           json kept = json::array();
+           for (const auto& s : arm["sources"])
+             if (s["path"] != path) kept.push_back(s);
+           arm["sources"] = kept;
+         }
+       }},
       {"binary subject", [](json& b, json&) { b["subject"][0]["digest"]["sha256"] = std::string(64, 'c'); }},
       {"samples of a group dropped",
        [](json& b, json& rows) {
