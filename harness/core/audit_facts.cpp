@@ -166,7 +166,9 @@ void check_correctness(const RowRecord& row, const RunFacts& f, const Bad& bad) 
       bad(at + "disposition passed, but not every arm that ran was checked and passed");
     if (row.error) bad(at + "disposition passed with an error");
   }
-  if (row.disposition == Disposition::incorrect && all_passed)
+  // An incorrect row names a failed check: of set 0 (its correctness), or in its timed-call proof
+  // (another input set's check, or a verified timed call).
+  if (row.disposition == Disposition::incorrect && all_passed && (!row.proof || row.proof->failure().empty()))
     bad(at + "disposition incorrect, but every recorded check passed");
 }
 
