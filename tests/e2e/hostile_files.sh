@@ -33,7 +33,7 @@ refused "a FIFO as --cases" 2 "not a regular file" "${bare[@]}" "${fast[@]}" --c
 refused "a FIFO as --sign" 2 "not a regular file" "${run[@]}" --out o/a.json --sign fifo
 refused "a symlink loop as --cases" 2 "loop1" "${bare[@]}" "${fast[@]}" --cases loop1
 refused "a FIFO as --policy" 2 "unknown gate 'fifo'" "${run[@]}" --out o/a.json --policy fifo  # not a file: a gate list
-audit_fails "a FIFO as --pubkey" "not a regular file" r.json --pubkey fifo
+refused "a FIFO as --pubkey" 2 "not a regular file" audit r.json --pubkey fifo
 audit_fails "/dev/zero as a receipt" "not a regular file" /dev/zero
 audit_fails "a symlink loop as a receipt" "loop1" loop1
 cp r.json r2.json
