@@ -187,7 +187,8 @@ static void check_proof_counts(const RowRecord& row, const RowSamples& samples) 
     const CallProof& c = it->second.calls;
     const int64_t ranks = n > 0 && c.timed % n == 0 ? c.timed / n : 0;
     if (ranks < 1 || ranks > std::max(1, samples.world_size))
-      throw AuditError(where + std::to_string(c.timed) + " timed calls recorded, the sidecar holds " + std::to_string(n));
+      throw AuditError(where + std::to_string(c.timed) + " timed calls recorded, the sidecar holds " +
+                       std::to_string(n));
     if (c.verified < static_cast<int64_t>(groups) * ranks)
       throw AuditError(where + std::to_string(c.verified) + " verified calls, fewer than one per unit");
     std::set<int> sets;
