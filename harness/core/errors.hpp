@@ -15,6 +15,12 @@ struct AuditError : std::runtime_error {
 struct DeviceError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+// Device memory ran out (an allocation failed, or a row's proof buffers would not leave the reserve
+// free): a DeviceError the executor may answer by freeing the inputs it keeps for other rows and
+// trying the unit again.
+struct MemoryShort : DeviceError {
+  using DeviceError::DeviceError;
+};
 
 enum ExitCode : int { kExitOk = 0, kExitFail = 1, kExitUsage = 2, kExitDevice = 3 };
 

@@ -64,6 +64,7 @@ class GpuBackend final : public Backend {
   // a rank that failed the unit said so there instead.
   double agree_max(double v);
   bool ranks_agree(bool ok) override;
+  bool alone() const override { return role_.world_size == 1 || role_.simulated; }
   // One protocol sample: the L2 protocol's step (flush unless --warm, synchronize), then the
   // timer's measurement of the launch, whose intervals and activity the sample keeps.
   Sample sample(const Launch& launch);

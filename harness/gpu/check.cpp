@@ -14,7 +14,9 @@ std::string device_error_message(const char* subsystem, const char* file, int li
 
 void throw_device_error(const char* subsystem, const char* file, int line, const char* call, const std::string& name,
                         const std::string& text) {
-  throw DeviceError(device_error_message(subsystem, file, line, call, name, text));
+  std::string what = device_error_message(subsystem, file, line, call, name, text);
+  if (name == "cudaErrorMemoryAllocation") throw MemoryShort(what);
+  throw DeviceError(what);
 }
 
 void report_device_error(const char* subsystem, const char* file, int line, const char* call, const std::string& name,

@@ -29,7 +29,11 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
 }
 void DeviceBuffer::upload(const void* host, size_t bytes, size_t offset) {
   if (offset + bytes > n_) throw DeviceError("DeviceBuffer::upload out of bounds");
-  KGATE_CUDA(cudaMemcpy(static_cast<char*>(p_) + offset, host, bytes, cudaMemcpyHostToDevice));
+  // From pageable memory cudaMemcpy may return once the bytes are staged, before the DMA lands, and
+  // the backend's streams are non-blocking: they would not wait for it. Synchronizing the legacy
+  // stream the copy went to makes the contents visible to every stream when upload returns.
+  KGATE_CUDA(cudaMemcpyAsync(static_cast<char*>(p_) + offset, host, bytes, cudaMemcpyHostToDevice, cudaStreamLegacy));
+  KGATE_CUDA(cudaStreamSynchronize(cudaStreamLegacy));
 }
 void DeviceBuffer::download(void* host, size_t bytes, size_t offset) const {
   if (offset + bytes > n_) throw DeviceError("DeviceBuffer::download out of bounds");

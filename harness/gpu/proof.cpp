@@ -8,7 +8,7 @@ void require_free(size_t bytes, const std::string& what) {
   size_t free = 0, total = 0;
   KGATE_CUDA(cudaMemGetInfo(&free, &total));
   if (free >= bytes + kProofReserveBytes) return;
-  throw DeviceError(what + ": " + std::to_string(bytes >> 20) + " MiB do not fit beside the row's buffers and the " +
+  throw MemoryShort(what + ": " + std::to_string(bytes >> 20) + " MiB do not fit beside the row's buffers and the " +
                     "flush (" + std::to_string(free >> 20) + " MiB free of " + std::to_string(total >> 20) + ", " +
                     std::to_string(kProofReserveBytes >> 20) + " MiB kept for the arms' workspaces)");
 }

@@ -19,9 +19,9 @@ namespace kgate::gpu {
 // arms' own workspaces (cuBLAS, NCCL, an export's scheduler plan) are allocated after them.
 inline constexpr size_t kProofReserveBytes = size_t{1} << 30;
 
-// Throws DeviceError naming `what` and the sizes when `bytes` more would leave less than
-// kProofReserveBytes free: input sets or oracles that do not fit fail the row, they never shrink
-// the flush.
+// Throws MemoryShort naming `what` and the sizes when `bytes` more would leave less than
+// kProofReserveBytes free: the executor frees the other rows' kept inputs and tries the unit once
+// more; input sets or oracles that still do not fit fail the row, they never shrink the flush.
 void require_free(size_t bytes, const std::string& what);
 
 // A byte copy of src into dst (same size) on s.

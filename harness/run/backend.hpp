@@ -83,6 +83,8 @@ class Backend {
   // failure ends the unit on every rank at once, and no rank is left waiting in a collective
   // until --rank-timeout. A rank alone (one GPU, simulated ranks, the CPU): `ok`.
   virtual bool ranks_agree(bool ok) { return ok; }
+  // No other rank runs this unit beside this backend: the executor may retry a unit on its own.
+  virtual bool alone() const { return true; }
 };
 
 std::unique_ptr<Backend> make_cpu_backend();

@@ -464,7 +464,11 @@ json predicate(const RunConfig& cfg, const CampaignPlan& c, const Executed& ex, 
                    {"check", ex.phases.check_s},
                    {"warmup", ex.phases.warmup_s},
                    {"timing", ex.phases.timing_s},
-                   {"proof", ex.phases.proof_s}}},
+                   {"proof", ex.phases.proof_s},
+                   {"proof_parts",
+                    {{"inputs", ex.phases.proof_inputs_s},
+                     {"checks", ex.phases.proof_checks_s},
+                     {"verified", ex.phases.proof_verified_s}}}}},
                  {"resumed_units", ex.resumed_units},
                  {"units", c.plan.units.size()}};
   return pred;

@@ -26,6 +26,13 @@
 
 namespace kgate {
 
+void PhaseTimes::add(const std::vector<double>& t) {
+  if (t.size() != 8) throw std::runtime_error("phase times: expected 8");
+  double* const f[] = {&prepare_s, &check_s,        &warmup_s,       &timing_s,
+                       &proof_s,   &proof_inputs_s, &proof_checks_s, &proof_verified_s};
+  for (size_t i = 0; i < t.size(); ++i) *f[i] += t[i];
+}
+
 namespace {
 
 template <class F>
@@ -33,6 +40,15 @@ void timed(double& acc, F&& fn) {
   const auto t = std::chrono::steady_clock::now();
   fn();
   acc += std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// A step of the proof: its time added to the proof's and to its part's.
+template <class F>
+void proof_step(PhaseTimes& phases, double PhaseTimes::*part, F&& fn) {
+  double spent = 0;
+  timed(spent, fn);
+  phases.proof_s += spent;
+  phases.*part += spent;
 }
 
 // A phase whose steps include the proof's: the proof's time (added to phases.proof_s inside fn)
@@ -81,7 +97,7 @@ class UnitProof {
   void load(const std::string& arm) {
     Arm& a = arms_[arm];
     a.set = static_cast<int>(a.calls++ % sets_);
-    timed(phases_.proof_s, [&] { ctx_.load_input(a.set); });
+    proof_step(phases_, &PhaseTimes::proof_inputs_s, [&] { ctx_.load_input(a.set); });
   }
   // One timed call of `arm` (its name in the plan), its input loaded and, where chosen, its output
   // verified.
@@ -90,11 +106,11 @@ class UnitProof {
     Arm& a = arms_[arm];
     const int64_t call = a.proof.timed++;
     const bool verify = call < static_cast<int64_t>(a.verify.size()) && a.verify[call];
-    if (verify) timed(phases_.proof_s, [&] { ctx_.prepare_verified(impl); });
+    if (verify) proof_step(phases_, &PhaseTimes::proof_verified_s, [&] { ctx_.prepare_verified(impl); });
     Sample s = ctx_.time_once(impl);
     if (!verify) return s;
     Correctness c;
-    timed(phases_.proof_s, [&] { c = ctx_.verify(impl); });
+    proof_step(phases_, &PhaseTimes::proof_verified_s, [&] { c = ctx_.verify(impl); });
     ++a.proof.verified;
     if (!c.passed && a.proof.failed++ == 0) a.proof.first_failure = failed_call_text(arm, call, group_, a.set, c);
     return s;
@@ -347,7 +363,7 @@ void InProcessExecutor::check_arm(const PlanArm& a, RowContext& ctx, RowCheck& r
   Correctness c = ctx.check(*a.impl);
   agree_or_abandon(true);  // a check may run collectives: a rank that threw in the first says so before the second
   Correctness second;
-  timed(phases_.proof_s, [&] {
+  proof_step(phases_, &PhaseTimes::proof_checks_s, [&] {
     ctx.load_input(1);
     second = ctx.check(*a.impl);
   });
@@ -362,8 +378,8 @@ void InProcessExecutor::check_arm(const PlanArm& a, RowContext& ctx, RowCheck& r
 
 void InProcessExecutor::prepare_row(const UnitSpec& spec, std::unique_ptr<RowContext>& ctx) {
   timed(phases_.prepare_s, [&] { ctx = backend_.prepare(*plan_.family, plan_.table.rows[spec.row], spec.seed); });
-  timed(phases_.proof_s,
-        [&] { ctx->add_input_sets(derived_input_seeds(plan_.schedule.seed, spec.seed, plan_.proof.input_sets)); });
+  proof_step(phases_, &PhaseTimes::proof_inputs_s,
+             [&] { ctx->add_input_sets(derived_input_seeds(plan_.schedule.seed, spec.seed, plan_.proof.input_sets)); });
   agree_or_abandon(true);
 }
 
@@ -429,18 +445,33 @@ UnitResult InProcessExecutor::run_unit(const UnitSpec& spec) {
   UnitResult u;
   u.row_id = spec.row_id;
   u.group = spec.group;
-  std::unique_ptr<RowContext>& ctx = contexts_[spec.row_id];
-  try {
+  // The unit's steps. Contexts are kept across a row's units, so every row of a group can hold
+  // inputs at once: when the device runs out of memory, the other rows' contexts are freed (they
+  // are made again, from their seeds, for their next unit) and the unit starts over, once. A rank
+  // of a job does not: its peers would wait for it in a collective.
+  auto attempt = [&] {
+    u.check.reset();
+    u.ranks.clear();
+    std::unique_ptr<RowContext>& ctx = contexts_[spec.row_id];
     if (spec.check) {
       u.check = check_row(spec, ctx);
       if (u.check->disposition != Disposition::passed) {
         contexts_.erase(spec.row_id);
-        return u;
+        return;
       }
     }
     if (!ctx) prepare_row(spec, ctx);
     u.ranks.push_back(time_unit(spec, *ctx));
     if (spec.last_of_row || proof_failed(u.ranks.back())) contexts_.erase(spec.row_id);
+  };
+  try {
+    try {
+      attempt();
+    } catch (const MemoryShort&) {
+      if (!backend_.alone() || contexts_.size() < 2) throw;
+      contexts_.clear();
+      attempt();
+    }
   } catch (const RankAbandoned& e) {
     // Another rank failed this unit and said so at an agreement: the merged unit carries its cause.
     u.check.reset();
@@ -481,20 +512,14 @@ UnitResult IsolatedExecutor::run_unit(const UnitSpec& spec) {
         s.last_of_row = true;  // the child's inputs end with it
         const json unit = to_json(inner.run_unit(s));
         const PhaseTimes& t = inner.phases();
-        return json{{"unit", unit}, {"phases", {t.prepare_s, t.check_s, t.warmup_s, t.timing_s, t.proof_s}}}.dump();
+        return json{{"unit", unit}, {"phases", t.to_vector()}}.dump();
       },
       &failure, timeout_);
   if (failure.empty()) {
     try {
       const json got = json::parse(text);
       UnitResult u = unit_result_from_json(got.at("unit"));
-      const std::vector<double> t = got.at("phases").get<std::vector<double>>();
-      if (t.size() != 5) throw std::runtime_error("phase times: expected 5");
-      phases_.prepare_s += t[0];
-      phases_.check_s += t[1];
-      phases_.warmup_s += t[2];
-      phases_.timing_s += t[3];
-      phases_.proof_s += t[4];
+      phases_.add(got.at("phases").get<std::vector<double>>());
       if (u.row_id == spec.row_id && u.group == spec.group) return u;
       failure = "isolated child returned a result for another unit";
     } catch (const std::exception& e) {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "harness/core/records.hpp"
 #include "harness/run/backend.hpp"
@@ -30,9 +31,16 @@ class Executor {
 
 // Host seconds by phase, in the process that ran the units. proof_s: the timed-call proof's own
 // cost (its input sets made, each call's input loaded, verified calls prepared and checked, the
-// check on the second seed), taken out of the phase it happened in.
+// check on the second seed), taken out of the phase it happened in; its parts: the input sets
+// made and loaded before each call, the checks on the second seed, the verified calls prepared
+// and checked.
 struct PhaseTimes {
   double prepare_s = 0, check_s = 0, warmup_s = 0, timing_s = 0, proof_s = 0;
+  double proof_inputs_s = 0, proof_checks_s = 0, proof_verified_s = 0;
+  std::vector<double> to_vector() const {
+    return {prepare_s, check_s, warmup_s, timing_s, proof_s, proof_inputs_s, proof_checks_s, proof_verified_s};
+  }
+  void add(const std::vector<double>& t);  // to_vector()'s, added; throws on another length
 };
 
 // The timed-call proof (DESIGN.md, "Timed calls are proven too").

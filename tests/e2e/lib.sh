@@ -1,7 +1,8 @@
 # Shared by the end-to-end tests: $1 = kgate binary, $2 = source root.
 set -uo pipefail
-KGATE="$1"
-SRC="$2"
+# Absolute, so a test may cd into its work folder whatever paths it was given.
+KGATE="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+SRC="$(cd "$2" && pwd)"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 fails=0

@@ -251,3 +251,81 @@ TEST_F(TimedProof, AuditRefusesAPassedRowWhoseProofFailed) {
   row.proof->arms["x"].checks = {{0, true, 0, 0}, {1, false, 3, 0.5}};
   EXPECT_THROW(derive_row(row, &s, Policy::parse("correct"), DeriveContext{}), AuditError);
 }
+
+namespace {
+
+// A CPU backend whose device holds inputs for two rows at most: a third row's input sets throw
+// MemoryShort, as the GPU contexts' require_free does when the rows kept across a group's units
+// fill the device.
+int g_live_contexts = 0;
+class TwoRowsContext final : public RowContext {
+ public:
+  explicit TwoRowsContext(std::unique_ptr<RowContext> inner) : inner_(std::move(inner)) { ++g_live_contexts; }
+  ~TwoRowsContext() override { --g_live_contexts; }
+  Correctness check(const Implementation& i) override { return inner_->check(i); }
+  Sample time_once(const Implementation& i) override { return inner_->time_once(i); }
+  double warm_call_us(const Implementation& i) override { return inner_->warm_call_us(i); }
+  void add_input_sets(const std::vector<uint64_t>& seeds) override {
+    if (g_live_contexts > 2) throw MemoryShort("input set 1: does not fit (a test device of two rows)");
+    inner_->add_input_sets(seeds);
+  }
+  int input_sets() const override { return inner_->input_sets(); }
+  void load_input(int set) override { inner_->load_input(set); }
+  void prepare_verified(const Implementation& i) override { inner_->prepare_verified(i); }
+  Correctness verify(const Implementation& i) override { return inner_->verify(i); }
+
+ private:
+  std::unique_ptr<RowContext> inner_;
+};
+class TwoRowsBackend final : public Backend {
+ public:
+  std::string name() const override { return cpu_->name(); }
+  std::string timer() const override { return cpu_->timer(); }
+  std::string arch() const override { return cpu_->arch(); }
+  json environment() const override { return cpu_->environment(); }
+  json protocol() const override { return cpu_->protocol(); }
+  std::unique_ptr<RowContext> prepare(const Family& f, const CaseRow& row, uint64_t seed) override {
+    return std::make_unique<TwoRowsContext>(cpu_->prepare(f, row, seed));
+  }
+
+ private:
+  std::unique_ptr<Backend> cpu_ = make_cpu_backend();
+};
+
+}  // namespace
+
+TEST_F(TimedProof, RowsThatFillTheDeviceFreeTheKeptContextsAndStartOver) {
+  // Four rows, each kept from its group-1 unit to its last: without freeing the others, the third
+  // row's inputs do not fit and it fails; freed and started over, every row passes, its proof whole.
+  write_file_atomic((dir_ / "axpy4.json").string(), R"({"table": "t_axpy4", "family": "axpy", "rows": [
+      {"id": "a0", "params": {"n": 256, "a_milli": 750}}, {"id": "a1", "params": {"n": 512, "a_milli": 500}},
+      {"id": "a2", "params": {"n": 768, "a_milli": 250}}, {"id": "a3", "params": {"n": 1024, "a_milli": 125}}]})");
+  RunConfig cfg;
+  cfg.cases_path = (dir_ / "axpy4.json").string();
+  cfg.candidate = "axpy.cpu_eigen";
+  cfg.baselines = {"axpy.cpu_scalar"};
+  cfg.policy = Policy::parse("correct");
+  cfg.schedule = {3, 2, 2, 7};
+  cfg.warmup_min_us = 0;
+  cfg.warmup_min_calls = 1;
+  cfg.quiet = true;
+  cfg.out_path = (dir_ / "axpy4.receipt.json").string();
+  g_live_contexts = 0;
+  run_campaign(cfg, [] { return std::make_unique<TwoRowsBackend>(); });
+  EXPECT_EQ(g_live_contexts, 0);
+  const json pred = json::parse(read_file(cfg.out_path))["body"]["predicate"];
+  // The proof's cost is sealed with its parts, which add up to it.
+  const json& ph = pred["run"]["phases_s"];
+  const json& parts = ph["proof_parts"];
+  EXPECT_GT(parts["inputs"].get<double>(), 0);
+  EXPECT_GT(parts["checks"].get<double>(), 0);
+  EXPECT_GT(parts["verified"].get<double>(), 0);
+  EXPECT_NEAR(parts["inputs"].get<double>() + parts["checks"].get<double>() + parts["verified"].get<double>(),
+              ph["proof"].get<double>(), 1e-9);
+  const json& rows = pred["rows"];
+  ASSERT_EQ(rows.size(), 4u);
+  for (const auto& row : rows) {
+    EXPECT_EQ(row["disposition"], "passed") << row["id"] << ": " << row["error"];
+    EXPECT_EQ(row["proof"]["arms"]["axpy.cpu_eigen"]["timed_calls"], 3 * 2 * 2 * 2) << row["id"];
+  }
+}
