@@ -81,7 +81,8 @@ inline constexpr const char* kProofRule =
     "inputs rotate over input_sets sets per row (call n of an arm in a unit gets set n mod input_sets, at fixed "
     "addresses); every arm is checked on sets 0 and 1; in every unit the outputs of each arm's last timed call and of "
     "a seeded share (verified_share) of its other timed calls, covering both call parities and two sets, are checked "
-    "against the oracle of the set they were given, from a restored state; a failed check or verified call makes the "
-    "row incorrect";
+    "against the oracle of the set they were given, from a restored state, and followed (unless it is the arm's last "
+    "timed call of the unit) by two untimed calls of the arm on the same set; a failed check or verified call makes "
+    "the row incorrect";
 
 }  // namespace kgate

@@ -79,6 +79,13 @@ void axpy_cheat(const axpy_args& a) {
   std::copy(y.begin(), y.end(), a.y);
 }
 
+// An honest axpy arm that counts its calls.
+int g_counted_calls = 0;
+void axpy_counting(const axpy_args& a) {
+  ++g_counted_calls;
+  axpy::cpu_scalar(a);
+}
+
 // ssu: the pool updated in place, out written; the cheats act on out, the pool is updated honestly
 // (a cheat on out alone must be caught).
 template <Cheat C>
@@ -107,7 +114,7 @@ void register_arm(const std::string& name, const std::string& family, const Arm*
 }
 
 const CpuArm<axpy::CpuFn> kAxpyFirstOnly{&axpy_cheat<Cheat::first_only>}, kAxpyMemoize{&axpy_cheat<Cheat::memoize>},
-    kAxpyEvenOnly{&axpy_cheat<Cheat::even_only>}, kAxpyStale{&axpy_cheat<Cheat::stale>};
+    kAxpyEvenOnly{&axpy_cheat<Cheat::even_only>}, kAxpyStale{&axpy_cheat<Cheat::stale>}, kAxpyCounting{&axpy_counting};
 const CpuArm<ssu::CpuFn> kSsuFirstOnly{&ssu_cheat<Cheat::first_only>}, kSsuMemoize{&ssu_cheat<Cheat::memoize>},
     kSsuEvenOnly{&ssu_cheat<Cheat::even_only>}, kSsuStale{&ssu_cheat<Cheat::stale>};
 
@@ -125,6 +132,7 @@ class TimedProof : public ::testing::Test {
     register_arm("axpy.test_memoize", "axpy", &kAxpyMemoize);
     register_arm("axpy.test_even_only", "axpy", &kAxpyEvenOnly);
     register_arm("axpy.test_stale", "axpy", &kAxpyStale);
+    register_arm("axpy.test_counting", "axpy", &kAxpyCounting);
     register_arm("ssu.test_first_only", "ssu", &kSsuFirstOnly);
     register_arm("ssu.test_memoize", "ssu", &kSsuMemoize);
     register_arm("ssu.test_even_only", "ssu", &kSsuEvenOnly);
@@ -188,6 +196,17 @@ TEST_F(TimedProof, HonestArmsPassWithEveryTimedCallAccounted) {
       EXPECT_EQ(a["checks"][1]["set"], 1) << arm;
     }
   }
+}
+
+TEST_F(TimedProof, EachVerifiedCallIsFollowedByTwoUntimedCallsOfItsArm) {
+  // The arm's calls: its two checks, 3 warm-up calls per unit (2 units), its timed calls, and two
+  // untimed calls after each verified one but the unit's last (so the check's device work does not
+  // slow the next timed call, and the parity of the arm's calls is kept).
+  g_counted_calls = 0;
+  const json row = run_row("axpy", "axpy.test_counting");
+  ASSERT_EQ(row["disposition"], "passed") << row["error"];
+  const json& a = row["proof"]["arms"]["axpy.test_counting"];
+  EXPECT_EQ(g_counted_calls, 2 + 2 * 3 + a["timed_calls"].get<int>() + 2 * (a["verified_calls"].get<int>() - 2));
 }
 
 TEST_F(TimedProof, AxpyCheatsAreIncorrectNamingATimedCall) {
