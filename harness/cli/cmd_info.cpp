@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <set>
 
 #include "harness/cli/common.hpp"
 #include "harness/core/artifacts.hpp"
@@ -32,9 +33,11 @@ json families_json(const Registry& reg) {
   return families;
 }
 
-json implementations_json(const Registry& reg) {
+// Every registered implementation, or those named in `only`.
+json implementations_json(const Registry& reg, const std::set<std::string>* only = nullptr) {
   json impls = json::array();
   for (const auto& i : reg.impls()) {
+    if (only && !only->count(i.name)) continue;
     json j = {{"name", i.name},
               {"family", i.family},
               {"backend", i.backend},
@@ -70,6 +73,25 @@ json case_tables_json(const std::string& dir) {
 // A listed string as the terminal shows it: a case table's or an export's text escaped.
 std::string shown(const json& j) { return terminal(j.get<std::string>()); }
 
+void print_implementations(const json& impls) {
+  for (const auto& i : impls) {
+    const std::string names = join(i["kernel_names"].get<std::vector<std::string>>(), ",");
+    std::printf("  %-28s %-5s %-9s %s%s\n", shown(i["name"]).c_str(), shown(i["backend"]).c_str(),
+                shown(i["role"]).c_str(), shown(i["description"]).c_str(),
+                names.empty() ? "" : (" [kernels: " + terminal(names) + "]").c_str());
+  }
+}
+
+// The arms a --export value names: a library (PATH or export:PATH), or one of its arms
+// (export:PATH:NAME), loaded and registered.
+std::vector<std::string> export_arms(Registry& reg, const std::string& value) {
+  if (!is_export_name(value)) return load_export_library(reg, value);
+  const std::string rest = value.substr(std::string(kExportPrefix).size());
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(rest, ec)) return load_export_library(reg, rest);
+  return {load_export_arm(reg, value).name};
+}
+
 void print_listing(const json& doc) {
   std::printf("families:\n");
   for (const auto& f : doc["families"]) {
@@ -79,12 +101,7 @@ void print_listing(const json& doc) {
                   p["required"] ? "" : (" (default " + terminal(p["default"].dump()) + ")").c_str());
   }
   std::printf("implementations:\n");
-  for (const auto& i : doc["implementations"]) {
-    const std::string names = join(i["kernel_names"].get<std::vector<std::string>>(), ",");
-    std::printf("  %-28s %-5s %-9s %s%s\n", shown(i["name"]).c_str(), shown(i["backend"]).c_str(),
-                shown(i["role"]).c_str(), shown(i["description"]).c_str(),
-                names.empty() ? "" : (" [kernels: " + terminal(names) + "]").c_str());
-  }
+  print_implementations(doc["implementations"]);
   std::printf("case tables (%s):\n", shown(doc["case_tables_dir"]).c_str());
   for (const auto& t : doc["case_tables"]) {
     if (t.contains("error"))
@@ -109,15 +126,28 @@ void add_list(CLI::App& app, Action& action) {
                                 "Families, implementations (with backend, role, kernel names), case tables, "
                                 "and this machine's architecture.");
   sc->add_option("--cases-dir", o->dir, "where to look for case tables (default: <source>/cases)");
-  sc->add_option("--export", o->exports, "also list the arms of this export library (export:PATH:NAME; repeatable)");
+  sc->add_option("--export", o->exports,
+                 "list only the arms of this export library (PATH, export:PATH, or one arm: export:PATH:NAME; "
+                 "repeatable)");
   sc->add_flag("--json", o->json, "one JSON document on stdout");
   sc->footer(help_footer("0 listed, 2 usage error or an export library that does not load.",
                          "  kgate list\n  kgate list --json | jq '.implementations[].name'\n"
-                         "  kgate list --export build/libmy_ssu.so\n"));
+                         "  kgate list --export build/libmy_ssu.so\n"
+                         "  kgate list --export export:build/libmy_ssu.so:ssu.mine\n"));
   sc->callback([o, &action] {
     action = [o]() -> int {
       Registry& reg = Registry::instance();
-      for (const auto& path : o->exports) load_export_library(reg, path);
+      if (!o->exports.empty()) {
+        std::set<std::string> arms;
+        for (const auto& e : o->exports)
+          for (auto& name : export_arms(reg, e)) arms.insert(std::move(name));
+        const json doc = {{"implementations", implementations_json(reg, &arms)}};
+        if (o->json)
+          print_json(doc);
+        else
+          print_implementations(doc["implementations"]);
+        return kExitOk;
+      }
       const std::string dir = o->dir.empty() ? cases_dir() : o->dir;
       std::string why;
       const bool gpu = gpu_available(&why);

@@ -78,8 +78,8 @@ void add_report(CLI::App& app, Action& action) {
 void add_compare(CLI::App& app, Action& action) {
   struct Opts {
     std::string old_r, new_r, out;
-    double threshold = 0.02;
-    bool json = false;
+    CompareRule rule;
+    bool json = false, fail_on_unresolved = false;
   };
   auto o = std::make_shared<Opts>();
   auto* sc = app.add_subcommand(
@@ -88,38 +88,49 @@ void add_compare(CLI::App& app, Action& action) {
       "receipt only are listed).\n"
       "change = new ratio / old ratio, ratio = baseline median / candidate median (> 1 = candidate faster): a change "
       "> 1 means the candidate gained on its baseline. Per pair it prints both receipts' candidate and baseline "
-      "medians, the change, and the change's interval: the two recorded 99% ratio intervals combined in log space "
-      "(half-widths in quadrature, the lower and upper sides separately). Geomean change per baseline, overall and by "
-      "tag; both receipts' commits and tables in the header.\n"
-      "Classes, with T = --threshold: FASTER: interval lower bound > 1 and change >= 1+T; SLOWER: upper bound < 1 "
-      "and change <= 1-T; SAME: the interval lies within [1/(1+T), 1+T], or it excludes 1 but |change-1| < T; "
-      "UNRESOLVED: anything else (the runs cannot tell); UNMEASURED: a side has no ratio (see its disposition).\n"
-      "Exit codes: 0 no pair SLOWER, 1 a pair is SLOWER (a resolved regression beyond T) or a receipt fails its "
-      "audit, 2 usage or input error, or no rows match.");
+      "medians, the change, and the change's interval: the two recorded ratio intervals combined in log space in "
+      "quadrature (the lower and upper sides separately) with --run-noise, the spread two runs of one build show "
+      "beyond their own intervals. Geomean change per baseline, overall and by tag; both receipts' commits and "
+      "tables in the header.\n"
+      "Classes, with T = --threshold and M = --margin: FASTER: interval lower bound > 1 and change >= 1+T; SLOWER: "
+      "upper bound < 1 and change <= 1-T; SAME: equivalent within M by two one-sided tests at 5% each (the change's "
+      "90% interval lies within [1/(1+M), 1+M]); UNRESOLVED: anything else (the runs cannot tell); UNMEASURED: a "
+      "side has no ratio (see its disposition). The rule's numbers are printed with the result.\n"
+      "Exit codes: 0 no pair SLOWER, 1 a pair is SLOWER (a resolved regression beyond T), a pair UNRESOLVED under "
+      "--fail-on-unresolved, or a receipt fails its audit; 2 usage or input error, or no rows match.");
   sc->add_option("old", o->old_r, "older receipt")->required();
   sc->add_option("new", o->new_r, "newer receipt")->required();
-  sc->add_option("--threshold", o->threshold, "T: the smallest change that counts as FASTER or SLOWER (a fraction)")
+  sc->add_option("--threshold", o->rule.threshold,
+                 "T: the smallest change that counts as FASTER or SLOWER (a fraction)")
       ->capture_default_str();
+  sc->add_option("--margin", o->rule.margin, "M: the equivalence margin of SAME (a fraction)")->capture_default_str();
+  sc->add_option("--run-noise", o->rule.run_noise,
+                 "the log-space standard deviation of a ratio between two runs of one build beyond their intervals "
+                 "(the default: back-to-back H100 receipts of the same kernels)")
+      ->capture_default_str();
+  sc->add_flag("--fail-on-unresolved", o->fail_on_unresolved,
+               "exit 1 when a pair is UNRESOLVED too (CI: the runs must tell SAME from a change)");
   sc->add_flag("--json", o->json, "print JSON (schema kgate.compare/1) instead of markdown");
   sc->footer(
-      help_footer("0 no pair SLOWER, 1 a pair SLOWER or a receipt fails its audit, 2 usage or input error or no "
-                  "rows match.",
+      help_footer("0 no pair SLOWER, 1 a pair SLOWER (or UNRESOLVED with --fail-on-unresolved) or a receipt fails "
+                  "its audit, 2 usage or input error or no rows match.",
                   "  kgate compare main.json branch.json\n"
+                  "  kgate compare main.json branch.json --fail-on-unresolved --margin 0.03\n"
                   "  kgate compare main.json branch.json --threshold 0.05 --json | jq '.pairs[] | select(.class == "
                   "\"SLOWER\")'\n"));
   sc->add_option("--out", o->out, "write here instead of stdout");
   sc->callback([o, &action] {
     action = [o]() -> int {
-      if (!(o->threshold >= 0 && o->threshold < 1)) throw InputError("--threshold: must be in [0, 1)");
+      check_compare_rule(o->rule);
       if (!o->out.empty()) check_output_path(o->out, "--out");
       const AuditResult old_r = load_audited(o->old_r), new_r = load_audited(o->new_r);
       check_not_the_receipt(o->out, o->old_r, old_r.receipt, "--out");
       check_not_the_receipt(o->out, o->new_r, new_r.receipt, "--out");
       const ReportView a = report_view(old_r.receipt, o->old_r);
       const ReportView b = report_view(new_r.receipt, o->new_r);
-      const CompareResult c = compare_receipts(a, b, o->threshold);
+      const CompareResult c = compare_receipts(a, b, o->rule);
       emit_text(o->json ? compare_json(c) : compare_markdown(c), o->out);
-      return c.any_slower() ? kExitFail : kExitOk;
+      return c.any_slower() || (o->fail_on_unresolved && c.any_unresolved()) ? kExitFail : kExitOk;
     };
   });
 }

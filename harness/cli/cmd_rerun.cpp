@@ -185,7 +185,9 @@ std::vector<RerunJob> prepare_jobs(const RerunOpts& ro) {
 
 int run_rerun(const RerunOpts& ro) {
   if (ro.replace && !ro.out_dir.empty()) throw InputError("--replace and --out-dir: one place for the new receipts");
-  if (!(ro.threshold >= 0 && ro.threshold < 1)) throw InputError("--threshold: must be in [0, 1)");
+  CompareRule rule;
+  rule.threshold = ro.threshold;
+  check_compare_rule(rule);
   for (const auto& d : ro.peers) {
     std::error_code ec;
     if (!fs::is_directory(d, ec)) throw InputError("--peers " + printable(d) + ": not a directory");
@@ -203,7 +205,7 @@ int run_rerun(const RerunOpts& ro) {
     const int run_rc = execute_run(j.opts, j.prepared, ro.json ? &run : nullptr);
     rc = std::max(rc, run_rc);
     const ReportView fresh = report_view(load_audited(j.opts->out).receipt, j.opts->out);
-    const CompareResult c = compare_receipts(j.old_view, fresh, ro.threshold);
+    const CompareResult c = compare_receipts(j.old_view, fresh, rule);
     if (ro.json) {
       results.push_back({{"receipt", j.path},
                          {"rerun", j.opts->out},

@@ -142,7 +142,7 @@ json run_one(const RunOpts& o, const BackendFactory& factory, Backend* backend, 
             {"passed", r.policy_passed},
             {"by_baseline", by_baseline},
             {"host_time_s", host}};
-  if (o.json) return j;
+  if (o.json || o.quiet) return j;  // quiet: the receipt and the exit code say it
   std::printf("%s: %lld rows, %lld pass policy, %lld fail", terminal(r.receipt_path).c_str(),
               static_cast<long long>(s.rows), static_cast<long long>(s.policy_passed),
               static_cast<long long>(s.policy_failed));
@@ -376,7 +376,9 @@ void add_protocol_flags(CLI::App* sc, RunOpts& o) {
                  "are verified against each set's oracle")
       ->capture_default_str();
   sc->add_option("--suite", o.suite, "suite file for the default run (default: cases/suites.json)");
-  sc->add_flag("--quiet", o.quiet, "no progress line");
+  sc->add_flag("--quiet", o.quiet,
+               "print nothing but warnings and errors: no plan, progress, summary or host-time lines (the receipt and "
+               "the exit code carry the result)");
   sc->add_flag("--json", o.json,
                "the result as one JSON document on stdout (receipt, rows, pass/fail, per-baseline "
                "geomean and min); a suite: {\"suite\", \"passed\", \"runs\": [...]}. Progress stays on stderr");

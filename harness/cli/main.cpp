@@ -75,18 +75,36 @@ std::string usage_error(const CLI::App& app, const CLI::ParseError& e, int argc,
 
 }  // namespace
 
+// `kgate help [SUBCOMMAND]`, `kgate version` and `kgate -V`: the words people type for --help and
+// --version, rewritten to them before parsing (`help WORD` that names no subcommand is left to the
+// parser, which says so).
+static std::vector<std::string> with_help_words(const CLI::App& app, int argc, char** argv) {
+  std::vector<std::string> a(argv, argv + argc);
+  if (a.size() >= 2 && a[1] == "help") {
+    a.erase(a.begin() + 1);
+    bool known = a.size() < 2;
+    for (const CLI::App* sc : app.get_subcommands([](const CLI::App*) { return true; }))
+      known = known || sc->get_name() == a[1];
+    if (known) a.insert(a.size() >= 2 ? a.begin() + 2 : a.end(), "--help");
+  } else if (a.size() == 2 && (a[1] == "version" || a[1] == "-V")) {
+    a[1] = "--version";
+  }
+  return a;
+}
+
 int main(int argc, char** argv) {
   register_bundled_families(Registry::instance());
   CLI::App app{
       "kgate: time, check and seal GPU kernel comparisons, row by row over canonical case tables.\n"
       "Exit codes: 0 ok, 1 gate/audit failure, 2 usage or input error, 3 device/runtime failure."};
-  app.set_version_flag("--version", version_text(),
+  app.set_version_flag("-V,--version", version_text(),
                        "the version, git commit, build type, compiler, CUDA and "
                        "sanitizer settings of this binary");
   app.require_subcommand(1);
   app.footer(
       "Typical: kgate list; kgate run --cases T --candidate I --baseline I; kgate audit R; kgate gate R --policy P.\n"
-      "kgate SUBCOMMAND --help shows its flags, exit codes and examples.");
+      "kgate SUBCOMMAND --help (or kgate help SUBCOMMAND) shows its flags, exit codes and examples; kgate version "
+      "(-V) the build.");
   cli::Action action;
   cli::add_list(app, action);
   cli::add_env(app, action);
@@ -102,12 +120,15 @@ int main(int argc, char** argv) {
   cli::add_rerun(app, action);
   cli::add_sanitize(app, action);
   cli::add_accept(app, action);
+  std::vector<std::string> words = with_help_words(app, argc, argv);
+  std::vector<char*> args;
+  for (auto& w : words) args.push_back(w.data());
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(args.size()), args.data());
   } catch (const CLI::Success& e) {  // --help, --help-all, --version
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "kgate: error: %s\n", usage_error(app, e, argc, argv).c_str());
+    std::fprintf(stderr, "kgate: error: %s\n", usage_error(app, e, static_cast<int>(args.size()), args.data()).c_str());
     return kExitUsage;
   }
   try {

@@ -39,22 +39,42 @@ std::string to_string(ChangeClass c) {
   return "?";
 }
 
-ChangeInterval change_interval(double old_ratio, const RatioInterval& old_ci, double new_ratio,
-                               const RatioInterval& new_ci) {
-  auto below = [](double r, const RatioInterval& ci) { return std::max(0.0, std::log(r) - std::log(ci.lo)); };
-  auto above = [](double r, const RatioInterval& ci) { return std::max(0.0, std::log(ci.hi) - std::log(r)); };
-  const double change = new_ratio / old_ratio;
-  const double lower = std::hypot(below(new_ratio, new_ci), above(old_ratio, old_ci));
-  const double upper = std::hypot(above(new_ratio, new_ci), below(old_ratio, old_ci));
+void check_compare_rule(const CompareRule& r) {
+  if (!(r.threshold >= 0 && r.threshold < 1)) throw InputError("--threshold: must be in [0, 1)");
+  if (!(r.margin > 0 && r.margin < 1)) throw InputError("--margin: must be in (0, 1)");
+  if (!(r.run_noise >= 0 && r.run_noise < 1)) throw InputError("--run-noise: must be in [0, 1)");
+}
+
+double normal_quantile_two_sided(double level) {
+  if (!(level > 0 && level < 1)) throw std::invalid_argument("normal_quantile_two_sided: level must be in (0, 1)");
+  // P(|Z| > z) = erfc(z / sqrt 2) falls from 1 to 0: bisect for 1 - level.
+  double lo = 0, hi = 40;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = (lo + hi) / 2;
+    (std::erfc(mid / std::sqrt(2.0)) > 1 - level ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+ChangeInterval change_interval(const LeveledRatio& o, const LeveledRatio& n, double run_noise, double level) {
+  // Each recorded half-width as a standard deviation (its receipt's level), then the sides'.
+  auto below = [](const LeveledRatio& r) {
+    return std::max(0.0, std::log(r.ratio) - std::log(r.ci.lo)) / normal_quantile_two_sided(r.level);
+  };
+  auto above = [](const LeveledRatio& r) {
+    return std::max(0.0, std::log(r.ci.hi) - std::log(r.ratio)) / normal_quantile_two_sided(r.level);
+  };
+  const double z = normal_quantile_two_sided(level), change = n.ratio / o.ratio;
+  const double lower = z * std::hypot(std::hypot(below(n), above(o)), run_noise);
+  const double upper = z * std::hypot(std::hypot(above(n), below(o)), run_noise);
   return {change * std::exp(-lower), change * std::exp(upper)};
 }
 
-ChangeClass classify_change(double change, const ChangeInterval& ci, double t) {
-  if (ci.lo > 1 && change >= 1 + t) return ChangeClass::faster;
-  if (ci.hi < 1 && change <= 1 - t) return ChangeClass::slower;
-  const bool within = ci.lo >= 1 / (1 + t) && ci.hi <= 1 + t;
-  const bool resolved = ci.lo > 1 || ci.hi < 1;
-  if (within || (resolved && std::fabs(change - 1) < t)) return ChangeClass::same;
+ChangeClass classify_change(double change, const ChangeInterval& ci, const ChangeInterval& equivalence_ci,
+                            const CompareRule& rule) {
+  if (ci.lo > 1 && change >= 1 + rule.threshold) return ChangeClass::faster;
+  if (ci.hi < 1 && change <= 1 - rule.threshold) return ChangeClass::slower;
+  if (equivalence_ci.lo >= 1 / (1 + rule.margin) && equivalence_ci.hi <= 1 + rule.margin) return ChangeClass::same;
   return ChangeClass::unresolved;
 }
 
@@ -62,11 +82,15 @@ bool CompareResult::any_slower() const {
   auto it = classes.find(to_string(ChangeClass::slower));
   return it != classes.end() && it->second > 0;
 }
+bool CompareResult::any_unresolved() const {
+  auto it = classes.find(to_string(ChangeClass::unresolved));
+  return it != classes.end() && it->second > 0;
+}
 
 namespace {
 
 PairChange pair_change(const RowRecord& orow, const PairRecord& op, const RowRecord& nrow, const PairRecord& p,
-                       const std::string& baseline, double threshold) {
+                       const std::string& baseline, const CompareRule& rule, double old_level, double new_level) {
   PairChange pc;
   pc.id = nrow.id;
   pc.baseline = baseline;
@@ -84,8 +108,10 @@ PairChange pair_change(const RowRecord& orow, const PairRecord& op, const RowRec
   if (op.ratio && p.ratio && op.ratio_ci && p.ratio_ci && *op.ratio > 0 && *p.ratio > 0 && op.ratio_ci->lo > 0 &&
       p.ratio_ci->lo > 0) {
     pc.change = *p.ratio / *op.ratio;
-    pc.change_ci = change_interval(*op.ratio, *op.ratio_ci, *p.ratio, *p.ratio_ci);
-    pc.cls = classify_change(*pc.change, *pc.change_ci, threshold);
+    const LeveledRatio o{*op.ratio, *op.ratio_ci, old_level}, n{*p.ratio, *p.ratio_ci, new_level};
+    pc.change_ci = change_interval(o, n, rule.run_noise, new_level);
+    pc.equivalence_ci = change_interval(o, n, rule.run_noise, CompareRule::kEquivalenceLevel);
+    pc.cls = classify_change(*pc.change, *pc.change_ci, *pc.equivalence_ci, rule);
   }
   return pc;
 }
@@ -116,11 +142,12 @@ void geomeans(CompareResult& c) {
 }  // namespace
 
 CompareResult compare_receipts(const ReceiptView& old_v, const std::vector<RowRecord>& old_rows,
-                               const ReceiptView& new_v, const std::vector<RowRecord>& new_rows, double threshold) {
+                               const ReceiptView& new_v, const std::vector<RowRecord>& new_rows,
+                               const CompareRule& rule) {
   CompareResult c;
   c.old_side = side_of(old_v);
   c.new_side = side_of(new_v);
-  c.threshold = threshold;
+  c.rule = rule;
   c.level = new_v.interval.level;
   std::map<std::pair<std::string, std::string>, std::pair<const RowRecord*, const PairRecord*>> old_pairs;
   std::vector<std::pair<std::string, std::string>> old_order;
@@ -141,7 +168,8 @@ CompareResult compare_receipts(const ReceiptView& old_v, const std::vector<RowRe
         continue;
       }
       matched.insert(key);
-      c.pairs.push_back(pair_change(*it->second.first, *it->second.second, row, p, key.second, threshold));
+      c.pairs.push_back(pair_change(*it->second.first, *it->second.second, row, p, key.second, c.rule,
+                                    old_v.interval.level, c.level));
       ++c.classes[to_string(c.pairs.back().cls)];
     }
   for (const auto& key : old_order)

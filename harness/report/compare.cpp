@@ -18,11 +18,14 @@ using doc::C;
 using doc::Inline;
 using doc::T;
 
-std::string class_rules(double t) {
-  const std::string up = rt::shortest(1 + t), down = rt::shortest(1 - t), pct = rt::shortest(t * 100) + "%";
+std::string class_rules(const CompareRule& r) {
+  const std::string up = rt::shortest(1 + r.threshold), down = rt::shortest(1 - r.threshold),
+                    m = rt::shortest(1 + r.margin);
   return "FASTER: interval lower bound > 1 and change >= " + up + "; SLOWER: upper bound < 1 and change <= " + down +
-         "; SAME: the interval lies within [1/" + up + ", " + up + "], or it excludes 1 but the change is within " +
-         pct + " of 1; UNRESOLVED: anything else; UNMEASURED: a side has no ratio.";
+         "; SAME: equivalent within the margin " + rt::shortest(r.margin) +
+         " by two one-sided tests at 5% each (the change's " + rt::shortest(CompareRule::kEquivalenceLevel * 100) +
+         "% interval lies within [1/" + m + ", " + m +
+         "]); UNRESOLVED: anything else; UNMEASURED: a side has no ratio.";
 }
 
 json opt_json(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
@@ -30,13 +33,13 @@ json geomean_json(const GeomeanChange& g) { return {{"pairs", g.pairs}, {"geomea
 
 }  // namespace
 
-CompareResult compare_receipts(const ReportView& old_v, const ReportView& new_v, double threshold) {
+CompareResult compare_receipts(const ReportView& old_v, const ReportView& new_v, const CompareRule& rule) {
   auto records = [](const ReportView& v) {
     std::vector<RowRecord> rows;
     for (const auto& rv : v.rows) rows.push_back(rv.record);
     return rows;
   };
-  return compare_receipts(old_v, records(old_v), new_v, records(new_v), threshold);
+  return compare_receipts(old_v, records(old_v), new_v, records(new_v), rule);
 }
 
 namespace {
@@ -58,11 +61,13 @@ void header_blocks(const CompareResult& c, std::vector<doc::Block>& d) {
   d.push_back(doc::para(
       {B("change = new ratio / old ratio, where ratio = baseline median / candidate median (> 1 = candidate faster): a "
          "change > 1 means the candidate gained on its baseline."),
-       T(" Change interval: the two recorded " + rt::shortest(c.level * 100) +
-         "% ratio intervals combined in log space (half-widths in quadrature, lower and upper sides separately). "
-         "Classes, "
-         "threshold " +
-         rt::shortest(c.threshold) + ": " + class_rules(c.threshold))}));
+       T(" Change interval (" + rt::shortest(c.level * 100) +
+         "%): the two recorded ratio intervals combined in log space (lower and upper sides separately, each "
+         "half-width read as a normal quantile at its level) with the run-to-run noise " +
+         rt::shortest(c.rule.run_noise) +
+         " (a log-space standard deviation two runs of one build differ by beyond their intervals), in quadrature. "
+         "Classes, threshold " +
+         rt::shortest(c.rule.threshold) + ", margin " + rt::shortest(c.rule.margin) + ": " + class_rules(c.rule))}));
   std::string counts;
   for (const char* k : {"SLOWER", "FASTER", "SAME", "UNRESOLVED", "UNMEASURED"}) {
     auto it = c.classes.find(k);
@@ -114,9 +119,9 @@ void geomean_blocks(const CompareResult& c, std::vector<doc::Block>& d) {
 }
 
 doc::Block rows_block(const CompareResult& c) {
-  doc::Table rows{{"row", "vs", "class", "change", "change CI", "old ratio", "new ratio", "candidate us old",
-                   "candidate us new", "baseline us old", "baseline us new"},
-                  "lllrrrrrrrr",
+  doc::Table rows{{"row", "vs", "class", "change", "change CI", "90% CI (SAME)", "old ratio", "new ratio",
+                   "candidate us old", "candidate us new", "baseline us old", "baseline us new"},
+                  "lllrrrrrrrrr",
                   {}};
   auto us = [](const std::optional<double>& x) { return rt::opt(x, rt::sig4); };
   for (const auto& p : c.pairs) {
@@ -129,6 +134,7 @@ doc::Block rows_block(const CompareResult& c) {
                           {p.cls == ChangeClass::slower || p.cls == ChangeClass::faster ? B(cls) : T(cls + why)},
                           {T(p.change ? rt::ratio3(*p.change) + " (" + rt::change_pct(*p.change) + ")" : "-")},
                           {T(p.change_ci ? rt::interval3(p.change_ci->lo, p.change_ci->hi) : "-")},
+                          {T(p.equivalence_ci ? rt::interval3(p.equivalence_ci->lo, p.equivalence_ci->hi) : "-")},
                           {T(rt::opt(p.old_ratio, rt::ratio3))},
                           {T(rt::opt(p.new_ratio, rt::ratio3))},
                           {T(us(p.old_candidate_us))},
@@ -183,8 +189,11 @@ std::string compare_json(const CompareResult& c) {
   json j;
   j["schema"] = "kgate.compare/1";
   j["change"] = "new ratio / old ratio; ratio = baseline median / candidate median (> 1 = candidate faster)";
-  j["classes_rule"] = class_rules(c.threshold);
-  j["threshold"] = c.threshold;
+  j["classes_rule"] = class_rules(c.rule);
+  j["threshold"] = c.rule.threshold;
+  j["margin"] = c.rule.margin;
+  j["run_noise"] = c.rule.run_noise;
+  j["equivalence_level"] = CompareRule::kEquivalenceLevel;
   j["level"] = c.level;
   j["old"] = side(c.old_side);
   j["new"] = side(c.new_side);
@@ -205,6 +214,7 @@ std::string compare_json(const CompareResult& c) {
                           {"new_disposition", to_string(p.new_disposition)},
                           {"change", opt_json(p.change)},
                           {"change_ci", ci(p.change_ci)},
+                          {"equivalence_ci", ci(p.equivalence_ci)},
                           {"old_ratio", opt_json(p.old_ratio)},
                           {"new_ratio", opt_json(p.new_ratio)},
                           {"old_ratio_ci", ci(p.old_ci)},

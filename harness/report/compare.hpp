@@ -9,7 +9,7 @@
 namespace kgate {
 
 // compare_receipts over two report views (their rows' records).
-CompareResult compare_receipts(const ReportView& old_v, const ReportView& new_v, double threshold);
+CompareResult compare_receipts(const ReportView& old_v, const ReportView& new_v, const CompareRule& rule);
 std::string compare_markdown(const CompareResult& c);
 std::string compare_json(const CompareResult& c);  // keys sorted, schema "kgate.compare/1"
 

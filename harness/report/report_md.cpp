@@ -299,10 +299,12 @@ ReportDocument report_document(const ReportView& v) {
                            v.interval.method + " (" + std::to_string(v.interval.resamples) +
                            " resamples over the run's groups and ABBA/BAAB blocks); strict = its lower bound > 1.")}));
   const Summary& s = v.summary;
-  d.push_back(doc::para(
-      {B("Verdict: " + std::to_string(s.policy_passed) + " of " + std::to_string(s.rows) + " rows pass the policy, " +
-         std::to_string(s.policy_failed) + " fail."),
-       T(" Failed gates: " + counts_text(s.gate_failures) + ". Dispositions: " + counts_text(s.dispositions) + ".")}));
+  d.push_back(
+      doc::para({B("Verdict: " + std::to_string(s.policy_passed) + " of " + std::to_string(s.rows) +
+                   " rows pass the policy, " + std::to_string(s.policy_failed) + " fail."),
+                 T(" Failed gates: " + counts_text(s.gate_failures) +
+                   ". How the rows' measurements ended, before any gate (a passed row may still fail a gate): " +
+                   counts_text(s.dispositions) + ".")}));
   if (v.acceptance)
     d.push_back(doc::para({B("Accepted later: " + std::to_string(v.acceptance->accepted_passed) + " of " +
                              std::to_string(s.rows) + " rows pass " + v.acceptance->policy + "."),

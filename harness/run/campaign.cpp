@@ -253,9 +253,11 @@ json protocol_json(const RunConfig& cfg, const BackendIdentity& bid) {
 CampaignPlan plan_campaign(const PreflightedRun& run, const BackendIdentity& bid) {
   const RunConfig& cfg = run.cfg;
   CampaignPlan c{plan_for_backend(run, bid.name), bid, protocol_json(cfg, bid), json::array(), nullptr, ""};
-  std::fprintf(stderr, "[kgate] %s: %s vs %s, %zu rows of %s (%s backend, %s timer)\n", terminal(cfg.out_path).c_str(),
-               terminal(cfg.candidate).c_str(), terminal(cfg.baselines.front()).c_str(), c.plan.table.rows.size(),
-               terminal(cfg.cases_path).c_str(), bid.name.c_str(), bid.timer.c_str());
+  if (!cfg.quiet)
+    std::fprintf(stderr, "[kgate] %s: %s vs %s, %zu rows of %s (%s backend, %s timer)\n",
+                 terminal(cfg.out_path).c_str(), terminal(cfg.candidate).c_str(),
+                 terminal(cfg.baselines.front()).c_str(), c.plan.table.rows.size(), terminal(cfg.cases_path).c_str(),
+                 bid.name.c_str(), bid.timer.c_str());
   for (const auto& a : c.plan.arms) c.arms.push_back(arm_json(a));
   json row_ids = json::array();
   for (const auto& r : c.plan.table.rows) row_ids.push_back(r.id);

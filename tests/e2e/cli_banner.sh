@@ -40,6 +40,9 @@ expect_grep "the suite error names the entry and the arm" "suite.json: '[a-z]*' 
 "$KGATE" run --backend cpu --cases "$SRC/cases/cpu/ssu.json" "${arms[@]}" "${tiny[@]}" --out r.json >/dev/null 2>run.err
 check "tiny run" 0 $?
 [ "$(grep -c "using the CPU backend" run.err)" -eq 0 ]; check "--backend cpu: no fallback banner" 0 $?
+"$KGATE" run --backend cpu --cases "$SRC/cases/cpu/ssu.json" "${arms[@]}" "${tiny[@]}" --out q.json >q.out 2>q.err
+check "quiet run" 0 $?
+[ ! -s q.out ] && [ ! -s q.err ]; check "--quiet: nothing on stdout or stderr ($(head -c 200 q.out q.err))" 0 $?
 "$KGATE" env >/dev/null 2>env.err; check "env" 0 $?
 [ "$(grep -c "backend" env.err)" -le 1 ]; check "env: at most one backend line" 0 $?
 quiet() {  # quiet name rc args...: the expected exit code and nothing about a device on stderr

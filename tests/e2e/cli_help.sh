@@ -7,6 +7,17 @@ cd "$WORK"
 "$KGATE" --help >top.txt; check "kgate --help" 0 $?
 expect_grep "top: --version" "--version" top.txt
 expect_grep "top: exit codes" "Exit codes: 0 ok, 1 gate/audit failure, 2 usage or input error, 3 device/runtime failure" top.txt
+# The words people type: help, help SUBCOMMAND, version and -V answer like --help and --version.
+"$KGATE" help >help.txt; check "kgate help" 0 $?
+cmp -s help.txt top.txt; check "kgate help prints kgate --help" 0 $?
+"$KGATE" help audit >help_audit.txt; check "kgate help audit" 0 $?
+"$KGATE" audit --help | cmp -s - help_audit.txt; check "kgate help audit prints kgate audit --help" 0 $?
+"$KGATE" --version >version.txt; check "kgate --version" 0 $?
+for w in version -V; do
+  "$KGATE" $w | cmp -s - version.txt; check "kgate $w prints kgate --version" 0 $?
+done
+"$KGATE" help nosuch >/dev/null 2>err.txt; check "kgate help of an unknown subcommand" 2 $?
+expect_grep "help nosuch: names the word" "unknown subcommand 'nosuch'" err.txt
 for sc in list env run audit gate keygen carryover index sanitize accept; do
   "$KGATE" $sc --help >$sc.txt; check "$sc --help" 0 $?
   expect_grep "$sc --help: exit codes" "^Exit codes: 0 " $sc.txt

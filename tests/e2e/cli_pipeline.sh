@@ -4,7 +4,9 @@ source "$(dirname "$0")/lib.sh"
 cd "$WORK"
 cp -r "$SRC/cases" cases
 run() { "$KGATE" run --backend cpu --quiet --groups 2 --m 2 --warmup-calls 1 --warmup-us 0 "$@"; }
-run --cases cases/cpu/ag_gemm.json --candidate ag_gemm.cpu_eigen --baseline ag_gemm.cpu_blocked --out r1.json >out.txt 2>err.txt
+# Without --quiet: the summary and where the host time went.
+"$KGATE" run --backend cpu --groups 2 --m 2 --warmup-calls 1 --warmup-us 0 --cases cases/cpu/ag_gemm.json \
+  --candidate ag_gemm.cpu_eigen --baseline ag_gemm.cpu_blocked --out r1.json >out.txt 2>err.txt
 check "run ag_gemm" 0 $?
 expect_grep "run prints a summary" "3 rows, 3 pass policy" out.txt
 expect_grep "run prints where the host time went" "host time: prepare" out.txt

@@ -50,6 +50,12 @@ unset KGATE_TEST_CTOR_MARKER
 "$KGATE" list --export "$GOOD" >list.txt; check "list --export" 0 $?
 expect_grep "list: the arm, by its portable name" "export:export_good_ssu.so:fails .*\[kernels: test_ssu_fails_kernel\]" list.txt
 expect_grep "list: both kernels of the second arm" "export:export_good_ssu.so:picky .*\[kernels: test_ssu_picky_kernel,test_ssu_picky_epilogue\]" list.txt
+! grep -q "^families:\|^case tables" list.txt; check "list --export lists the library's arms only" 0 $?
+"$KGATE" list --export "export:$GOOD:picky" >one.txt; check "list --export export:PATH:NAME" 0 $?
+[ "$(wc -l <one.txt)" -eq 1 ] && grep -q "export:export_good_ssu.so:picky " one.txt
+check "list --export export:PATH:NAME lists that arm alone" 0 $?
+"$KGATE" list --export "export:$GOOD" | cmp -s - list.txt; check "list --export export:PATH is PATH" 0 $?
+"$KGATE" list --export "export:$GOOD:nosuch" >/dev/null 2>err.txt; check "list --export of an arm the library lacks" 2 $?
 "$KGATE" list --json --export "$GOOD" >list.json; check "list --export --json" 0 $?
 sha=$(sha256sum "$GOOD" | cut -d' ' -f1)
 expect_grep "list --json: the library's sha256" "\"sha256\": \"$sha\"" list.json

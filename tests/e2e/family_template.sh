@@ -5,7 +5,7 @@ source "$(dirname "$0")/lib.sh"
 cd "$WORK"
 "$KGATE" list >list.txt; check "list" 0 $?
 expect_grep "list shows the template family's arms" "axpy.cpu_eigen" list.txt
-"$KGATE" run --backend cpu --quiet --groups 2 --m 2 --warmup-calls 1 --warmup-us 0 --cases "$SRC/cases/axpy.json" \
+"$KGATE" run --backend cpu --groups 2 --m 2 --warmup-calls 1 --warmup-us 0 --cases "$SRC/cases/axpy.json" \
   --candidate axpy.cpu_eigen --baseline axpy.cpu_scalar --policy correct --out axpy.json >out.txt 2>&1
 check "run axpy" 0 $?
 expect_grep "every row passes" "3 rows, 3 pass policy" out.txt

@@ -61,6 +61,19 @@ expect_grep "compare: row only in new" "only in new: \`only-big\`" faster.md
 "$KGATE" compare old.json ssu.json >/dev/null 2>nomatch.txt; check "compare: no rows match" 2 $?
 expect_grep "compare: says so" "no rows match" nomatch.txt
 "$KGATE" compare old.json new.json --threshold 1.5 >/dev/null 2>&1; check "compare: threshold out of range" 2 $?
+"$KGATE" compare old.json new.json --margin 0 >/dev/null 2>&1; check "compare: margin out of range" 2 $?
+"$KGATE" compare old.json new.json --run-noise -1 >/dev/null 2>&1; check "compare: run noise out of range" 2 $?
+# SAME is an equivalence test against the stated margin, with the stated run-to-run noise, both
+# recorded: a receipt against itself with no run noise and a wide margin is SAME on every pair; with
+# a run noise far beyond the margin, UNRESOLVED on every pair (exit 0, or 1 with --fail-on-unresolved).
+"$KGATE" compare ssu.json ssu.json --run-noise 0 --margin 0.9 --json >aa.json; check "compare R R, margin 0.9" 0 $?
+python3 -c "import json; j=json.load(open('aa.json')); assert j['margin']==0.9 and j['run_noise']==0 and j['equivalence_level']==0.9, j; assert j['classes']=={'SAME': 4}, j['classes']; assert all(p['equivalence_ci'] for p in j['pairs'])" 2>/dev/null
+check "compare R R: SAME on every pair, the rule recorded" 0 $?
+"$KGATE" compare ssu.json ssu.json --run-noise 0.5 --margin 0.01 --json >un.json; check "UNRESOLVED alone exits 0" 0 $?
+python3 -c "import json; assert json.load(open('un.json'))['classes']=={'UNRESOLVED': 4}" 2>/dev/null
+check "compare R R: a run noise beyond the margin leaves every pair UNRESOLVED" 0 $?
+"$KGATE" compare ssu.json ssu.json --run-noise 0.5 --margin 0.01 --fail-on-unresolved >/dev/null
+check "compare --fail-on-unresolved: exit 1 on an UNRESOLVED pair" 1 $?
 # --help answers formats, ratio direction, the interval, the classes and the exit codes.
 "$KGATE" report --help >rh.txt; check "report --help" 0 $?
 for w in "md:" "html:" "json:" "csv:" "wide:" "baseline median / candidate median" "bootstrap" "Exit codes"; do

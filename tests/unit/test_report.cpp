@@ -26,6 +26,9 @@
 namespace kgate {
 namespace {
 
+// The compare fixtures' intervals alone decide their classes.
+const CompareRule kNoRunNoise{0.02, 0.05, 0};
+
 namespace fs = std::filesystem;
 
 // ---- The fixture: three arms (candidate, baseline, floor), five rows ---------------------------
@@ -180,7 +183,7 @@ std::vector<RowSpec> old_rows() {
 }
 
 // The newer run: r1 FASTER vs k.base and SAME vs the floor, r2 UNRESOLVED / SAME (resolved but
-// small), r3 SLOWER / UNRESOLVED, the odd row UNMEASURED twice, r5 gone, r6 new.
+// small), r3 SLOWER / SAME (within the margin), the odd row UNMEASURED twice, r5 gone, r6 new.
 std::vector<RowSpec> new_rows() {
   auto rows = old_rows();
   rows[0].pairs = {{"k.base", 14, 10, 1.35, 1.45}, {"k.floor", 9.8, 10, 0.975, 0.985}};
@@ -285,10 +288,10 @@ TEST(ReportGolden, Json) { expect_golden("report.json", report_json(old_view()))
 TEST(ReportGolden, Csv) { expect_golden("report.csv", report_csv(old_view())); }
 TEST(ReportGolden, Wide) { expect_golden("report_wide.md", report_wide(records(old_view()), "k.floor")); }
 TEST(ReportGolden, CompareMarkdown) {
-  expect_golden("compare.md", compare_markdown(compare_receipts(old_view(), new_view(), 0.02)));
+  expect_golden("compare.md", compare_markdown(compare_receipts(old_view(), new_view(), kNoRunNoise)));
 }
 TEST(ReportGolden, CompareJson) {
-  expect_golden("compare.json", compare_json(compare_receipts(old_view(), new_view(), 0.02)));
+  expect_golden("compare.json", compare_json(compare_receipts(old_view(), new_view(), kNoRunNoise)));
 }
 
 // ---- What the reports say --------------------------------------------------------------------
@@ -462,43 +465,73 @@ TEST(Report, JsonIsTheViewWithStableKeys) {
 
 // ---- Compare -----------------------------------------------------------------------------------
 
+// The recorded intervals at the receipts' 99 %, without run noise, at 99 %: the half-widths alone.
+ChangeInterval change_99(double o, RatioInterval oci, double n, RatioInterval nci) {
+  return change_interval({o, oci, 0.99}, {n, nci, 0.99}, 0, 0.99);
+}
+
 TEST(Compare, ChangeIntervalCombinesHalfWidthsInQuadraturePerSide) {
   // Symmetric: both ratios 2 in [1, 4] (log half-widths ln 2): change 1 in [2^-sqrt2, 2^sqrt2].
-  ChangeInterval c = change_interval(2, {1, 4}, 2, {1, 4});
+  ChangeInterval c = change_99(2, {1, 4}, 2, {1, 4});
   EXPECT_NEAR(c.lo, std::pow(2, -std::sqrt(2.0)), 1e-12);
   EXPECT_NEAR(c.hi, std::pow(2, std::sqrt(2.0)), 1e-12);
   // Sides apart: an old ratio of 1 that may be as low as 0.5 lets the change reach 2 (upper side),
   // and nothing widens the lower side.
-  c = change_interval(1, {0.5, 1}, 1, {1, 1});
+  c = change_99(1, {0.5, 1}, 1, {1, 1});
   EXPECT_DOUBLE_EQ(c.lo, 1);
   EXPECT_NEAR(c.hi, 2, 1e-12);
-  c = change_interval(1, {1, 1}, 1.5, {1.2, 1.5});  // new lower half-width only: ln 1.25
+  c = change_99(1, {1, 1}, 1.5, {1.2, 1.5});  // new lower half-width only: ln 1.25
   EXPECT_NEAR(c.lo, 1.5 / 1.25, 1e-12);
   EXPECT_DOUBLE_EQ(c.hi, 1.5);
   // A point outside its interval counts as zero width on that side, never a negative one.
-  c = change_interval(1, {1.1, 1.2}, 1, {1, 1});
-  EXPECT_DOUBLE_EQ(c.lo, 1 / std::exp(std::log(1.2)));
+  c = change_99(1, {1.1, 1.2}, 1, {1, 1});
+  EXPECT_NEAR(c.lo, 1 / std::exp(std::log(1.2)), 1e-12);
   EXPECT_DOUBLE_EQ(c.hi, 1);
 }
 
+TEST(Compare, ChangeIntervalAddsTheRunNoiseAndConvertsLevels) {
+  EXPECT_NEAR(normal_quantile_two_sided(0.95), 1.959964, 1e-6);
+  EXPECT_NEAR(normal_quantile_two_sided(0.99), 2.575829, 1e-6);
+  EXPECT_NEAR(normal_quantile_two_sided(0.90), 1.644854, 1e-6);
+  // Points without width: the interval is the run noise alone, at the asked level.
+  ChangeInterval c = change_interval({1, {1, 1}, 0.99}, {1, {1, 1}, 0.99}, 0.02, 0.90);
+  EXPECT_NEAR(std::log(c.hi), 1.644854 * 0.02, 1e-6);
+  EXPECT_NEAR(std::log(c.lo), -1.644854 * 0.02, 1e-6);
+  // A 95 % half-width of ln 2 is a deviation of ln 2 / 1.96: at 99 % it spans ln 2 x 2.576 / 1.96.
+  c = change_interval({1, {1, 1}, 0.99}, {1, {0.5, 2}, 0.95}, 0, 0.99);
+  EXPECT_NEAR(std::log(c.hi), std::log(2.0) * 2.575829 / 1.959964, 1e-6);
+  // Noise and half-widths add in quadrature.
+  const double z99 = normal_quantile_two_sided(0.99);
+  c = change_interval({1, {1, 1}, 0.99}, {1, {std::exp(-0.03 * z99), std::exp(0.03 * z99)}, 0.99}, 0.04, 0.99);
+  EXPECT_NEAR(std::log(c.hi), 0.05 * normal_quantile_two_sided(0.99), 1e-9);
+}
+
 TEST(Compare, FourClasses) {
-  const double T = 0.02;
-  EXPECT_EQ(classify_change(1.10, {1.05, 1.15}, T), ChangeClass::faster);
-  EXPECT_EQ(classify_change(0.90, {0.85, 0.95}, T), ChangeClass::slower);
-  EXPECT_EQ(classify_change(1.00, {0.99, 1.01}, T), ChangeClass::same);        // within [1/1.02, 1.02]
-  EXPECT_EQ(classify_change(1.015, {1.005, 1.03}, T), ChangeClass::same);      // resolved but < T
-  EXPECT_EQ(classify_change(0.985, {0.97, 0.995}, T), ChangeClass::same);      // resolved slower but < T
-  EXPECT_EQ(classify_change(1.10, {0.95, 1.25}, T), ChangeClass::unresolved);  // interval holds 1
-  EXPECT_EQ(classify_change(0.90, {0.80, 1.01}, T), ChangeClass::unresolved);
-  EXPECT_EQ(classify_change(1.00, {0.97, 1.03}, T), ChangeClass::unresolved);  // wider than the SAME band
+  CompareRule r{0.02, 0.05, 0.025};  // T, M, run noise
+  const ChangeInterval any{0.5, 2};
+  EXPECT_EQ(classify_change(1.10, {1.05, 1.15}, any, r), ChangeClass::faster);
+  EXPECT_EQ(classify_change(0.90, {0.85, 0.95}, any, r), ChangeClass::slower);
+  // SAME: the equivalence interval within [1/1.05, 1.05], whatever the wider interval says.
+  EXPECT_EQ(classify_change(1.00, {0.97, 1.03}, {0.98, 1.02}, r), ChangeClass::same);
+  EXPECT_EQ(classify_change(1.015, {1.005, 1.03}, {1.008, 1.024}, r), ChangeClass::same);  // resolved but < T
+  EXPECT_EQ(classify_change(1.00, {0.94, 1.06}, {1 / 1.05, 1.05}, r), ChangeClass::same);  // the margin's edges
+  EXPECT_EQ(classify_change(1.00, {0.94, 1.06}, {0.96, 1.0501}, r), ChangeClass::unresolved);
+  EXPECT_EQ(classify_change(1.10, {0.95, 1.25}, {0.98, 1.2}, r), ChangeClass::unresolved);  // interval holds 1
+  EXPECT_EQ(classify_change(0.90, {0.80, 1.01}, {0.82, 0.99}, r), ChangeClass::unresolved);
+  // Resolved and beyond T is FASTER even where the change is within the margin.
+  EXPECT_EQ(classify_change(1.03, {1.01, 1.05}, {1.015, 1.045}, r), ChangeClass::faster);
   // The threshold's edges: change exactly 1 + T counts as FASTER, 1 - T as SLOWER.
-  EXPECT_EQ(classify_change(1.02, {1.01, 1.03}, T), ChangeClass::faster);
-  EXPECT_EQ(classify_change(0.98, {0.97, 0.99}, T), ChangeClass::slower);
-  EXPECT_EQ(classify_change(1.05, {1.01, 1.09}, 0.1), ChangeClass::same);  // a larger T
+  EXPECT_EQ(classify_change(1.02, {1.01, 1.03}, any, r), ChangeClass::faster);
+  EXPECT_EQ(classify_change(0.98, {0.97, 0.99}, any, r), ChangeClass::slower);
+  r.margin = 0.1;  // a larger margin
+  EXPECT_EQ(classify_change(1.05, {0.99, 1.09}, {1.0, 1.08}, r), ChangeClass::same);
+  EXPECT_THROW(check_compare_rule({0.02, 0, 0.02}), InputError);
+  EXPECT_THROW(check_compare_rule({0.02, 0.05, -1}), InputError);
+  EXPECT_THROW(check_compare_rule({1, 0.05, 0.02}), InputError);
 }
 
 TEST(Compare, MatchesRowsAndBaselinesAndClassifiesEachPair) {
-  const CompareResult c = compare_receipts(old_view(), new_view(), 0.02);
+  const CompareResult c = compare_receipts(old_view(), new_view(), kNoRunNoise);
   std::map<std::pair<std::string, std::string>, ChangeClass> got;
   for (const auto& p : c.pairs) got[{p.id, p.baseline}] = p.cls;
   EXPECT_EQ(got.at({"r1-b1", "k.base"}), ChangeClass::faster);
@@ -506,7 +539,7 @@ TEST(Compare, MatchesRowsAndBaselinesAndClassifiesEachPair) {
   EXPECT_EQ(got.at({"r2-b4", "k.base"}), ChangeClass::unresolved);
   EXPECT_EQ(got.at({"r2-b4", "k.floor"}), ChangeClass::same);  // resolved, 1.7 % < 2 %
   EXPECT_EQ(got.at({"r3-b16", "k.base"}), ChangeClass::slower);
-  EXPECT_EQ(got.at({"r3-b16", "k.floor"}), ChangeClass::unresolved);
+  EXPECT_EQ(got.at({"r3-b16", "k.floor"}), ChangeClass::same);  // 1.008, its 90 % interval within 5 %
   EXPECT_EQ(got.at({kOddId, "k.base"}), ChangeClass::unmeasured);
   EXPECT_EQ(c.pairs.size(), 8u);
   EXPECT_TRUE(c.any_slower());
@@ -519,7 +552,7 @@ TEST(Compare, MatchesRowsAndBaselinesAndClassifiesEachPair) {
   EXPECT_EQ(c.by_baseline.at("k.base").pairs, 3);
   EXPECT_EQ(c.by_tag.at("k.base").at("band=wide").pairs, 1);
   // A receipt compared with itself changes by exactly 1 and nothing is SLOWER.
-  const CompareResult same = compare_receipts(old_view(), old_view(), 0.02);
+  const CompareResult same = compare_receipts(old_view(), old_view(), CompareRule{});
   EXPECT_FALSE(same.any_slower());
   for (const auto& p : same.pairs)
     if (p.change) EXPECT_DOUBLE_EQ(*p.change, 1);
@@ -529,7 +562,7 @@ TEST(Compare, NoMatchingRowsIsAnInputError) {
   json other = fixture_receipt(old_rows(), kNewCommit);
   for (auto& row : other["body"]["predicate"]["rows"]) row["id"] = "x-" + row["id"].get<std::string>();
   try {
-    compare_receipts(old_view(), report_view(other, "other.json"), 0.02);
+    compare_receipts(old_view(), report_view(other, "other.json"), CompareRule{});
     FAIL() << "no InputError";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("no rows match"), std::string::npos) << e.what();
