@@ -16,6 +16,7 @@ namespace kgate::cli {
 void add_report(CLI::App& app, Action& action) {
   struct Opts {
     std::string receipt, format = "md", out, anchor;
+    bool full = false;
   };
   auto o = std::make_shared<Opts>();
   auto* sc = app.add_subcommand(
@@ -29,13 +30,16 @@ void add_report(CLI::App& app, Action& action) {
       "Exit codes: 0 printed, 1 the receipt fails its audit, 2 usage or input error.");
   sc->add_option("receipt", o->receipt, "receipt file")->required();
   sc->add_option("--format", o->format,
-                 "md: headline (compared arms, device, commit, policy, verdict counts, geomeans by baseline and tag, "
-                 "worst row), the table, failures with reasons, <details>; html: one file, inline SVG charts (ratio "
+                 "md: a pull-request body under 60,000 characters: headline (compared arms, device, commit, policy, "
+                 "verdict counts, geomeans by baseline and tag, worst row), failures with reasons, the rows near the "
+                 "line, then the row table and <details> as far as they fit (--full: all of them); html: one file, "
+                 "inline SVG charts (ratio "
                  "per row with CI whiskers, time vs a size param, percent of floor or copy peak) and the md content; "
                  "json: the report view (stable keys); csv: one line per (row, baseline), shortest round-trip "
                  "numbers; wide: one line per row, one column per arm, every arm over --anchor (tuning runs)")
       ->capture_default_str();
   sc->add_option("--anchor", o->anchor, "wide: the arm every time is divided by (default: the first baseline)");
+  sc->add_flag("--full", o->full, "md: every part, whatever the body's length");
   sc->footer(help_footer("0 printed, 1 the receipt fails its audit, 2 usage or input error.",
                          "  kgate report R.json                       (markdown on stdout: paste into a pull request)\n"
                          "  kgate report R.json --format html --out R.report.html\n"
@@ -48,6 +52,7 @@ void add_report(CLI::App& app, Action& action) {
       if (f != "md" && f != "html" && f != "json" && f != "csv" && f != "wide")
         throw InputError("--format: " + quoted(f) + " is not md, html, json, csv or wide");
       if (!o->anchor.empty() && f != "wide") throw InputError("--anchor: only with --format wide");
+      if (o->full && f != "md") throw InputError("--full: only with --format md");
       if (!o->out.empty()) check_output_path(o->out, "--out");  // before the audit, not after it
       const AuditResult audited = load_audited(o->receipt);
       check_not_the_receipt(o->out, o->receipt, audited.receipt, "--out");
@@ -64,7 +69,7 @@ void add_report(CLI::App& app, Action& action) {
         for (const auto& r : v.rows) rows.push_back(r.record);
         emit_text(report_wide(rows, o->anchor), o->out);
       } else {
-        emit_text(f == "md"     ? report_markdown(v)
+        emit_text(f == "md"     ? report_markdown(v, o->full)
                   : f == "html" ? report_html(v)
                   : f == "json" ? report_json(v)
                                 : report_csv(v),

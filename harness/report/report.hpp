@@ -12,14 +12,23 @@
 
 namespace kgate {
 
-// A pull-request body: the headline (what was compared, where, at which commit, the policy, the
-// verdict counts, geomeans by baseline and tag, the worst row), the table, the failures with
-// their reasons, then <details> blocks (protocol, arms, side series).
-std::string report_markdown(const ReportView& v);
+// A pull-request body under kPrBodyChars whatever the table's size (a GitHub pull-request body
+// holds 65,536): the headline (what was compared, where, at which commit, the policy, the verdict
+// counts and failed gates, geomeans and minimum by baseline and tag), the failures with their
+// reasons, the rows near the line, then, as far as they fit, the full row table and the <details>
+// blocks (protocol, arms, correctness, side series, activity, environment); what does not fit is
+// named, with the command that prints it. full: every part, whatever its length.
+inline constexpr size_t kPrBodyChars = 60000;
+std::string report_markdown(const ReportView& v, bool full = false);
 // That report as a document, rendered by report_markdown and (inside its page) report_html:
-// the banner (title, derived-file note, ratio direction, verdict counts), then the body.
+// the banner (title, derived-file note, ratio direction, verdict counts), then the body's parts.
 struct ReportDocument {
-  std::vector<doc::Block> banner, body;
+  std::vector<doc::Block> banner;
+  std::vector<doc::Block> head;                             // facts, geomean by baseline and by tag
+  std::vector<doc::Block> rows;                             // the full row table, its heading and legend
+  std::vector<doc::Block> failures;                         // the failures, and a later acceptance
+  std::vector<std::pair<std::string, doc::Block>> details;  // (name, <details> block)
+  std::vector<doc::Block> body() const;                     // head, rows, failures, details
 };
 ReportDocument report_document(const ReportView& v);
 // One self-contained HTML file (inline CSS and SVG, no script): the charts stacked at fixed

@@ -441,7 +441,7 @@ std::string report_html(const ReportView& v) {
        std::to_string(kHtmlChartPx) + "\">\n";
   o += charts;
   o += "</div>\n<main>\n";
-  o += doc::render_html(d.body);
+  o += doc::render_html(d.body());
   o += "</main>\n</body>\n</html>\n";
   return o;
 }

@@ -1,5 +1,7 @@
 // The report's document (report_document), shared by the markdown and html printers.
+#include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <set>
 
 #include "harness/report/gate_text.hpp"
@@ -161,17 +163,79 @@ std::vector<doc::Block> acceptance_section(const AcceptanceView& a, size_t rows)
   return out;
 }
 
-std::vector<doc::Block> failures_section(const ReportView& v) {
+// Every failed gate with its reason, the first `listed` of them (the rest counted).
+std::vector<doc::Block> failures_section(const ReportView& v, size_t listed = SIZE_MAX) {
   std::vector<doc::Block> out;
   std::vector<Inline> items;
+  size_t more = 0;
   for (const auto& rv : v.rows)
-    for (const auto& f : rv.failures)
+    for (const auto& f : rv.failures) {
+      if (items.size() == listed) {
+        ++more;
+        continue;
+      }
       items.push_back({C(rv.record.id), T(" (" + to_string(rv.record.disposition) + "): " + gate_text(f))});
+    }
   out.push_back(doc::heading(3, {T("Failures (" + std::to_string(v.summary.policy_failed) + " rows)")}));
   if (items.empty())
     out.push_back(doc::para({T("None: every row passes the policy.")}));
   else
     out.push_back(doc::list(std::move(items)));
+  if (more)
+    out.push_back(doc::para(
+        {T(std::to_string(more) + " more failed gates: "), C("kgate gate " + v.source), T(" lists them all.")}));
+  return out;
+}
+
+// The room the note on what was left out takes.
+constexpr size_t kLeftOutNoteChars = 600;
+// How close to 1 an interval's bound may come for its pair to be near the line, and how many such
+// pairs are listed.
+constexpr double kNearLine = 0.02;
+constexpr size_t kNearLineListed = 25;
+// How many failed gates the pull-request body lists.
+constexpr size_t kFailuresListed = 60;
+
+// The pairs whose strict verdict a re-run could turn: the ratio's interval holds 1 or ends within
+// 2 % of it. Closest first.
+std::vector<doc::Block> near_line_section(const ReportView& v) {
+  struct Near {
+    const RowRecord* row;
+    const PairRecord* pair;
+  };
+  std::vector<Near> near;
+  for (const auto& rv : v.rows)
+    for (const auto& p : rv.record.pairs)
+      if (p.ratio && p.ratio_ci && p.ratio_ci->lo < 1 + kNearLine && p.ratio_ci->hi > 1 - kNearLine)
+        near.push_back({&rv.record, &p});
+  auto distance = [](const Near& n) {
+    const RatioInterval& ci = *n.pair->ratio_ci;
+    return ci.lo > 1 ? ci.lo - 1 : ci.hi < 1 ? 1 - ci.hi : 0.0;
+  };
+  std::stable_sort(near.begin(), near.end(), [&](const Near& a, const Near& b) { return distance(a) < distance(b); });
+  std::vector<doc::Block> out;
+  out.push_back(doc::heading(
+      3, {T("Near the line (" + std::to_string(near.size()) + (near.size() == 1 ? " pair)" : " pairs)"))}));
+  if (near.empty()) {
+    out.push_back(doc::para({T("None: every measured pair's interval ends more than 2% from 1.")}));
+    return out;
+  }
+  out.push_back(
+      doc::para({T("Pairs whose ratio interval holds 1 or ends within 2% of it: a re-run may turn their "
+                   "strict verdict; re-run them three times and report the spread.")}));
+  doc::Table t{{"row", "vs", "ratio", "99% CI", "verdict"}, "llrrl", {}};
+  for (size_t i = 0; i < near.size() && i < kNearLineListed; ++i) {
+    const RowRecord& r = *near[i].row;
+    t.rows.push_back({{{C(r.id)},
+                       {C(near[i].pair->baseline)},
+                       {T(rt::ratio3(*near[i].pair->ratio))},
+                       {T(ci_text(*near[i].pair))},
+                       {T(r.verdicts.policy ? "pass" : "FAIL (" + join(r.verdicts.failed, ", ") + ")")}},
+                      ""});
+  }
+  out.push_back(doc::table(std::move(t)));
+  if (near.size() > kNearLineListed)
+    out.push_back(doc::para({T(std::to_string(near.size() - kNearLineListed) + " more in the row table.")}));
   return out;
 }
 
@@ -309,7 +373,7 @@ ReportDocument report_document(const ReportView& v) {
     d.push_back(doc::para({B("Accepted later: " + std::to_string(v.acceptance->accepted_passed) + " of " +
                              std::to_string(s.rows) + " rows pass " + v.acceptance->policy + "."),
                            T(" Reason: " + v.acceptance->reason + " (see Acceptance).")}));
-  std::vector<doc::Block>& body = doc_parts.body;
+  std::vector<doc::Block>& body = doc_parts.head;
   std::vector<Inline> facts;
   facts.push_back({T("cases: "), C(v.cases_path), T(" (table " + v.table + ", family " + v.family + ", sha256 "),
                    C(short_sha(v.cases_sha256)), T("), " + std::to_string(v.rows.size()) + " rows")});
@@ -332,28 +396,66 @@ ReportDocument report_document(const ReportView& v) {
   body.push_back(baseline_table(v));
   body.push_back(doc::heading(3, {T("Geomean ratio by tag")}));
   body.push_back(tag_table(v));
-  body.push_back(doc::heading(3, {T("Rows")}));
-  body.push_back(doc::para({T(
+  std::vector<doc::Block>& rows = doc_parts.rows;
+  rows.push_back(doc::heading(3, {T("Rows")}));
+  rows.push_back(doc::para({T(
       "us: medians. ratio: baseline / candidate. strict / median: the recorded verdicts of the gates judging the pair "
       "(CI lower bound > 1 / median ratio > 1). TB/s, TFLOP/s: the family's work model over the candidate's median; "
       "% copy / GEMM peak: of the peaks measured at start-up; % of floor: floor time / candidate time.")}));
-  body.push_back(rows_table(v));
-  for (auto& b : failures_section(v)) body.push_back(std::move(b));
+  rows.push_back(rows_table(v));
+  doc_parts.failures = failures_section(v);
   if (v.acceptance)
-    for (auto& b : acceptance_section(*v.acceptance, v.rows.size())) body.push_back(std::move(b));
-  body.push_back(doc::heading(3, {T("Details")}));
-  body.push_back(protocol_details(v));
-  body.push_back(arms_details(v));
-  body.push_back(correctness_details(v));
-  if (auto side = side_details(v)) body.push_back(std::move(*side));
-  if (auto act = activity_details(v)) body.push_back(std::move(*act));
-  body.push_back(doc::details({T("Environment")}, {doc::code(v.environment.dump(2))}));
+    for (auto& b : acceptance_section(*v.acceptance, v.rows.size())) doc_parts.failures.push_back(std::move(b));
+  auto& details = doc_parts.details;
+  details.emplace_back("Protocol", protocol_details(v));
+  details.emplace_back("Arms and their source digests", arms_details(v));
+  details.emplace_back("Correctness", correctness_details(v));
+  if (auto side = side_details(v)) details.emplace_back("Side measurements", std::move(*side));
+  if (auto act = activity_details(v)) details.emplace_back("Time per activity", std::move(*act));
+  details.emplace_back("Environment", doc::details({T("Environment")}, {doc::code(v.environment.dump(2))}));
   return doc_parts;
 }
 
-std::string report_markdown(const ReportView& v) {
+std::vector<doc::Block> ReportDocument::body() const {
+  std::vector<doc::Block> b = head;
+  b.insert(b.end(), rows.begin(), rows.end());
+  b.insert(b.end(), failures.begin(), failures.end());
+  b.push_back(doc::heading(3, {T("Details")}));
+  for (const auto& [name, block] : details) b.push_back(block);
+  return b;
+}
+
+std::string report_markdown(const ReportView& v, bool full) {
   const ReportDocument d = report_document(v);
-  return doc::render_md(d.banner) + "\n" + doc::render_md(d.body) + "\n";
+  if (full) return doc::render_md(d.banner) + "\n" + doc::render_md(d.body()) + "\n";
+  // The parts in the order a reviewer reads them, each whole or left out.
+  std::string out = doc::render_md(d.banner) + "\n";
+  std::vector<std::string> left_out;
+  auto add = [&](const std::vector<doc::Block>& blocks, const std::string& name, bool required) {
+    const std::string md = doc::render_md(blocks) + "\n";
+    if (!required && out.size() + md.size() + kLeftOutNoteChars > kPrBodyChars) {
+      left_out.push_back(name);
+      return;
+    }
+    out += md;
+  };
+  add(d.head, "", true);
+  std::vector<doc::Block> failures = failures_section(v, kFailuresListed);
+  if (v.acceptance)
+    for (auto& b : acceptance_section(*v.acceptance, v.rows.size())) failures.push_back(std::move(b));
+  add(failures, "", true);
+  add(near_line_section(v), "", true);
+  add(d.rows, "the row table", false);
+  std::vector<doc::Block> details_heading{doc::heading(3, {T("Details")})};
+  add(details_heading, "", true);
+  for (const auto& [name, block] : d.details) add({block}, name, false);
+  if (!left_out.empty())
+    out += doc::render_md({doc::para({T("Left out to keep this body under " + std::to_string(kPrBodyChars) +
+                                        " characters: " + join(left_out, ", ") + ". "),
+                                      C("kgate report " + v.source + " --format md --full"),
+                                      T(" prints them; the html report holds every row.")})}) +
+           "\n";
+  return out;
 }
 
 }  // namespace kgate

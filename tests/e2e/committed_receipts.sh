@@ -24,6 +24,10 @@ for r in "${all[@]}"; do
   # the receipt's result (INDEX.md prints it), not a property of this tree.
   "$KGATE" gate "$r" --policy correct --against-tree . >/dev/null; check "gate correct, nothing stale: $r" 0 $?
   [ -f "${r%.json}.report.md" ] && [ -f "${r%.json}.report.html" ]; check "reports beside $r" 0 $?
+  # The md report is a pull-request body: under 60,000 characters (GitHub holds 65,536), and what
+  # kgate report prints for the receipt now.
+  [ "$(wc -m <"${r%.json}.report.md")" -lt 60000 ]; check "md report under 60,000 characters: $r" 0 $?
+  "$KGATE" report "$r" --format md | cmp -s - "${r%.json}.report.md"; check "md report is kgate report's: $r" 0 $?
   "$KGATE" carryover "$r" --json > "$WORK/carryover.json"; check "carryover $r" 0 $?
 done
 for d in "${dirs[@]}"; do

@@ -10,7 +10,8 @@ commit=$("$KGATE" --version | sed -n 's/^git commit: //p')
 c7=nogit
 [[ "$commit" =~ ^[0-9a-f]{7} ]] && c7=${commit:0:7}
 ag=(--cases "$SRC/cases/cpu/ag_gemm.json" --rows 'ag-cpu-w2-m32*')
-"$KGATE" run "${tiny[@]}" "${ag[@]}" --candidate ag_gemm.cpu_eigen --baseline ag_gemm.cpu_blocked >o1.txt 2>&1
+# Not quiet: the summary line names the receipt.
+"$KGATE" run --backend cpu --groups 1 --m 1 --warmup-calls 1 --warmup-us 0 "${ag[@]}" --candidate ag_gemm.cpu_eigen --baseline ag_gemm.cpu_blocked >o1.txt 2>&1
 check "default-named run" 0 $?
 name="out/ag_gemm_cpu.ag_gemm.cpu_eigen.vs.ag_gemm.cpu_blocked.$c7.json"
 [ -f "$name" ]; check "receipt at $name" 0 $?

@@ -308,6 +308,30 @@ TEST(Report, MarkdownHeadlineComesFirstAndNamesTheRatioDirection) {
   EXPECT_LT(md.find("Verdict:"), md.find("| row | tags |"));
 }
 
+TEST(Report, MarkdownBodyFitsAPullRequestWhateverTheTableSize) {
+  // 3,000 rows: the full report runs to megabytes; the body stays under kPrBodyChars with the
+  // headline, the failures and the rows near the line, and names what it left out.
+  std::vector<RowSpec> many;
+  for (int i = 0; i < 600; ++i)
+    for (RowSpec r : old_rows()) {
+      r.id += "-" + std::to_string(i);
+      many.push_back(std::move(r));
+    }
+  const ReportView v = report_view(fixture_receipt(many, kOldCommit), "big.json");
+  const std::string body = report_markdown(v), full = report_markdown(v, true);
+  EXPECT_LT(body.size(), kPrBodyChars);
+  EXPECT_GT(full.size(), 10 * kPrBodyChars);
+  for (const char* part : {"Verdict: ", "Geomean ratio by tag", "### Failures", "### Near the line", "Left out",
+                           "the row table", "--format md --full"})
+    EXPECT_NE(body.find(part), std::string::npos) << part;
+  EXPECT_EQ(full.find("Left out"), std::string::npos);
+  // A small table's body is the whole report: nothing left out.
+  const std::string small = report_markdown(old_view());
+  EXPECT_EQ(small.find("Left out"), std::string::npos);
+  EXPECT_NE(small.find("### Rows"), std::string::npos);
+  EXPECT_NE(small.find("### Near the line"), std::string::npos);
+}
+
 TEST(Report, FailuresGiveTheRowsThresholdAndTheWorstElement) {
   const std::string md = report_markdown(old_view());
   // band=wide rows have limit 0.5 (by tag), not the policy's 0.05: the threshold is 1 + 0.5.
