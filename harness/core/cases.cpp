@@ -172,6 +172,7 @@ CaseTable parse_case_table(const std::string& path, const std::string& bytes) {
   t.name = str_field("table", true);
   t.family = str_field("family", true);
   t.description = str_field("description", false);
+  t.sweep = str_field("sweep", false);
   const Family& fam = table_family(path, t.family);
   json defaults = json::object();
   if (doc.contains("defaults")) {
@@ -183,11 +184,16 @@ CaseTable parse_case_table(const std::string& path, const std::string& bytes) {
   if (doc["rows"].empty()) throw table_error(path, "", "field 'rows': table has no rows");
   for (auto it = doc.begin(); it != doc.end(); ++it)
     if (it.key() != "table" && it.key() != "family" && it.key() != "description" && it.key() != "defaults" &&
-        it.key() != "rows")
+        it.key() != "rows" && it.key() != "sweep")
       throw table_error(path, "", "field " + quoted(it.key()) + ": unknown top-level field");
   std::set<std::string> seen;
   size_t idx = 0;
   for (const auto& r : doc["rows"]) t.rows.push_back(parse_row(path, r, idx++, fam, defaults, seen));
+  if (!t.sweep.empty())
+    for (const auto& row : t.rows)
+      if (!row.params.contains(t.sweep) || !row.params[t.sweep].is_number())
+        throw table_error(path, row.id,
+                          "field 'sweep': " + quoted(t.sweep) + " is not a numeric parameter of this row");
   return t;
 }
 

@@ -30,6 +30,9 @@ struct CaseTable {
   std::string name;
   std::string family;
   std::string description;
+  // The parameter the table sweeps (optional, "sweep" in the file): a numeric parameter every row
+  // has; reports draw time against it, a line per group of rows that share their other tags.
+  std::string sweep;
   std::vector<CaseRow> rows;
 };
 

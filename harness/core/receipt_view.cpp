@@ -83,6 +83,7 @@ void read_campaign(ReceiptView& v, const json& pred) {
   v.cases_sha256 = str_field(cases, "sha256", "cases.");
   v.table = str_field(cases, "table", "cases.");
   v.family = str_field(cases, "family", "cases.");
+  if (cases.contains("sweep")) v.sweep = str_field(cases, "sweep", "cases.");
   const json& arms = field(pred, "arms", "");
   if (!arms.is_array()) throw AuditError("report: field 'arms': not an array");
   for (const auto& a : arms) {

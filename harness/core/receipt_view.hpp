@@ -40,6 +40,7 @@ struct ReceiptView {
   int64_t groups = 0, blocks = 0, m = 0, seed = 0;  // the pairing schedule (schedule.hpp)
   IntervalSpec interval;
   std::string cases_path, cases_sha256, table, family;
+  std::string sweep;  // cases.sweep: the table's declared sweep parameter; "" where it declares none
   std::vector<ArmInfo> arms;
   std::string candidate;
   std::vector<std::string> baselines;  // pairing order

@@ -4,7 +4,8 @@
 // then the charts stacked, each kHtmlChartWidthPx x kHtmlChartPx, chart i (id "chart-i") at
 // y = kHtmlHeaderPx + i * kHtmlChartPx; each chart's data-plot="x0,y0,x1,y1" gives its plot area
 // within it. Charts: per baseline, the ratio per row (a bar from 1, the 99% CI as a whisker, a
-// line at 1); median time per arm against the first numeric param that varies across rows; and
+// line at 1); median time per arm against the table's declared sweep parameter (a mark per row where it
+// declares none); and
 // the candidate as a percent of the floor arm (else of the copy peak) when the receipt has one.
 #include <algorithm>
 #include <cmath>
@@ -27,6 +28,19 @@ const char* const kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff
 const char* const kDashes[] = {"", "6,3", "2,3", "9,3,2,3"};
 
 std::string f1(double x) { return rt::printf_num("%.1f", x); }
+
+// A tick label: three significant digits, an SI prefix beyond [0.01, 1000) (16.8M, not 1.67772e+07).
+std::string eng(double x) {
+  const double a = std::fabs(x);
+  if (a == 0 || (a >= 0.01 && a < 1000)) return rt::printf_num("%.3g", x);
+  static const char* const big[] = {"k", "M", "G", "T", "P"};
+  static const char* const small[] = {"m", "\u00b5", "n", "p"};
+  int e = static_cast<int>(std::floor(std::log10(a) / 3));
+  if (e > 5) e = 5;
+  if (e < -4) e = -4;
+  const std::string prefix = e > 0 ? big[e - 1] : small[-e - 1];
+  return rt::printf_num("%.3g", x / std::pow(1000.0, e)) + prefix;
+}
 
 // A linear or logarithmic map from data to pixels.
 struct Scale {
@@ -111,7 +125,7 @@ class Svg {
       kept.push_back(py);
       o_ << "<line x1=\"" << kLeft - 4 << "\" y1=\"" << f1(py) << "\" x2=\"" << right_ << "\" y2=\"" << f1(py)
          << "\" stroke=\"#eeeeee\"/><text x=\"" << kLeft - 6 << "\" y=\"" << f1(py + 4)
-         << "\" class=\"tick\" text-anchor=\"end\">" << rt::html(rt::printf_num("%.6g", t) + suffix) << "</text>\n";
+         << "\" class=\"tick\" text-anchor=\"end\">" << rt::html(eng(t) + suffix) << "</text>\n";
     }
     o_ << "<text transform=\"translate(14," << (kTop + bottom()) / 2
        << ") rotate(-90)\" class=\"tick\" text-anchor=\"middle\">" << rt::html(label) << "</text>\n";
@@ -125,7 +139,7 @@ class Svg {
       last = x(t);
       o_ << "<line x1=\"" << f1(x(t)) << "\" y1=\"" << bottom() << "\" x2=\"" << f1(x(t)) << "\" y2=\"" << bottom() + 4
          << "\" stroke=\"#888888\"/><text x=\"" << f1(x(t)) << "\" y=\"" << bottom() + 16
-         << "\" class=\"tick\" text-anchor=\"middle\">" << rt::html(rt::printf_num("%.6g", t)) << "</text>\n";
+         << "\" class=\"tick\" text-anchor=\"middle\">" << rt::html(eng(t)) << "</text>\n";
     }
   }
   // Row labels under a categorical axis, rotated; at most ~48 shown.
@@ -209,27 +223,6 @@ std::string ratio_chart(const ReportView& v, const std::string& baseline, int in
   return s.finish();
 }
 
-// The first numeric param (in key order) whose value differs between rows; empty when none.
-std::string varying_numeric_param(const ReportView& v) {
-  std::set<std::string> keys;
-  for (const auto& rv : v.rows)
-    for (auto it = rv.record.params.begin(); it != rv.record.params.end(); ++it)
-      if (it.value().is_number()) keys.insert(it.key());
-  for (const auto& k : keys) {
-    std::set<double> seen;
-    bool all = true;
-    for (const auto& rv : v.rows) {
-      const json& p = rv.record.params;
-      if (!p.contains(k) || !p[k].is_number())
-        all = false;
-      else
-        seen.insert(p[k].get<double>());
-    }
-    if (all && seen.size() > 1) return k;
-  }
-  return "";
-}
-
 // Each row's line key: the values of the tags (then, where those still leave two rows at one x,
 // the params) that are not a function of x, so that a line joins comparable rows.
 std::vector<std::string> line_groups(const ReportView& v, const std::vector<double>& xs) {
@@ -299,22 +292,26 @@ TimeSeries time_series(const ReportView& v, const std::vector<double>& xs, const
   return ts;
 }
 
+// Time against the table's declared sweep parameter, a line per arm and group of rows that share
+// their other tags; a table that declares none gets a mark per arm and row, and no line joins
+// rows of unlike shapes.
 std::string time_chart(const ReportView& v, int index) {
-  const std::string param = varying_numeric_param(v);
+  const std::string& param = v.sweep;
   std::vector<double> xs;
   std::vector<std::string> ids;
   for (size_t i = 0; i < v.rows.size(); ++i) {
     xs.push_back(param.empty() ? double(i) : v.rows[i].record.params[param].get<double>());
     ids.push_back(v.rows[i].record.id);
   }
-  const std::vector<std::string> groups = line_groups(v, xs);
+  const std::vector<std::string> groups = param.empty() ? std::vector<std::string>(v.rows.size()) : line_groups(v, xs);
   std::vector<std::string> arms = {v.candidate};
   arms.insert(arms.end(), v.baselines.begin(), v.baselines.end());
   TimeSeries ts = time_series(v, xs, groups, arms);
   auto& series = ts.series;
   const double tmin = ts.tmin, tmax = ts.tmax;
   Svg s(index, 230, "median time per arm vs " + (param.empty() ? std::string("row") : param),
-        std::any_of(groups.begin(), groups.end(), [](const std::string& g) { return !g.empty(); })
+        param.empty() ? "the table declares no sweep parameter: a mark per arm and row, no line between rows"
+        : std::any_of(groups.begin(), groups.end(), [](const std::string& g) { return !g.empty(); })
             ? "one line per arm (colour) and group of rows that share their other tags (dash)"
             : "one line per arm");
   if (series.empty()) return s.finish();
@@ -342,8 +339,10 @@ std::string time_chart(const ReportView& v, int index) {
     const int dash = dash_of_group.emplace(se.group, int(dash_of_group.size())).first->second % 4;
     std::string d;
     for (const auto& [xv, t] : se.points) d += (d.empty() ? "M" : "L") + f1(px(xv)) + " " + f1(y(t));
-    s.out() << "<g class=\"series\"><path d=\"" << d << "\" fill=\"none\" stroke=\"" << color << "\" stroke-width=\"2\""
-            << (*kDashes[dash] ? std::string(" stroke-dasharray=\"") + kDashes[dash] + "\"" : "") << "/>";
+    s.out() << "<g class=\"series\">";
+    if (!param.empty())
+      s.out() << "<path d=\"" << d << "\" fill=\"none\" stroke=\"" << color << "\" stroke-width=\"2\""
+              << (*kDashes[dash] ? std::string(" stroke-dasharray=\"") + kDashes[dash] + "\"" : "") << "/>";
     for (const auto& [xv, t] : se.points)
       s.out() << "<circle cx=\"" << f1(px(xv)) << "\" cy=\"" << f1(y(t)) << "\" r=\"3\" fill=\"" << color
               << "\"><title>"

@@ -453,6 +453,7 @@ json predicate(const RunConfig& cfg, const CampaignPlan& c, const Executed& ex, 
                    {"table", c.plan.table.name},
                    {"family", c.plan.table.family},
                    {"rows_filter", cfg.rows_filter}};
+  if (!c.plan.table.sweep.empty()) pred["cases"]["sweep"] = c.plan.table.sweep;  // tables without one: no key
   pred["arms"] = c.arms;
   pred["policy"] = cfg.policy.to_json();
   pred["rows"] = json::array();

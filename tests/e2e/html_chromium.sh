@@ -15,6 +15,16 @@ cd "$WORK"
   --candidate ssu.cpu_eigen --baseline ssu.cpu_scalar --out r.json >/dev/null 2>&1
 check "run ssu" 0 $?
 "$KGATE" report r.json --format html --out r.html; check "report html" 0 $?
+# The time chart's axis is the table's declared sweep parameter (cases/cpu/ssu.json: batch), a line
+# per arm and group; a table that declares none (cases/cpu/ag_gemm.json) gets marks per row, no line.
+expect_grep "time chart against the declared sweep" "median time per arm vs batch<" r.html
+"$KGATE" run --backend cpu --quiet --groups 2 --m 2 --warmup-calls 1 --warmup-us 0 --cases "$SRC/cases/cpu/ag_gemm.json" \
+  --candidate ag_gemm.cpu_eigen --baseline ag_gemm.cpu_blocked --out g.json >/dev/null 2>&1
+check "run ag_gemm (no sweep declared)" 0 $?
+"$KGATE" report g.json --format html --out g.html; check "report html (no sweep)" 0 $?
+expect_grep "no sweep: time per row" "median time per arm vs row<" g.html
+! grep -q '<g class="series"><path' g.html; check "no sweep: no line joins rows of unlike shapes" 0 $?
+grep -q '<g class="series"><path' r.html; check "sweep: lines along it" 0 $?
 [ "$fails" -eq 0 ] || finish
 
 # Chromium is slow to start on a loaded machine: a generous timeout, a fresh profile per call,

@@ -37,6 +37,20 @@ TEST(Cases, LoadsAValidTable) {
   EXPECT_DOUBLE_EQ(t.rows[0].tolerance.atol, 1e-2);
 }
 
+TEST(Cases, ASweepIsANumericParameterOfEveryRow) {
+  const std::string rows = R"("rows": [
+    {"id": "r1", "params": {"world_size": 1, "m": 2, "n": 3, "k": 4}, "tags": {"shape": "qkv"}}]})";
+  EXPECT_EQ(parse_case_table("t.json", R"({"table": "t", "family": "ag_gemm", "sweep": "m", )" + rows).sweep, "m");
+  EXPECT_EQ(parse_case_table("t.json", kGood).sweep, "");
+  // A tag, a name no row has, a parameter that is not a number: refused, naming the field.
+  for (const char* bad : {"shape", "mm", "nope"}) {
+    const std::string m =
+        expect_input_error(std::string(R"({"table": "t", "family": "ag_gemm", "sweep": ")") + bad + "\", " + rows);
+    EXPECT_NE(m.find("field 'sweep'"), std::string::npos) << m;
+  }
+  expect_input_error(R"({"table": "t", "family": "ag_gemm", "sweep": 3, )" + rows);
+}
+
 TEST(Cases, DefaultsFillOptionalParams) {
   CaseTable t = parse_case_table("t.json", R"({"table": "t", "family": "ssu", "rows": [
     {"id": "a", "params": {"batch": 2, "nheads": 4, "ngroups": 2, "pool_slots": 4, "state_dtype": "fp32"}}]})");

@@ -229,11 +229,9 @@ json fixture_receipt(const std::vector<RowSpec>& specs, const std::string& commi
   pred["environment"] = env;
   pred["protocol"] = {{"groups", 3}, {"blocks", 6},     {"m", 2},
                       {"seed", 7},   {"cold_l2", true}, {"interval", to_json(interval)}};
-  pred["cases"] = {{"path", "cases/toy.json"},
-                   {"sha256", std::string(64, 'c')},
-                   {"table", "toy"},
-                   {"family", "ssu"},
-                   {"rows_filter", ""}};
+  pred["cases"] = {{"path", "cases/toy.json"}, {"sha256", std::string(64, 'c')},
+                   {"table", "toy"},           {"family", "ssu"},
+                   {"rows_filter", ""},        {"sweep", "batch"}};
   pred["arms"] = {arm("k.new", "candidate", "candidate"), arm("k.base", "baseline", "baseline"),
                   arm("k.floor", "baseline", "floor")};
   pred["policy"] = pol.to_json();
