@@ -172,10 +172,37 @@ void bar(Svg& s, double px, double w, double from, double to, const char* color,
           << rt::html(tip) << "</title></rect>\n";
 }
 
+// The limit(L) a row is held to against `baseline` (the gate set's, a tag's value first); none
+// where the baseline is not judged by limit.
+std::optional<double> row_limit(const ReportView& v, const RowRecord& r, const std::string& baseline) {
+  const GateSet& g = v.policy.gates_for(baseline);
+  if (std::find(g.gates.begin(), g.gates.end(), "limit") == g.gates.end()) return std::nullopt;
+  for (const auto& [tag, L] : g.limit_by_tag) {
+    const size_t eq = tag.find('=');
+    auto it = r.tags.find(tag.substr(0, eq));
+    if (eq != std::string::npos && it != r.tags.end() && it->second == tag.substr(eq + 1)) return L;
+  }
+  return g.limit;
+}
+
+// Whether the row failed a gate judging its pair against `baseline`.
+bool failed_against(const RowView& rv, const std::string& baseline, const std::string& gate) {
+  return std::any_of(rv.failures.begin(), rv.failures.end(),
+                     [&](const GateResult& f) { return f.gate == gate && f.baseline == baseline; });
+}
+
 std::string ratio_chart(const ReportView& v, const std::string& baseline, int index) {
+  // A baseline judged by limit (a floor): the bar's colour is the row's limit gate, and a tick marks
+  // the ratio the limit needs (1 / (1 + L)).
+  const bool limited = std::any_of(v.rows.begin(), v.rows.end(),
+                                   [&](const RowView& rv) { return row_limit(v, rv.record, baseline).has_value(); });
   Svg s(index, 20, "ratio vs " + baseline + " per row: baseline / candidate median, > 1 = candidate faster",
-        "bar from 1 to the ratio; whisker: the " + rt::shortest(v.interval.level * 100) +
-            "% CI; green: resolved faster (CI above 1), red: resolved slower (CI below 1), amber: unresolved");
+        limited ? "bar from 1 to the ratio; whisker: the " + rt::shortest(v.interval.level * 100) +
+                      "% CI; black tick: the ratio the row's limit gate needs, 1 / (1 + L); green: the limit "
+                      "passed, red: failed"
+                : "bar from 1 to the ratio; whisker: the " + rt::shortest(v.interval.level * 100) +
+                      "% CI; green: resolved faster (CI above 1), red: resolved slower (CI below 1), amber: "
+                      "unresolved");
   double lo = 1, hi = 1;
   std::vector<std::string> ids;
   std::vector<const PairRecord*> pairs;
@@ -189,6 +216,7 @@ std::string ratio_chart(const ReportView& v, const std::string& baseline, int in
       lo = std::min({lo, *found->ratio, found->ratio_ci ? found->ratio_ci->lo : *found->ratio});
       hi = std::max({hi, *found->ratio, found->ratio_ci ? found->ratio_ci->hi : *found->ratio});
     }
+    if (const auto L = row_limit(v, rv.record, baseline)) lo = std::min(lo, 1 / (1 + *L));
   }
   const Scale y = scale_over(lo, hi, true, s.bottom(), s.top());
   s.y_axis(y, "ratio (log scale)");
@@ -202,7 +230,9 @@ std::string ratio_chart(const ReportView& v, const std::string& baseline, int in
               << "\u00d7<title>" << rt::html(ids[i] + ": not measured") << "</title></text>\n";
       continue;
     }
-    const char* color = !p->ratio_ci          ? "#999999"
+    const std::optional<double> L = row_limit(v, v.rows[i].record, baseline);
+    const char* color = L                     ? (failed_against(v.rows[i], baseline, "limit") ? "#c62828" : "#2e7d32")
+                        : !p->ratio_ci        ? "#999999"
                         : p->ratio_ci->lo > 1 ? "#2e7d32"
                         : p->ratio_ci->hi < 1 ? "#c62828"
                                               : "#f0a202";
@@ -215,6 +245,12 @@ std::string ratio_chart(const ReportView& v, const std::string& baseline, int in
       s.out() << "<path d=\"M" << f1(px) << " " << f1(a) << "V" << f1(b) << "M" << f1(px - cap) << " " << f1(a) << "H"
               << f1(px + cap) << "M" << f1(px - cap) << " " << f1(b) << "H" << f1(px + cap)
               << "\" stroke=\"#222222\" stroke-width=\"1.2\" fill=\"none\"/>";
+    }
+    if (L) {
+      const double need = y(1 / (1 + *L)), half = std::max(3.0, slot * 0.45);
+      s.out() << "<path class=\"limit\" d=\"M" << f1(px - half) << " " << f1(need) << "H" << f1(px + half)
+              << "\" stroke=\"#000000\" stroke-width=\"2\"><title>" << rt::html(ids[i] + ": limit needs ratio >= ")
+              << rt::html(rt::ratio3(1 / (1 + *L))) << "</title></path>";
     }
     s.out() << "</g>\n";
   }

@@ -400,6 +400,26 @@ TEST(Report, HtmlIsSelfContainedEscapedAndEveryRowHasAnId) {
   EXPECT_NE(h.find("data-plot=\"70,40,940,290\""), std::string::npos);
 }
 
+TEST(Report, RatioChartAgainstAFloorShowsEachRowsLimitAndItsVerdict) {
+  // k.floor is judged by limit (0.05; 0.5 on band=wide rows): each bar's tick marks 1 / (1 + L),
+  // and its colour is the row's limit gate (r3-b16 fails it, r1-b1 passes); k.base (strict) keeps
+  // the interval's colours and has no tick.
+  const std::string h = report_html(old_view());
+  const size_t floor_chart = h.find("id=\"chart-1\""), time_chart = h.find("id=\"chart-2\"");
+  ASSERT_NE(floor_chart, std::string::npos);
+  const std::string base = h.substr(0, floor_chart), floor = h.substr(floor_chart, time_chart - floor_chart);
+  EXPECT_EQ(base.find("class=\"limit\""), std::string::npos);
+  auto bar_of = [&](const std::string& row) {
+    const size_t at = floor.find("data-row=\"" + row + "\"");
+    return at == std::string::npos ? std::string() : floor.substr(at, floor.find("</g>", at) - at);
+  };
+  const std::string r1 = bar_of("r1-b1"), r3 = bar_of("r3-b16");
+  EXPECT_NE(r1.find("#2e7d32"), std::string::npos) << r1;                        // passes its limit
+  EXPECT_NE(r3.find("#c62828"), std::string::npos) << r3;                        // fails it
+  EXPECT_NE(r1.find("limit needs ratio &gt;= 0.952"), std::string::npos) << r1;  // 1 / 1.05
+  EXPECT_NE(r3.find("limit needs ratio &gt;= 0.667"), std::string::npos) << r3;  // 1 / 1.5 (band=wide)
+}
+
 TEST(Report, CsvUsesShortestRoundTripNumbers) {
   EXPECT_EQ(report_text::shortest(0.232), "0.232");
   EXPECT_EQ(report_text::shortest(1.0 / 3), "0.3333333333333333");
