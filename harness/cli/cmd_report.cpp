@@ -33,8 +33,8 @@ void add_report(CLI::App& app, Action& action) {
                  "md: a pull-request body under 60,000 characters: headline (compared arms, device, commit, policy, "
                  "verdict counts, geomeans by baseline and tag, worst row), failures with reasons, the rows near the "
                  "line, then the row table and <details> as far as they fit (--full: all of them); html: one file, "
-                 "inline SVG charts (ratio "
-                 "per row with CI whiskers, time vs a size param, percent of floor or copy peak) and the md content; "
+                 "inline SVG charts (ratio per row with CI whiskers, time vs the table's sweep parameter, percent of "
+                 "floor or copy peak) and the md content; "
                  "json: the report view (stable keys); csv: one line per (row, baseline), shortest round-trip "
                  "numbers; wide: one line per row, one column per arm, every arm over --anchor (tuning runs)")
       ->capture_default_str();
@@ -135,7 +135,7 @@ void add_compare(CLI::App& app, Action& action) {
       const ReportView b = report_view(new_r.receipt, o->new_r);
       const CompareResult c = compare_receipts(a, b, o->rule);
       emit_text(o->json ? compare_json(c) : compare_markdown(c), o->out);
-      return c.any_slower() || (o->fail_on_unresolved && c.any_unresolved()) ? kExitFail : kExitOk;
+      return c.any_slower() || (o->fail_on_unresolved && c.any(ChangeClass::unresolved)) ? kExitFail : kExitOk;
     };
   });
 }

@@ -130,7 +130,7 @@ json run_one(const RunOpts& o, const BackendFactory& factory, Backend* backend, 
                      {"checks", r.phases.check_s},
                      {"warmup", r.phases.warmup_s},
                      {"samples", r.phases.timing_s},
-                     {"proof", r.phases.proof_s},
+                     {"proof", r.phases.proof_s()},
                      {"proof_parts",
                       {{"inputs", r.phases.proof_inputs_s},
                        {"checks", r.phases.proof_checks_s},
@@ -154,7 +154,7 @@ json run_one(const RunOpts& o, const BackendFactory& factory, Backend* backend, 
   std::printf(
       "host time: prepare %.1f s, correctness checks %.1f s, warm-up %.1f s, samples %.1f s, timed-call proof %.1f s "
       "(input sets %.1f, second-seed checks %.1f, verified calls %.1f)\n",
-      r.phases.prepare_s, r.phases.check_s, r.phases.warmup_s, r.phases.timing_s, r.phases.proof_s,
+      r.phases.prepare_s, r.phases.check_s, r.phases.warmup_s, r.phases.timing_s, r.phases.proof_s(),
       r.phases.proof_inputs_s, r.phases.proof_checks_s, r.phases.proof_verified_s);
   return j;
 }

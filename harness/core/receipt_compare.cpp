@@ -78,12 +78,8 @@ ChangeClass classify_change(double change, const ChangeInterval& ci, const Chang
   return ChangeClass::unresolved;
 }
 
-bool CompareResult::any_slower() const {
-  auto it = classes.find(to_string(ChangeClass::slower));
-  return it != classes.end() && it->second > 0;
-}
-bool CompareResult::any_unresolved() const {
-  auto it = classes.find(to_string(ChangeClass::unresolved));
+bool CompareResult::any(ChangeClass cls) const {
+  auto it = classes.find(to_string(cls));
   return it != classes.end() && it->second > 0;
 }
 

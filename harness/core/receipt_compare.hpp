@@ -97,8 +97,8 @@ struct CompareResult {
   std::map<std::string, GeomeanChange> by_baseline;                     // over pairs with a change
   std::map<std::string, std::map<std::string, GeomeanChange>> by_tag;   // baseline -> "k=v" -> ...
   std::vector<RowFailure> old_failures, new_failures;                   // in row order
-  bool any_slower() const;
-  bool any_unresolved() const;
+  bool any(ChangeClass cls) const;                                      // a pair of that class
+  bool any_slower() const { return any(ChangeClass::slower); }
 };
 
 // Throws InputError("no rows match ...") when no (row id, baseline) pair is in both receipts.

@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "harness/core/gates.hpp"
 #include "harness/report/report.hpp"
 #include "harness/report/report_text.hpp"
 
@@ -172,17 +173,12 @@ void bar(Svg& s, double px, double w, double from, double to, const char* color,
           << rt::html(tip) << "</title></rect>\n";
 }
 
-// The limit(L) a row is held to against `baseline` (the gate set's, a tag's value first); none
+// The limit(L) a row is held to against `baseline`, as its gate judged it (effective_limit); none
 // where the baseline is not judged by limit.
 std::optional<double> row_limit(const ReportView& v, const RowRecord& r, const std::string& baseline) {
   const GateSet& g = v.policy.gates_for(baseline);
   if (std::find(g.gates.begin(), g.gates.end(), "limit") == g.gates.end()) return std::nullopt;
-  for (const auto& [tag, L] : g.limit_by_tag) {
-    const size_t eq = tag.find('=');
-    auto it = r.tags.find(tag.substr(0, eq));
-    if (eq != std::string::npos && it != r.tags.end() && it->second == tag.substr(eq + 1)) return L;
-  }
-  return g.limit;
+  return effective_limit(r, g);
 }
 
 // Whether the row failed a gate judging its pair against `baseline`.

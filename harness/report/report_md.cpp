@@ -163,7 +163,8 @@ std::vector<doc::Block> acceptance_section(const AcceptanceView& a, size_t rows)
   return out;
 }
 
-// Every failed gate with its reason, the first `listed` of them (the rest counted).
+// Every failed gate with its reason, the first `listed` of them (the rest counted), then a later
+// acceptance's verdicts.
 std::vector<doc::Block> failures_section(const ReportView& v, size_t listed = SIZE_MAX) {
   std::vector<doc::Block> out;
   std::vector<Inline> items;
@@ -184,6 +185,8 @@ std::vector<doc::Block> failures_section(const ReportView& v, size_t listed = SI
   if (more)
     out.push_back(doc::para(
         {T(std::to_string(more) + " more failed gates: "), C("kgate gate " + v.source), T(" lists them all.")}));
+  if (v.acceptance)
+    for (auto& b : acceptance_section(*v.acceptance, v.rows.size())) out.push_back(std::move(b));
   return out;
 }
 
@@ -404,8 +407,6 @@ ReportDocument report_document(const ReportView& v) {
       "% copy / GEMM peak: of the peaks measured at start-up; % of floor: floor time / candidate time.")}));
   rows.push_back(rows_table(v));
   doc_parts.failures = failures_section(v);
-  if (v.acceptance)
-    for (auto& b : acceptance_section(*v.acceptance, v.rows.size())) doc_parts.failures.push_back(std::move(b));
   auto& details = doc_parts.details;
   details.emplace_back("Protocol", protocol_details(v));
   details.emplace_back("Arms and their source digests", arms_details(v));
@@ -440,10 +441,7 @@ std::string report_markdown(const ReportView& v, bool full) {
     out += md;
   };
   add(d.head, "", true);
-  std::vector<doc::Block> failures = failures_section(v, kFailuresListed);
-  if (v.acceptance)
-    for (auto& b : acceptance_section(*v.acceptance, v.rows.size())) failures.push_back(std::move(b));
-  add(failures, "", true);
+  add(failures_section(v, kFailuresListed), "", true);
   add(near_line_section(v), "", true);
   add(d.rows, "the row table", false);
   std::vector<doc::Block> details_heading{doc::heading(3, {T("Details")})};

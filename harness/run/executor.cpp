@@ -14,6 +14,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -26,11 +27,16 @@
 
 namespace kgate {
 
+std::vector<double> PhaseTimes::to_vector() const {
+  std::vector<double> t;
+  for (auto f : kFields) t.push_back(this->*f);
+  return t;
+}
+
 void PhaseTimes::add(const std::vector<double>& t) {
-  if (t.size() != 8) throw std::runtime_error("phase times: expected 8");
-  double* const f[] = {&prepare_s, &check_s,        &warmup_s,       &timing_s,
-                       &proof_s,   &proof_inputs_s, &proof_checks_s, &proof_verified_s};
-  for (size_t i = 0; i < t.size(); ++i) *f[i] += t[i];
+  if (t.size() != std::size(kFields))
+    throw std::runtime_error("phase times: expected " + std::to_string(std::size(kFields)));
+  for (size_t i = 0; i < t.size(); ++i) this->*kFields[i] += t[i];
 }
 
 namespace {
@@ -42,22 +48,13 @@ void timed(double& acc, F&& fn) {
   acc += std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-// A step of the proof: its time added to the proof's and to its part's.
-template <class F>
-void proof_step(PhaseTimes& phases, double PhaseTimes::*part, F&& fn) {
-  double spent = 0;
-  timed(spent, fn);
-  phases.proof_s += spent;
-  phases.*part += spent;
-}
-
-// A phase whose steps include the proof's: the proof's time (added to phases.proof_s inside fn)
-// is taken out of the phase's.
+// A phase whose steps include the proof's: the proof's time (added to its parts inside fn) is
+// taken out of the phase's.
 template <class F>
 void timed_phase(double& acc, PhaseTimes& phases, F&& fn) {
-  const double proof_before = phases.proof_s;
+  const double proof_before = phases.proof_s();
   timed(acc, fn);
-  acc -= phases.proof_s - proof_before;
+  acc -= phases.proof_s() - proof_before;
 }
 
 // A timed call's side series (events, SM clock, self clock, intervals, activity), appended.
@@ -101,7 +98,7 @@ class UnitProof {
   void load(const std::string& arm) {
     Arm& a = arms_[arm];
     a.set = static_cast<int>(a.calls++ % sets_);
-    proof_step(phases_, &PhaseTimes::proof_inputs_s, [&] { ctx_.load_input(a.set); });
+    timed(phases_.proof_inputs_s, [&] { ctx_.load_input(a.set); });
   }
   // One timed call of `arm` (its name in the plan), its input loaded and, where chosen, its output
   // verified.
@@ -110,11 +107,11 @@ class UnitProof {
     Arm& a = arms_[arm];
     const int64_t call = a.proof.timed++;
     const bool verify = call < static_cast<int64_t>(a.verify.size()) && a.verify[call];
-    if (verify) proof_step(phases_, &PhaseTimes::proof_verified_s, [&] { ctx_.prepare_verified(impl); });
+    if (verify) timed(phases_.proof_verified_s, [&] { ctx_.prepare_verified(impl); });
     Sample s = ctx_.time_once(impl);
     if (!verify) return s;
     Correctness c;
-    proof_step(phases_, &PhaseTimes::proof_verified_s, [&] {
+    timed(phases_.proof_verified_s, [&] {
       c = ctx_.verify(impl);
       // The check's own device work slowed the arm's next timed call (sparse_mla on the H100: the
       // call after a verified one 5-7 % slower on average, slow in 68-98 % of bimodal rows against
@@ -381,7 +378,7 @@ void InProcessExecutor::check_arm(const PlanArm& a, RowContext& ctx, RowCheck& r
   Correctness c = ctx.check(*a.impl);
   agree_or_abandon(true);  // a check may run collectives: a rank that threw in the first says so before the second
   Correctness second;
-  proof_step(phases_, &PhaseTimes::proof_checks_s, [&] {
+  timed(phases_.proof_checks_s, [&] {
     ctx.load_input(1);
     second = ctx.check(*a.impl);
   });
@@ -396,8 +393,8 @@ void InProcessExecutor::check_arm(const PlanArm& a, RowContext& ctx, RowCheck& r
 
 void InProcessExecutor::prepare_row(const UnitSpec& spec, std::unique_ptr<RowContext>& ctx) {
   timed(phases_.prepare_s, [&] { ctx = backend_.prepare(*plan_.family, plan_.table.rows[spec.row], spec.seed); });
-  proof_step(phases_, &PhaseTimes::proof_inputs_s,
-             [&] { ctx->add_input_sets(derived_input_seeds(plan_.schedule.seed, spec.seed, plan_.proof.input_sets)); });
+  timed(phases_.proof_inputs_s,
+        [&] { ctx->add_input_sets(derived_input_seeds(plan_.schedule.seed, spec.seed, plan_.proof.input_sets)); });
   agree_or_abandon(true);
 }
 
