@@ -4,18 +4,20 @@
 #
 # usage: scripts/device/campaigns.sh [--build DIR] [--peers DIR] FAMILY...   (calib ssu sparse_mla ag_gemm)
 #   ssu_graph, sparse_mla_graph: only that family's CUDA-graph campaign (receipts.sh makes them where missing)
+#   --missing    make only the receipts that receipts/<arch>/<gpu>/ does not hold yet
 #   --build DIR  a build of kgate (default build/)
 #   --peers DIR  the export libraries: FlashInfer's and FlashMLA's (scripts/peers/*.sh) and
 #                libkgate_ssu_fast.so (kgate export --family ssu --arms ssu.fast); default build-peers
 # Exit: 0 every campaign's receipt passes its policy, 1 otherwise, 2 usage.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-build=build peers=build-peers families=()
+build=build peers=build-peers families=() missing=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
     --peers) peers=$2; shift 2 ;;
-    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --missing) missing=1; shift ;;
+    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     calib|ssu|sparse_mla|ag_gemm|ssu_graph|sparse_mla_graph) families+=("$1"); shift ;;
     *) echo "campaigns.sh: unknown argument $1 (--help)" >&2; exit 2 ;;
   esac
@@ -30,6 +32,7 @@ rc=0
 run() {
   local name=$1
   shift
+  [ "$missing" = 1 ] && [ -f "$to/$name.json" ] && return
   "$K" run --quiet --force --out "$to/$name.json" "$@" || rc=1
 }
 

@@ -10,8 +10,8 @@
 #                when that folder holds none, another GPU's folder, so a new model gets its first set)
 #   --log FILE   where the compares go (default: stdout)
 # The new receipts go to receipts/<arch>/<gpu>/ (replacing the old ones when --from is that folder).
-# The CUDA-graph campaigns (campaigns.sh ssu_graph, sparse_mla_graph) are made there when it has no
-# receipt of theirs yet; rerun re-makes them after that, in graph mode (their protocol.launch).
+# Every campaign of scripts/device/campaigns.sh whose receipt that folder does not hold is then made
+# from its definition, so one call makes the whole set from none; rerun re-makes them after that.
 # Exit: 0 every receipt re-made and passing its policy, 1 otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -41,22 +41,18 @@ if [ -z "$from" ]; then
   fi
 fi
 mapfile -t old < <(ls "$from"/*.json 2>/dev/null | grep -v '\.samples\.json$' || true)
-[ "${#old[@]}" -gt 0 ] || { echo "receipts.sh: no receipts in $from" >&2; exit 2; }
-echo "receipts.sh: $gpu ($arch): re-making ${#old[@]} receipts of $from into $to"
+echo "receipts.sh: $gpu ($arch): re-making ${#old[@]} receipts of ${from:-no folder} into $to"
 mkdir -p "$to"
-place=(--out-dir "$to" --force)
-[ "$(cd "$from" && pwd)" = "$(cd "$to" && pwd)" ] && place=(--replace)
 start=$(date +%s)
 rc=0
-"$K" rerun "${old[@]}" --peers "$peers" "${place[@]}" > "$log" || rc=$?
-echo "receipts.sh: rerun exit $rc after $(($(date +%s) - start)) s"
-graph=()
-[ -f "$to/ssu_fast_vs_flashinfer_stock_graph.json" ] || graph+=(ssu_graph)
-[ -f "$to/sparse_mla_fast_vs_baseline_graph.json" ] || graph+=(sparse_mla_graph)
-if [ "${#graph[@]}" -gt 0 ]; then
-  echo "receipts.sh: first CUDA-graph receipts: ${graph[*]}"
-  bash scripts/device/campaigns.sh --build "$build" --peers "$peers" "${graph[@]}" >> "$log" || rc=1
+if [ "${#old[@]}" -gt 0 ]; then
+  place=(--out-dir "$to" --force)
+  [ "$(cd "$from" && pwd)" = "$(cd "$to" && pwd)" ] && place=(--replace)
+  "$K" rerun "${old[@]}" --peers "$peers" "${place[@]}" > "$log" || rc=$?
+  echo "receipts.sh: rerun exit $rc after $(($(date +%s) - start)) s"
 fi
+echo "receipts.sh: the campaigns that have no receipt here yet"
+bash scripts/device/campaigns.sh --missing --build "$build" --peers "$peers" calib ssu sparse_mla ag_gemm >> "$log" || rc=1
 for r in "$to"/*.json; do
   case "$r" in *.samples.json) continue ;; esac
   "$K" report "$r" --format md --out "${r%.json}.report.md"
