@@ -5,7 +5,7 @@
 # kgate builds with the CPU backend only.
 set -euo pipefail
 pkgs=(cmake ninja-build g++ make pkg-config git python3
-      nlohmann-json3-dev libcli11-dev libeigen3-dev libssl-dev libbenchmark-dev libgtest-dev googletest
+      nlohmann-json3-dev libcli11-dev libeigen3-dev libssl-dev libbenchmark-dev libgtest-dev googletest libmuparser-dev
       chromium fonts-dejavu-core python3-venv universal-ctags)  # chromium: the html report test renders the page headless; universal-ctags: the function-size check
 missing=()
 for p in "${pkgs[@]}"; do

@@ -76,7 +76,7 @@ ExportPlan plan_export(const Opts& o0, Registry& reg) {
   if (!reg.find_family(o.family))
     throw InputError("export: --family: no family " + quoted(o.family) + did_you_mean(o.family, families));
   const bool own_source = o.source.empty();
-  if (own_source) o.source = source_root();
+  if (own_source) o.source = data_root();
   p.src = fs::absolute(o.source);
   const fs::path family_cmake = p.src / "kernels" / o.family / "CMakeLists.txt";
   if (!fs::exists(p.src / "CMakeLists.txt"))

@@ -20,6 +20,7 @@ namespace {
 
 struct GateOpts {
   std::string receipt, policy, tree;
+  std::string kgate_sources = "tree";  // where kgate's own recorded sources are checked: tree | binary
   bool json = false;
 };
 
@@ -48,7 +49,7 @@ struct TreeCheck {
 TreeCheck check_tree(const GateOpts& o, const json& body) {
   TreeCheck t;
   if (o.tree.empty()) return t;
-  for (const StaleItem& item : stale_against_tree(body, o.tree)) {
+  for (const StaleItem& item : stale_against_tree(body, o.tree, o.kgate_sources == "binary")) {
     if (!o.json) std::printf("%s\n", terminal(item.line).c_str());
     if (item.kind == StaleItem::Kind::unchecked) {
       t.unchecked_items.push_back({{"kind", "export_library"}, {"line", item.line}});
@@ -147,6 +148,12 @@ void add_gate(CLI::App& app, Action& action) {
                      " or a JSON "
                      "file (kgate run --help explains each); default: the policy the receipt records");
   sc->add_option("--against-tree", o->tree, "source tree to compare recorded source digests against");
+  sc->add_option("--kgate-sources", o->kgate_sources,
+                 "with --against-tree, where kgate's own recorded sources (its harness, the family's context and "
+                 "oracle) are checked: tree (default: in DIR, kgate's own repository) or binary (against the "
+                 "digests this kgate was built from: a kernel repository that installs kgate holds only its tables "
+                 "and libraries)")
+      ->check(CLI::IsMember({"tree", "binary"}));
   sc->add_flag("--json", o->json, "one JSON document on stdout: failures per row and gate, stale sources");
   sc->footer(help_footer(
       "0 every row passes and nothing is stale, 1 a row fails the policy, a source is stale, or the receipt\n"

@@ -103,7 +103,7 @@ std::shared_ptr<RunOpts> recorded_run(const json& receipt, const std::string& pa
   const json& cases = field(pred, "cases", where);
   o->cases = field(cases, "path", where).get<std::string>();
   std::error_code ec;
-  if (!fs::exists(o->cases, ec)) o->cases = source_root() + "/" + o->cases;
+  if (!fs::exists(o->cases, ec)) o->cases = data_root() + "/" + o->cases;
   if (fs::exists(o->cases, ec) && sha256_file_hex(o->cases) != cases.value("sha256", "") && !ro.quiet)
     std::fprintf(stderr, "kgate rerun: %s: the case table %s changed since the receipt\n", terminal(where).c_str(),
                  terminal(o->cases).c_str());

@@ -100,8 +100,8 @@ PreflightedRun make_campaign(const RunOpts& o, const std::string& cases, const s
   check_cases_file(cases, cases_dir(), "--cases");
   CaseTable table = load_case_table(cases);  // read once: the preflight takes it from here
   RunConfig c;
-  check_export_arm_backend(cand, backend_name, "--candidate");  // before any library is opened
-  for (const auto& b : split_commas(bases)) check_export_arm_backend(b, backend_name, "--baseline");
+  check_export_arm_backend(cand, backend_name, "--candidate", table.family);  // before any library is opened
+  for (const auto& b : split_commas(bases)) check_export_arm_backend(b, backend_name, "--baseline", table.family);
   for (const auto& b : split_commas(bases)) c.baselines.push_back(portable_arm(b, table.family, "--baseline"));
   c.candidate = portable_arm(cand, table.family, "--candidate");
   c.out_path = receipt_path(o, table.name, c, std::move(out));
@@ -195,7 +195,7 @@ std::vector<PreflightedRun> suite_campaigns(const RunOpts& o, const std::string&
     check_suite_entry(e, where);
     std::string cases = e["cases"];
     std::error_code ec;
-    if (!std::filesystem::exists(cases, ec)) cases = source_root() + "/" + cases;
+    if (!std::filesystem::exists(cases, ec)) cases = data_root() + "/" + cases;
     const std::string out = o.out_dir + "/" + suite_out(e["out"], where);
     if (auto [it, fresh] = outs.emplace(out, idx); !fresh)
       throw InputError(where + ": field 'out': " + printable(out) + " is entry " + std::to_string(it->second) +
@@ -294,7 +294,7 @@ PreparedRun prepare_run(RunOpts& o) {
   }
   if (!o.candidate.empty() || !o.baselines.empty() || !o.out.empty())
     throw InputError("--candidate/--baseline/--out need --cases (without --cases the default suite runs)");
-  p.suite_path = o.suite.empty() ? source_root() + "/cases/suites.json" : o.suite;
+  p.suite_path = o.suite.empty() ? data_root() + "/cases/suites.json" : o.suite;
   p.campaigns = suite_campaigns(o, p.suite_path, p.backend_name);
   return p;
 }

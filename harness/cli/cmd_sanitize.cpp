@@ -130,7 +130,7 @@ std::vector<std::string> check_argv(const json& pred, const std::string& rows, c
       baselines.push_back(a["name"]);
   }
   std::string cases = pred["cases"]["path"];
-  if (!file_exists(cases)) cases = source_root() + "/" + cases;
+  if (!file_exists(cases)) cases = data_root() + "/" + cases;
   const std::string backend = pred["backend"];
   std::vector<std::string> argv = {self_binary_path(),
                                    "run",

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 
+#include "harness/core/artifacts.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/fileio.hpp"
 #include "harness/core/policy.hpp"
@@ -17,22 +18,51 @@
 
 namespace kgate::cli {
 
-std::string source_root() {
-  if (const char* e = std::getenv("KGATE_SOURCE_DIR")) return e;
-  return KGATE_SOURCE_DIR;
+namespace {
+std::string& data_dir_flag() {
+  static std::string dir;
+  return dir;
+}
+}  // namespace
+
+void set_data_dir(const std::string& dir) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(std::filesystem::path(dir) / "cases", ec))
+    throw InputError("--data-dir " + quoted(dir) + ": no cases/ folder in it (kgate's data: an installed kgate's " +
+                     "<prefix>/share/kgate, or a kgate source tree)");
+  data_dir_flag() = dir;
+}
+
+std::string data_root() {
+  namespace fs = std::filesystem;
+  if (!data_dir_flag().empty()) return data_dir_flag();
+  if (const char* e = std::getenv("KGATE_DATA_DIR"); e && *e) return e;
+  static const std::string found = [] {
+    std::error_code ec;
+    const fs::path bin = fs::path(self_binary_path()).parent_path();
+    if (bin.empty()) return std::string(".");
+    if (fs::is_regular_file(bin.parent_path() / "share/kgate/cases/suites.json", ec))
+      return (bin.parent_path() / "share/kgate").string();
+    for (fs::path d = bin; !d.empty(); d = d.parent_path()) {
+      if (fs::is_regular_file(d / "cases/suites.json", ec)) return d.string();
+      if (d == d.parent_path()) break;
+    }
+    return std::string(".");
+  }();
+  return found;
 }
 
 std::string portable_path(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::path abs = fs::weakly_canonical(fs::absolute(path), ec);
-  fs::path root = fs::weakly_canonical(source_root(), ec);
+  fs::path root = fs::weakly_canonical(data_root(), ec);
   auto rel = abs.lexically_relative(root);
   if (!rel.empty() && *rel.begin() != "..") return rel.string();
   return path;
 }
 
-std::string cases_dir() { return source_root() + "/cases"; }
+std::string cases_dir() { return data_root() + "/cases"; }
 
 void portable_by_baseline(Policy& p) {
   std::map<std::string, GateSet> by_baseline;

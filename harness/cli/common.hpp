@@ -91,10 +91,17 @@ std::unique_ptr<Backend> select_backend(const std::string& which, const std::str
 // not initialize CUDA: auto looks for the driver's device node instead.
 std::string backend_name_for(const std::string& which, bool isolate);
 bool gpu_available(std::string* why);
-std::string source_root();
-// A path under the source root is recorded relative to it (stable across checkouts).
+// kgate's data: cases/ (the case tables, policies/, suites.json). From --data-dir (set_data_dir),
+// else $KGATE_DATA_DIR, else found from the binary's own location: an installed kgate's
+// <prefix>/share/kgate, or the source tree its build folder sits in (the nearest folder above the
+// binary that holds cases/suites.json). Never a path compiled into the binary: a copied or
+// installed kgate reads its own tables. "." when none is found.
+std::string data_root();
+// --data-dir: a folder holding cases/; InputError otherwise.
+void set_data_dir(const std::string& dir);
+// A path under the data root is recorded relative to it (stable across checkouts).
 std::string portable_path(const std::string& path);
-// Where case tables live: <source>/cases.
+// Where case tables live: <data root>/cases.
 std::string cases_dir();
 
 // A subcommand's --help footer: what each exit code means for it, then examples.

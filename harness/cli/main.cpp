@@ -105,6 +105,11 @@ int main(int argc, char** argv) {
       "Typical: kgate list; kgate run --cases T --candidate I --baseline I; kgate audit R; kgate gate R --policy P.\n"
       "kgate SUBCOMMAND --help (or kgate help SUBCOMMAND) shows its flags, exit codes and examples; kgate version "
       "(-V) the build.");
+  std::string data_dir;
+  app.add_option("--data-dir", data_dir,
+                 "kgate's data (a folder holding cases/): default an installed kgate's <prefix>/share/kgate, or the "
+                 "source tree its build folder sits in; $KGATE_DATA_DIR overrides the default")
+      ->type_name("DIR");
   cli::Action action;
   cli::add_list(app, action);
   cli::add_env(app, action);
@@ -132,6 +137,7 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   try {
+    if (!data_dir.empty()) cli::set_data_dir(data_dir);
     return action ? action() : kExitUsage;
   } catch (const InputError& e) {
     std::fprintf(stderr, "kgate: error: %s\n", terminal(e.what()).c_str());

@@ -43,8 +43,9 @@ std::vector<std::string> built_arm_sources(const std::string& family, const std:
   return {out.begin(), out.end()};
 }
 
-std::vector<std::string> built_export_sources(const std::string& family, std::initializer_list<const char*> units) {
-  std::vector<std::string> v = built_arm_sources(family, "cuda", units);
+std::vector<std::string> built_export_sources(const std::string& family, std::initializer_list<const char*> units,
+                                              const std::string& backend) {
+  std::vector<std::string> v = built_arm_sources(family, backend, units);
   for (const auto& p : built_protocol_sources())
     if (std::string(p.backend) == "export") v.push_back(p.path);
   std::sort(v.begin(), v.end());

@@ -43,9 +43,11 @@ std::vector<std::string> protocol_sources(const std::string& backend);
 // duplicates. Throws std::invalid_argument for a unit this build did not compile for `family`.
 std::vector<std::string> built_arm_sources(const std::string& family, const std::string& backend,
                                            std::initializer_list<const char*> units);
-// Family::export_sources: built_arm_sources(family, "cuda", units) for the units of the GPU
-// context that calls export arms, and the export ABI.
-std::vector<std::string> built_export_sources(const std::string& family, std::initializer_list<const char*> units);
+// Family::export_sources: built_arm_sources(family, backend, units) for the units of the context
+// that calls export arms (the GPU context; a family running host exports, its CPU context), and
+// the export ABI.
+std::vector<std::string> built_export_sources(const std::string& family, std::initializer_list<const char*> units,
+                                              const std::string& backend = "cuda");
 // The tree's git commit when this binary was built ("-dirty" appended when a tracked file
 // differed from it; "unknown" outside a git tree). Generated on every build.
 const char* built_git_commit();

@@ -1,6 +1,7 @@
 #include "harness/core/cases.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <set>
 
@@ -14,13 +15,31 @@
 
 namespace kgate {
 
+namespace {
+
+// A dimension of a family described by data: an identifier an expression can name, a count.
+std::string dimension_error(const std::string& name, const json& v) {
+  const bool ident = !name.empty() && name.size() <= 64 && !std::isdigit(static_cast<unsigned char>(name[0])) &&
+                     std::all_of(name.begin(), name.end(),
+                                 [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  if (!ident) return "unknown parameter, and not a dimension name (letters, digits and '_', not first a digit)";
+  if (!v.is_number_integer() || v.get<int64_t>() < 0) return "a dimension must be an integer >= 0";
+  return "";
+}
+
+}  // namespace
+
 std::string normalize_params(const Family& f, const json& in, json& out) {
   if (!in.is_object()) return "params: must be an object";
   out = json::object();
   for (auto it = in.begin(); it != in.end(); ++it) {
     bool known = false;
     for (const auto& p : f.params) known |= p.name == it.key();
-    if (!known) return "params." + printable(it.key(), 120) + ": unknown parameter for family '" + f.name + "'";
+    if (known) continue;
+    if (!f.dimensions) return "params." + printable(it.key(), 120) + ": unknown parameter for family '" + f.name + "'";
+    if (const std::string why = dimension_error(it.key(), it.value()); !why.empty())
+      return "params." + printable(it.key(), 120) + ": " + why;
+    out[it.key()] = it.value();
   }
   for (const auto& p : f.params) {
     std::string field = "params." + p.name;
@@ -42,6 +61,10 @@ std::string normalize_params(const Family& f, const json& in, json& out) {
       }
       case ParamSpec::Kind::Bool:
         if (!v.is_boolean()) return field + ": must be true or false";
+        out[p.name] = v;
+        break;
+      case ParamSpec::Kind::Object:
+        if (!v.is_object()) return field + ": must be an object";
         out[p.name] = v;
         break;
       case ParamSpec::Kind::String: {
@@ -92,9 +115,10 @@ json row_params(const std::string& path, const std::string& where, const json& r
   for (auto it = params.begin(); it != params.end(); ++it) {
     bool known = false;
     for (const auto& p : fam.params) known |= p.name == it.key();
-    if (!known)
-      throw table_error(path, where,
-                        "field " + quoted("params." + it.key()) + ": unknown parameter for family " + quoted(fam.name));
+    if (known) continue;
+    const std::string why =
+        fam.dimensions ? dimension_error(it.key(), it.value()) : "unknown parameter for family " + quoted(fam.name);
+    if (!why.empty()) throw table_error(path, where, "field " + quoted("params." + it.key()) + ": " + why);
   }
   json out;
   std::string err = normalize_params(fam, params, out);

@@ -21,7 +21,7 @@ class GpuBackend;  // harness/gpu/backend.hpp, built with the GPU backend only
 }
 
 struct ParamSpec {
-  enum class Kind { Int, Bool, String };
+  enum class Kind { Int, Bool, String, Object };  // Object: a JSON object the family's check validates
   std::string name;
   Kind kind = Kind::Int;
   bool required = true;
@@ -63,6 +63,17 @@ struct Family {
   // sources beside its library. Empty: the family's GPU context does not call export arms yet,
   // and the loader refuses a library of this family.
   std::vector<std::string> export_sources;
+  // A family described by data (kernels/tensor/): a row may hold integer parameters beyond the
+  // schema, its dimensions (names of letters, digits and '_', values >= 0), which the schema's
+  // expressions name.
+  bool dimensions = false;
+  // The family's CPU context runs export arms built for "host" (host pointers): a cpu run opens
+  // the libraries its arms name instead of refusing them unopened.
+  bool host_exports = false;
+  // The string parameter naming each row's oracle arm, when the oracle is an arm (an export, by
+  // its portable name): the run must name that arm too (as --baseline), so its library is a
+  // subject of the receipt. Empty: the family's oracle is its own reference code.
+  std::string reference_param;
 };
 
 // Validates and fills defaults: returns the normalized params or "field: message".

@@ -1,8 +1,11 @@
 #include "harness/core/tree_check.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
+#include "harness/core/artifacts.hpp"
 #include "harness/core/crypto.hpp"
 #include "harness/core/receipt.hpp"
 
@@ -47,9 +50,19 @@ bool inside_tree(const std::string& name) {
   return true;
 }
 
+// A subject this binary was built from, against the digest of its build: "" when equal, why not
+// otherwise; nullopt when the binary was not built from it (a table, a library: the tree's).
+std::optional<std::string> against_build(const std::string& name, const json& digest) {
+  const auto& built = built_source_digests();
+  const auto it = std::find_if(built.begin(), built.end(), [&](const SourceDigest& d) { return name == d.path; });
+  if (it == built.end()) return std::nullopt;
+  if (digest.is_string() && digest.get<std::string>() == it->sha256) return "";
+  return "receipt " + short_digest(digest) + ", this kgate's build " + std::string(it->sha256).substr(0, 12);
+}
+
 }  // namespace
 
-std::vector<StaleItem> stale_against_tree(const json& body, const std::string& dir) {
+std::vector<StaleItem> stale_against_tree(const json& body, const std::string& dir, bool own_from_binary) {
   std::vector<StaleItem> stale;
   auto source = [&](const std::string& what, const std::string& why) {
     stale.push_back({StaleItem::Kind::source, "STALE " + what + ": " + why});
@@ -79,6 +92,11 @@ std::vector<StaleItem> stale_against_tree(const json& body, const std::string& d
     const json digest = s.contains("digest") && s["digest"].is_object() && s["digest"].contains("sha256")
                             ? s["digest"]["sha256"]
                             : json(nullptr);
+    if (own_from_binary && !library)
+      if (const std::optional<std::string> why = against_build(name, digest)) {
+        if (!why->empty()) source(shown, *why);
+        continue;
+      }
     const std::filesystem::path p = library && std::filesystem::path(name).is_absolute()
                                         ? std::filesystem::path(name)
                                         : std::filesystem::path(dir) / name;

@@ -20,8 +20,12 @@ struct StaleItem {
       line;  // "STALE <what>: <why>" (UNCHECKED for an absent export library), one line: recorded names are escaped
 };
 
-// `body` is a receipt's body (an in-toto Statement); an empty result means current.
-std::vector<StaleItem> stale_against_tree(const json& body, const std::string& dir);
+// `body` is a receipt's body (an in-toto Statement); an empty result means current. With
+// `own_from_binary`, a subject this kgate binary was built from (its own harness, family and
+// oracle sources: built_source_digests) is checked against the digest recorded at its build, not
+// in DIR: a kernel repository that installs kgate holds only its own tables and libraries, and
+// a receipt of another kgate's sources is stale there too.
+std::vector<StaleItem> stale_against_tree(const json& body, const std::string& dir, bool own_from_binary = false);
 
 // A receipt-supplied string made safe for a one-line message: control characters, backslash
 // and non-ASCII bytes escaped (\n, \t, \xHH), cut to `max` bytes with the full length noted.

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -184,11 +185,16 @@ std::vector<std::string> load_export_library(Registry& r, const std::string& pat
     Implementation im;
     im.name = kExportPrefix + file + ":" + name;
     im.family = family;
-    im.backend = "cuda";
-    im.role = "export";
-    im.kernel_names = table_list(path, a.kernel_names, a.kernel_count, "arm " + quoted(name) + " kernel_names");
     im.archs = table_list(path, a.archs, a.arch_count, "arm " + quoted(name) + " archs");
     if (im.archs.empty()) fail(path, "arm " + quoted(name) + " declares no archs");
+    // Host code (host pointers, no stream) is a cpu arm: a family whose CPU context runs exports
+    // (Family::host_exports) takes it; any other family's cpu run refuses it before opening it.
+    const bool host = im.archs == std::vector<std::string>{"host"};
+    if (!host && std::find(im.archs.begin(), im.archs.end(), "host") != im.archs.end())
+      fail(path, "arm " + quoted(name) + ": archs name \"host\" beside device architectures (one or the other)");
+    im.backend = host ? "cpu" : "cuda";
+    im.role = "export";
+    im.kernel_names = table_list(path, a.kernel_names, a.kernel_count, "arm " + quoted(name) + " kernel_names");
     im.sources = fam.export_sources;
     im.description = (a.description ? printable(std::string_view(a.description, strnlen(a.description, kMaxNameBytes)))
                                     : std::string("export arm")) +

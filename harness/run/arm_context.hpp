@@ -28,22 +28,11 @@ void copy_into(std::vector<T>& live, const std::vector<T>& from) {
   std::copy(from.begin(), from.end(), live.begin());
 }
 
-template <class Arm, class Set>
-class CpuArmContext : public RowContext {
+// A CPU row context's input sets: set 0 made by the family's constructor (add_set), sets 1..K-1 by
+// make_set from the seeds the executor derives; load_input copies set k into the live buffers.
+template <class Set>
+class CpuInputSets : public RowContext {
  public:
-  Sample time_once(const Implementation& impl) override {
-    const Arm& a = arm(impl);
-    Sample s;
-    s.us = host_time_us([&] { call(a); });
-    return s;
-  }
-  double warm_call_us(const Implementation& impl) override { return time_once(impl).us; }
-
-  Correctness check(const Implementation& impl) override {
-    prepare_verified(impl);
-    call(arm(impl));
-    return verify(impl);
-  }
   void add_input_sets(const std::vector<uint64_t>& seeds) override {
     for (uint64_t s : seeds) sets_.push_back(make_set(s));
   }
@@ -56,8 +45,6 @@ class CpuArmContext : public RowContext {
   }
 
  protected:
-  // One call of `a` on the live buffers.
-  virtual void call(const Arm& a) = 0;
   // Input set k from its seed, its shared parts (a cache, weights, a state pool) set 0's.
   virtual Set make_set(uint64_t seed) const = 0;
   // Set's per-call inputs into the live buffers (copy_into).
@@ -65,11 +52,35 @@ class CpuArmContext : public RowContext {
   // Set 0: the row's seed, made by the family's constructor before any other.
   void add_set(Set s) { sets_.push_back(std::move(s)); }
   const Set& loaded() const { return sets_[static_cast<size_t>(loaded_)]; }
-  static const Arm& arm(const Implementation& impl) { return arm_of<Arm>(impl); }
 
  private:
   std::vector<Set> sets_;
   int loaded_ = 0;
+};
+
+// A family's CPU context whose arms are its own CpuArm objects: one timed call is one call of the
+// arm on the live buffers, on the host clock.
+template <class Arm, class Set>
+class CpuArmContext : public CpuInputSets<Set> {
+ public:
+  Sample time_once(const Implementation& impl) override {
+    const Arm& a = arm(impl);
+    Sample s;
+    s.us = host_time_us([&] { call(a); });
+    return s;
+  }
+  double warm_call_us(const Implementation& impl) override { return time_once(impl).us; }
+
+  Correctness check(const Implementation& impl) override {
+    this->prepare_verified(impl);
+    call(arm(impl));
+    return this->verify(impl);
+  }
+
+ protected:
+  // One call of `a` on the live buffers.
+  virtual void call(const Arm& a) = 0;
+  static const Arm& arm(const Implementation& impl) { return arm_of<Arm>(impl); }
 };
 
 }  // namespace kgate

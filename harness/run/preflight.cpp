@@ -123,11 +123,14 @@ void check_output_path(const std::string& path, const std::string& what) {
     throw InputError(what + " " + printable(path) + ": directory " + printable(dir.string()) + " is not writable");
 }
 
-void check_export_arm_backend(const std::string& arm, const std::string& backend_name, const char* flag) {
+void check_export_arm_backend(const std::string& arm, const std::string& backend_name, const char* flag,
+                              const std::string& family) {
   if (!is_export_name(arm) || backend_name != "cpu") return;
-  throw InputError(std::string(flag) + " " + quoted(arm) +
-                   ": an export arm runs on the cuda backend, but this run uses the " + backend_name +
-                   " backend (the library was not opened; use --backend cuda on a GPU)");
+  if (const Family* f = Registry::instance().find_family(family); f && f->host_exports) return;
+  throw InputError(std::string(flag) + " " + quoted(arm) + ": an export arm of family " + quoted(family) +
+                   " runs on the cuda backend, but this run uses the " + backend_name +
+                   " backend (the library was not opened; use --backend cuda on a GPU; host exports run on the cpu "
+                   "backend in a family that takes them, such as tensor)");
 }
 
 void check_policy_backend(const Policy& policy, const std::string& backend_name) {
@@ -282,6 +285,22 @@ static std::vector<UnitSpec> plan_unit_specs(const Plan& plan) {
   return specs;
 }
 
+// A family whose oracle is an arm (Family::reference_param): every row's reference is one of the
+// run's arms, so the receipt records its library among the arms' subjects.
+static void check_reference_arms(const Plan& plan, const std::string& cases_path) {
+  const std::string& key = plan.family->reference_param;
+  if (key.empty()) return;
+  std::vector<std::string> names;
+  for (const auto& a : plan.arms) names.push_back(a.name);
+  for (const CaseRow& r : plan.table.rows) {
+    const std::string ref = portable_export_name(r.params.at(key).get<std::string>());
+    if (std::find(names.begin(), names.end(), ref) == names.end())
+      throw InputError(printable(cases_path) + ": row " + quoted(r.id) + ": params." + key + " " + quoted(ref) +
+                       " is not an arm of this run (" + join(names, ", ") +
+                       "): name it as a --baseline, so its library is recorded with the receipt");
+  }
+}
+
 // The plan of a run over a table already read and filtered (its export arms loaded): the arms
 // checked against the table's family and the backend, then every unit.
 static Plan plan_from_table(const RunConfig& cfg, CaseTable table, const std::string& backend_name) {
@@ -309,6 +328,7 @@ static Plan plan_from_table(const RunConfig& cfg, CaseTable table, const std::st
   for (const auto& b : cfg.baselines) plan.baselines.push_back(portable_export_name(b));
   add_arm(plan.candidate, "candidate", "--candidate");
   for (const auto& b : plan.baselines) add_arm(b, "baseline", "--baseline");
+  check_reference_arms(plan, cfg.cases_path);
   check_accept_refusals(cfg.policy, plan.candidate, plan.baselines, "--policy");
   for (const auto& b : plan.baselines)
     if (cfg.policy.accepts_refusal(b)) plan.may_refuse.insert(b);
@@ -340,8 +360,8 @@ PreflightedRun preflight_run(const RunConfig& cfg, const std::string& backend_na
   CaseTable t = table ? std::move(*table) : load_case_table(cfg.cases_path);
   filter_rows(t, cfg.rows_filter);
   check_policy_backend(cfg.policy, backend_name);
-  check_export_arm_backend(cfg.candidate, backend_name, "--candidate");
-  for (const auto& b : cfg.baselines) check_export_arm_backend(b, backend_name, "--baseline");
+  check_export_arm_backend(cfg.candidate, backend_name, "--candidate", t.family);
+  for (const auto& b : cfg.baselines) check_export_arm_backend(b, backend_name, "--baseline", t.family);
   register_export_arms(cfg, t.family);
   check_world_size(cfg, t, backend_name);
   check_schedule_size(cfg, t);

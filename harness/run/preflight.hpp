@@ -53,10 +53,12 @@ Plan plan_for_backend(const PreflightedRun& run, const std::string& backend_name
 // a preflight naming no backend does not check. InputError naming the flag and the first row that differs.
 void check_world_size(const RunConfig& cfg, const CaseTable& t, const std::string& backend_name);
 
-// An export arm (export:PATH:NAME) on a run of the cpu backend: refused with
-// an InputError prefixed by `flag`, before its library is opened, so none of its code (its
-// constructors) runs. The loader registers every export arm for the cuda backend.
-void check_export_arm_backend(const std::string& arm, const std::string& backend_name, const char* flag);
+// An export arm (export:PATH:NAME) on a run of the cpu backend: refused with an InputError
+// prefixed by `flag`, before its library is opened, so none of its code (its constructors) runs,
+// unless the table's family runs host exports (Family::host_exports). The loader registers an arm
+// built for "host" only for the cpu backend, any other for the cuda backend.
+void check_export_arm_backend(const std::string& arm, const std::string& backend_name, const char* flag,
+                              const std::string& family);
 
 // The gates that read what the GPU timer records (parity, fallback: each call's activity), in a
 // policy of a run of the cpu backend: refused (InputError naming --policy and

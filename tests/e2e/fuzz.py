@@ -453,7 +453,7 @@ def main():
     global ROOT, FIX, FIXTURES, ENV
     ROOT = tempfile.mkdtemp(prefix="kgate_fuzz_")
     FIX = os.path.join(ROOT, "fixtures")
-    ENV = dict(os.environ, KGATE_SOURCE_DIR=SRC)
+    ENV = dict(os.environ, KGATE_DATA_DIR=SRC)
     t0 = time.monotonic()
     try:
         sidecar = make_fixtures()

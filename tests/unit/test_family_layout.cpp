@@ -22,11 +22,25 @@ const std::set<std::string> kEvery = {"CMakeLists.txt", "NOTES.md",   "abi.h",  
                                       "family.hpp",     "family.cpp", "arms.hpp"};
 const std::set<std::string> kGpu = {"launch.hpp", "gpu_context.cpp"};
 
+// A family of export arms only (kernels/README.md): no arm table, a context per backend it runs.
+std::string exports_only_problem(const std::set<std::string>& files) {
+  static const std::set<std::string> kUnits = {"family.cpp", "config.cpp", "cpu_context.cpp", "gpu_context.cpp"};
+  for (const auto& f : kEvery)
+    if (f != "arms.hpp" && !files.count(f)) return "no " + f;
+  for (const auto& f : files) {
+    const std::string ext = fs::path(f).extension().string();
+    if ((ext == ".cpp" || ext == ".cu") && !kUnits.count(f)) return f + " is not in an exports-only family's set";
+  }
+  return "";
+}
+
 // What is wrong with the folder's file set; "" when it has the common shape.
 std::string layout_problem(const fs::path& dir) {
   std::set<std::string> files;
   for (const auto& e : fs::directory_iterator(dir))
     if (e.is_regular_file()) files.insert(e.path().filename().string());
+  if (!files.count("arms.hpp") && (files.count("cpu_context.cpp") || files.count("gpu_context.cpp")))
+    return exports_only_problem(files);
   for (const auto& f : kEvery)
     if (!files.count(f)) return "no " + f;
   const bool cpu = files.count("cpu_arms.cpp") > 0;
@@ -72,6 +86,18 @@ TEST(FamilyLayout, AFolderMissingAFileOrHoldingAStrayUnitIsRefused) {
   fs::remove(dir / "launch.cu");
   std::ofstream(dir / "helpers.cpp") << "\n";
   EXPECT_EQ(layout_problem(dir), "helpers.cpp is not in the common set");
+  fs::remove_all(dir.parent_path());
+}
+
+TEST(FamilyLayout, AnExportsOnlyFamilyHoldsItsContextsAndNoStrayUnit) {
+  const fs::path dir = fresh_temp_dir("kgate_layout_") / "tensor";
+  fs::copy(fs::path(KGATE_SOURCE_DIR) / "kernels" / "tensor", dir);
+  EXPECT_EQ(layout_problem(dir), "");
+  fs::remove(dir / "abi.h");
+  EXPECT_EQ(layout_problem(dir), "no abi.h");
+  fs::copy_file(fs::path(KGATE_SOURCE_DIR) / "kernels" / "tensor" / "abi.h", dir / "abi.h");
+  std::ofstream(dir / "launch.cu") << "\n";
+  EXPECT_EQ(layout_problem(dir), "launch.cu is not in an exports-only family's set");
   fs::remove_all(dir.parent_path());
 }
 
