@@ -41,8 +41,15 @@ void register_family_tensor(Registry& r) {
   f.tolerance = &tensor::default_tolerance;
   f.work = [](const json& p) { return tensor::parse_op(p).work; };
   f.make_cpu_context = &tensor::make_cpu_context;
+#ifdef KGATE_HAVE_CUDA
+  f.make_gpu_context = &tensor::make_gpu_context;
+  f.export_sources = built_export_sources(
+      "tensor", {"kernels/tensor/cpu_context.cpp", "kernels/tensor/gpu_context.cpp", "kernels/tensor/config.cpp"},
+      "cuda");
+#else
   f.export_sources =
       built_export_sources("tensor", {"kernels/tensor/cpu_context.cpp", "kernels/tensor/config.cpp"}, "cpu");
+#endif
   r.add_family(std::move(f));
 }
 

@@ -10,6 +10,11 @@ namespace kgate {
 void register_family_tensor(Registry& r);
 }
 
+namespace kgate::gpu {
+class GpuBackend;
+}
+
 namespace kgate::tensor {
 std::unique_ptr<RowContext> make_cpu_context(const CaseRow& row, uint64_t seed);
+std::unique_ptr<RowContext> make_gpu_context(const CaseRow& row, uint64_t seed, gpu::GpuBackend& be);
 }
