@@ -14,8 +14,10 @@ __global__ void tiled(const __nv_bfloat16* A, const __nv_bfloat16* B, float* C, 
   const int r = blockIdx.y * T + threadIdx.y, c = blockIdx.x * T + threadIdx.x;
   float acc = 0;
   for (int k0 = 0; k0 < k; k0 += T) {
-    a[threadIdx.y][threadIdx.x] = r < m && k0 + threadIdx.x < k ? __bfloat162float(A[(long)r * k + k0 + threadIdx.x]) : 0;
-    b[threadIdx.y][threadIdx.x] = c < n && k0 + threadIdx.y < k ? __bfloat162float(B[(long)(k0 + threadIdx.y) * n + c]) : 0;
+    a[threadIdx.y][threadIdx.x] =
+        r < m && k0 + threadIdx.x < k ? __bfloat162float(A[(long)r * k + k0 + threadIdx.x]) : 0;
+    b[threadIdx.y][threadIdx.x] =
+        c < n && k0 + threadIdx.y < k ? __bfloat162float(B[(long)(k0 + threadIdx.y) * n + c]) : 0;
     __syncthreads();
     for (int i = 0; i < T; ++i) acc += a[threadIdx.y][i] * b[i][threadIdx.x];
     __syncthreads();

@@ -17,4 +17,4 @@ class GpuBackend;
 namespace kgate::tensor {
 std::unique_ptr<RowContext> make_cpu_context(const CaseRow& row, uint64_t seed);
 std::unique_ptr<RowContext> make_gpu_context(const CaseRow& row, uint64_t seed, gpu::GpuBackend& be);
-}
+}  // namespace kgate::tensor

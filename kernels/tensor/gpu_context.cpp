@@ -141,9 +141,7 @@ class GpuContext final : public gpu::GpuRowContext {
     KGATE_CUDA_LAUNCHED();
   }
   std::string arm_refusal(const Implementation& impl) override { return export_refusal(impl, &live_.args); }
-  std::string call_args() const override {
-    return {reinterpret_cast<const char*>(&live_.args), sizeof live_.args};
-  }
+  std::string call_args() const override { return {reinterpret_cast<const char*>(&live_.args), sizeof live_.args}; }
 
  private:
   static size_t op_bytes(const Op& op) {
@@ -199,8 +197,8 @@ class GpuContext final : public gpu::GpuRowContext {
   std::string reference_;
   DeviceTensors live_, scratch_;
   gpu::InputSets sets_;
-  std::vector<size_t> rotating_index_;   // the tensor of each rotating buffer
-  std::vector<std::string> poisons_;     // per tensor: an output's poisoned bytes, else empty
+  std::vector<size_t> rotating_index_;             // the tensor of each rotating buffer
+  std::vector<std::string> poisons_;               // per tensor: an output's poisoned bytes, else empty
   std::vector<std::vector<std::string>> oracles_;  // per set, per tensor: the reference's output
 };
 
