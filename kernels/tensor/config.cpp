@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "harness/core/compare.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/core/numeric.hpp"
 #include "harness/core/text.hpp"
@@ -478,6 +479,63 @@ bool is_poison(const TensorSpec& t, const void* data, int64_t off) {
   const uint64_t bits = poison_bits(t.dtype);
   const size_t sz = dtype_size(t.dtype);
   return std::memcmp(static_cast<const char*>(data) + off * static_cast<int64_t>(sz), &bits, sz) == 0;
+}
+
+TensorArgs::TensorArgs(const Op& op, const std::vector<void*>& data) {
+  for (size_t i = 0; i < op.tensors.size(); ++i) {
+    const TensorSpec& t = op.tensors[i];
+    kgate_tensor d{};
+    d.name = t.name.c_str();
+    d.data = data.at(i);
+    d.dtype = t.dtype;
+    d.access = t.access;
+    d.rank = static_cast<int32_t>(t.shape.size());
+    for (size_t k = 0; k < t.shape.size(); ++k) {
+      d.shape[k] = t.shape[k];
+      d.strides[k] = t.strides[k];
+    }
+    desc.push_back(d);
+  }
+  for (const auto& [name, value] : op.scalars) scalars.push_back({name.c_str(), value});
+  args = {KGATE_TENSOR_ABI_VERSION,
+          op.name.c_str(),
+          desc.data(),
+          static_cast<int32_t>(desc.size()),
+          scalars.empty() ? nullptr : scalars.data(),
+          static_cast<int32_t>(scalars.size())};
+}
+
+std::vector<std::string> make_inputs(const Op& op, uint64_t seed) {
+  std::vector<std::string> h(op.tensors.size());
+  for (size_t i = 0; i < op.tensors.size(); ++i) {
+    const TensorSpec& t = op.tensors[i];
+    if (t.access == KGATE_OUTPUT) continue;
+    h[i].assign(t.bytes(), '\0');
+    fill(t, h[i].data(), splitmix_mix(seed + (i + 1) * kGolden));
+  }
+  return h;
+}
+
+void require_written(const TensorSpec& t, const void* data, const std::string& reference) {
+  for (int64_t e = 0; e < t.elements(); ++e)
+    if (is_poison(t, data, t.offset(e)))
+      throw InputError("the reference arm " + reference + " left " + t.name + t.coords(e) + " unwritten");
+}
+
+Correctness compare_output(const TensorSpec& t, const void* out, const void* ref, const Tolerance& tol) {
+  auto coords = [&](size_t e) { return t.coords(static_cast<int64_t>(e)); };
+  const auto n = static_cast<size_t>(t.elements());
+  if (t.contiguous && t.dtype == KGATE_F32) {
+    const auto* o = static_cast<const float*>(out);
+    const auto* r = static_cast<const float*>(ref);
+    return compare_elements(
+        n, [&](size_t e) { return static_cast<double>(o[e]); }, [&](size_t e) { return static_cast<double>(r[e]); },
+        [&](size_t e) { return is_poison_f32(o[e]); }, tol, coords);
+  }
+  return compare_elements(
+      n, [&](size_t e) { return load(out, t.dtype, t.offset(static_cast<int64_t>(e))); },
+      [&](size_t e) { return load(ref, t.dtype, t.offset(static_cast<int64_t>(e))); },
+      [&](size_t e) { return is_poison(t, out, t.offset(static_cast<int64_t>(e))); }, tol, coords);
 }
 
 }  // namespace kgate::tensor

@@ -11,6 +11,7 @@
 
 #include "harness/core/family.hpp"
 #include "harness/core/jcs.hpp"
+#include "harness/core/records.hpp"
 #include "kernels/tensor/abi.h"
 
 namespace kgate::tensor {
@@ -64,5 +65,29 @@ void fill(const TensorSpec& t, void* data, uint64_t seed);
 // sentinel; is_poison tells an element still holding it (floats only: any integer may be a result).
 void poison(const TensorSpec& t, void* data);
 bool is_poison(const TensorSpec& t, const void* data, int64_t offset);
+
+// One tensor_args over buffers the caller owns (data[i]: tensor i's, host or device): the
+// descriptors, scalars and names point into this object and `op`, which must outlive it.
+struct TensorArgs {
+  std::vector<kgate_tensor> desc;
+  std::vector<kgate_scalar> scalars;
+  tensor_args args{};
+
+  TensorArgs(const Op& op, const std::vector<void*>& data);
+  TensorArgs(const TensorArgs&) = delete;
+  TensorArgs& operator=(const TensorArgs&) = delete;
+};
+
+// One input set's contents from its seed: every input and in-place tensor's buffer filled from a
+// stream of its own (tensor i's from splitmix(seed + (i + 1) * golden)); outputs empty. Both
+// backends make the same bytes for a seed.
+std::vector<std::string> make_inputs(const Op& op, uint64_t seed);
+// The oracle arm's output of `t` must have every element written: InputError naming the first
+// still poisoned one and the arm otherwise.
+void require_written(const TensorSpec& t, const void* data, const std::string& reference);
+// One output against its oracle over its logical elements (host bytes), by `tol`. A contiguous
+// f32 tensor is read as floats directly: a verified call of a large row is compared in the time
+// of a few calls, not of a dtype switch and an offset walk per element.
+Correctness compare_output(const TensorSpec& t, const void* out, const void* ref, const Tolerance& tol);
 
 }  // namespace kgate::tensor

@@ -5,9 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "harness/core/compare.hpp"
 #include "harness/core/errors.hpp"
-#include "harness/core/numeric.hpp"
 #include "harness/core/text.hpp"
 #include "harness/export/loader.hpp"
 #include "harness/run/arm_context.hpp"
@@ -31,36 +29,22 @@ Bytes aligned_bytes(size_t n) {
   return b;
 }
 
+std::vector<Bytes> allocate(const Op& op) {
+  std::vector<Bytes> v;
+  for (const TensorSpec& t : op.tensors) v.push_back(aligned_bytes(t.bytes()));
+  return v;
+}
+std::vector<void*> pointers(const std::vector<Bytes>& v) {
+  std::vector<void*> p;
+  for (const Bytes& b : v) p.push_back(b.get());
+  return p;
+}
+
 // One tensor_args over buffers of its own: the arms' live ones, or the oracle's scratch.
 struct Buffers {
   std::vector<Bytes> data;
-  std::vector<kgate_tensor> desc;
-  std::vector<kgate_scalar> scalars;
-  tensor_args args{};
-
-  explicit Buffers(const Op& op) {
-    for (const TensorSpec& t : op.tensors) {
-      data.push_back(aligned_bytes(t.bytes()));
-      kgate_tensor d{};
-      d.name = t.name.c_str();
-      d.data = data.back().get();
-      d.dtype = t.dtype;
-      d.access = t.access;
-      d.rank = static_cast<int32_t>(t.shape.size());
-      for (size_t k = 0; k < t.shape.size(); ++k) {
-        d.shape[k] = t.shape[k];
-        d.strides[k] = t.strides[k];
-      }
-      desc.push_back(d);
-    }
-    for (const auto& [name, value] : op.scalars) scalars.push_back({name.c_str(), value});
-    args = {KGATE_TENSOR_ABI_VERSION,
-            op.name.c_str(),
-            desc.data(),
-            static_cast<int32_t>(desc.size()),
-            scalars.empty() ? nullptr : scalars.data(),
-            static_cast<int32_t>(scalars.size())};
-  }
+  TensorArgs view;
+  explicit Buffers(const Op& op) : data(allocate(op)), view(op, pointers(data)) {}
 };
 
 struct Set {
@@ -81,7 +65,7 @@ class CpuContext final : public CpuInputSets<Set> {
   }
 
   Correctness check(const Implementation& impl) override {
-    export_supports(impl, &live_.args);
+    export_supports(impl, &live_.view.args);
     prepare_verified(impl);
     call(impl);
     return verify(impl);
@@ -92,7 +76,7 @@ class CpuContext final : public CpuInputSets<Set> {
     return s;
   }
   double warm_call_us(const Implementation& impl) override { return time_once(impl).us; }
-  std::string refusal(const Implementation& impl) override { return export_refusal(impl, &live_.args); }
+  std::string refusal(const Implementation& impl) override { return export_refusal(impl, &live_.view.args); }
 
   // Outputs poisoned; in-place tensors back to the loaded set's contents.
   void prepare_verified(const Implementation&) override {
@@ -107,7 +91,7 @@ class CpuContext final : public CpuInputSets<Set> {
  private:
   void call(const Implementation& impl) {
     if (!impl.exported) throw std::logic_error("tensor: arm " + impl.name + " is not an export arm");
-    export_launch(impl, &live_.args, nullptr);
+    export_launch(impl, &live_.view.args, nullptr);
   }
 
   void restore(Buffers& b, size_t i, const Set& s) const {
@@ -123,51 +107,26 @@ class CpuContext final : public CpuInputSets<Set> {
   // reference arm's outputs for them.
   Set make_set(uint64_t seed) const override {
     Set s;
-    s.inputs.resize(op_.tensors.size());
+    s.inputs = make_inputs(op_, seed);
     s.oracle.resize(op_.tensors.size());
     for (size_t i = 0; i < op_.tensors.size(); ++i) {
       const TensorSpec& t = op_.tensors[i];
-      char* p = scratch_.data[i].get();
-      if (t.access == KGATE_OUTPUT) {
-        poison(t, p);
-        continue;
-      }
-      fill(t, p, splitmix_mix(seed + (i + 1) * kGolden));
-      s.inputs[i].assign(p, t.bytes());
+      if (t.access == KGATE_OUTPUT)
+        poison(t, scratch_.data[i].get());
+      else
+        restore(scratch_, i, s);
     }
     const Implementation& ref = Registry::instance().impl(reference_);
-    if (const std::string why = export_refusal(ref, &scratch_.args); !why.empty())
+    if (const std::string why = export_refusal(ref, &scratch_.view.args); !why.empty())
       throw InputError("the reference arm " + reference_ + " refuses this row: " + why);
-    export_launch(ref, &scratch_.args, nullptr);
+    export_launch(ref, &scratch_.view.args, nullptr);
     for (size_t i = 0; i < op_.tensors.size(); ++i) {
       const TensorSpec& t = op_.tensors[i];
       if (t.access == KGATE_INPUT) continue;
-      for (int64_t e = 0; e < t.elements(); ++e)
-        if (is_poison(t, scratch_.data[i].get(), t.offset(e)))
-          throw InputError("the reference arm " + reference_ + " left " + t.name + t.coords(e) + " unwritten");
+      require_written(t, scratch_.data[i].get(), reference_);
       s.oracle[i].assign(scratch_.data[i].get(), t.bytes());
     }
     return s;
-  }
-
-  // One output against its oracle over its logical elements. A contiguous f32 tensor is read as
-  // floats directly: a verified call of a large row is compared in the time of a few calls, not
-  // of a dtype switch and an offset walk per element.
-  Correctness compare_output(const TensorSpec& t, const char* out, const char* ref) const {
-    const Tolerance tol = t.tolerance.value_or(tol_);
-    auto coords = [&](size_t e) { return t.coords(static_cast<int64_t>(e)); };
-    const auto n = static_cast<size_t>(t.elements());
-    if (t.contiguous && t.dtype == KGATE_F32) {
-      const auto* o = reinterpret_cast<const float*>(out);
-      const auto* r = reinterpret_cast<const float*>(ref);
-      return compare_elements(
-          n, [&](size_t e) { return static_cast<double>(o[e]); }, [&](size_t e) { return static_cast<double>(r[e]); },
-          [&](size_t e) { return is_poison_f32(o[e]); }, tol, coords);
-    }
-    return compare_elements(
-        n, [&](size_t e) { return tensor::load(out, t.dtype, t.offset(static_cast<int64_t>(e))); },
-        [&](size_t e) { return tensor::load(ref, t.dtype, t.offset(static_cast<int64_t>(e))); },
-        [&](size_t e) { return is_poison(t, out, t.offset(static_cast<int64_t>(e))); }, tol, coords);
   }
 
   // Every output against the set's oracle, by its own tolerance or the row's; an input the arm
@@ -186,7 +145,7 @@ class CpuContext final : public CpuInputSets<Set> {
         }
         continue;
       }
-      merge_check(all, compare_output(t, out, s.oracle[i].data()), t.name);
+      merge_check(all, compare_output(t, out, s.oracle[i].data(), t.tolerance.value_or(tol_)), t.name);
     }
     return all;
   }

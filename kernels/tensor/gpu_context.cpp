@@ -6,11 +6,7 @@
 // window.
 #include <cuda_runtime.h>
 
-#include <cstring>
-
-#include "harness/core/compare.hpp"
 #include "harness/core/errors.hpp"
-#include "harness/core/numeric.hpp"
 #include "harness/export/loader.hpp"
 #include "harness/gpu/arm_context.hpp"
 #include "harness/gpu/proof.hpp"
@@ -21,36 +17,22 @@
 namespace kgate::tensor {
 namespace {
 
+std::vector<gpu::DeviceBuffer> allocate(const Op& op) {
+  std::vector<gpu::DeviceBuffer> v;
+  for (const TensorSpec& t : op.tensors) v.emplace_back(t.bytes());
+  return v;
+}
+std::vector<void*> pointers(const std::vector<gpu::DeviceBuffer>& v) {
+  std::vector<void*> p;
+  for (const gpu::DeviceBuffer& b : v) p.push_back(b.get());
+  return p;
+}
+
 // One tensor_args over device buffers of its own: the arms' live ones, or the oracle's scratch.
 struct DeviceTensors {
   std::vector<gpu::DeviceBuffer> data;
-  std::vector<kgate_tensor> desc;
-  std::vector<kgate_scalar> scalars;
-  tensor_args args{};
-
-  explicit DeviceTensors(const Op& op) {
-    for (const TensorSpec& t : op.tensors) {
-      data.emplace_back(t.bytes());
-      kgate_tensor d{};
-      d.name = t.name.c_str();
-      d.data = data.back().get();
-      d.dtype = t.dtype;
-      d.access = t.access;
-      d.rank = static_cast<int32_t>(t.shape.size());
-      for (size_t k = 0; k < t.shape.size(); ++k) {
-        d.shape[k] = t.shape[k];
-        d.strides[k] = t.strides[k];
-      }
-      desc.push_back(d);
-    }
-    for (const auto& [name, value] : op.scalars) scalars.push_back({name.c_str(), value});
-    args = {KGATE_TENSOR_ABI_VERSION,
-            op.name.c_str(),
-            desc.data(),
-            static_cast<int32_t>(desc.size()),
-            scalars.empty() ? nullptr : scalars.data(),
-            static_cast<int32_t>(scalars.size())};
-  }
+  TensorArgs view;
+  explicit DeviceTensors(const Op& op) : data(allocate(op)), view(op, pointers(data)) {}
 };
 
 class GpuContext final : public gpu::GpuRowContext {
@@ -63,7 +45,7 @@ class GpuContext final : public gpu::GpuRowContext {
         live_((gpu::require_free(2 * op_bytes(op_), "tensor: the row's buffers and the oracle's"), op_)),
         scratch_(op_) {
     std::vector<const gpu::DeviceBuffer*> rotating;
-    const std::vector<std::string> inputs = host_inputs(seed);
+    const std::vector<std::string> inputs = make_inputs(op_, seed);
     for (size_t i = 0; i < op_.tensors.size(); ++i) {
       const TensorSpec& t = op_.tensors[i];
       if (t.access == KGATE_OUTPUT) {
@@ -81,14 +63,14 @@ class GpuContext final : public gpu::GpuRowContext {
   }
 
   Correctness check(const Implementation& impl) override {
-    export_supports(impl, &live_.args);
+    export_supports(impl, &live_.view.args);
     prepare_verified(impl);
     launch(impl, be_.stream());
     return verify(impl);
   }
   void add_input_sets(const std::vector<uint64_t>& seeds) override {
     for (uint64_t seed : seeds) {
-      const std::vector<std::string> inputs = host_inputs(seed);
+      const std::vector<std::string> inputs = make_inputs(op_, seed);
       gpu::require_free(sets_.set_bytes(), "tensor: an input set");
       sets_.add([&](size_t r, gpu::DeviceBuffer& master) {
         const std::string& h = inputs[rotating_index_[r]];
@@ -121,15 +103,7 @@ class GpuContext final : public gpu::GpuRowContext {
       if (t.access == KGATE_INPUT) continue;
       std::string got(t.bytes(), '\0');
       live_.data[i].download(got.data(), got.size());
-      const Tolerance tol = t.tolerance.value_or(tol_);
-      merge_check(all,
-                  compare_elements(
-                      static_cast<size_t>(t.elements()),
-                      [&](size_t e) { return load(got.data(), t.dtype, t.offset(static_cast<int64_t>(e))); },
-                      [&](size_t e) { return load(want[i].data(), t.dtype, t.offset(static_cast<int64_t>(e))); },
-                      [&](size_t e) { return is_poison(t, got.data(), t.offset(static_cast<int64_t>(e))); }, tol,
-                      [&](size_t e) { return t.coords(static_cast<int64_t>(e)); }),
-                  t.name);
+      merge_check(all, compare_output(t, got.data(), want[i].data(), t.tolerance.value_or(tol_)), t.name);
     }
     return all;
   }
@@ -137,30 +111,19 @@ class GpuContext final : public gpu::GpuRowContext {
  protected:
   void launch_call(const Implementation& impl, cudaStream_t s) override {
     if (!impl.exported) throw std::logic_error("tensor: arm " + impl.name + " is not an export arm");
-    export_launch(impl, &live_.args, s);
+    export_launch(impl, &live_.view.args, s);
     KGATE_CUDA_LAUNCHED();
   }
-  std::string arm_refusal(const Implementation& impl) override { return export_refusal(impl, &live_.args); }
-  std::string call_args() const override { return {reinterpret_cast<const char*>(&live_.args), sizeof live_.args}; }
+  std::string arm_refusal(const Implementation& impl) override { return export_refusal(impl, &live_.view.args); }
+  std::string call_args() const override {
+    return {reinterpret_cast<const char*>(&live_.view.args), sizeof live_.view.args};
+  }
 
  private:
   static size_t op_bytes(const Op& op) {
     size_t n = 0;
     for (const TensorSpec& t : op.tensors) n += t.bytes();
     return n;
-  }
-
-  // Every input and in-place tensor's contents from `seed` (tensor i from a stream of its own,
-  // as on the CPU backend); outputs empty.
-  std::vector<std::string> host_inputs(uint64_t seed) const {
-    std::vector<std::string> h(op_.tensors.size());
-    for (size_t i = 0; i < op_.tensors.size(); ++i) {
-      const TensorSpec& t = op_.tensors[i];
-      if (t.access == KGATE_OUTPUT) continue;
-      h[i].assign(t.bytes(), '\0');
-      fill(t, h[i].data(), splitmix_mix(seed + (i + 1) * kGolden));
-    }
-    return h;
   }
 
   // The reference arm's outputs for `inputs`, run on the scratch buffers; an output it leaves
@@ -174,9 +137,9 @@ class GpuContext final : public gpu::GpuRowContext {
         scratch_.data[i].upload(inputs[i].data(), inputs[i].size());
     }
     const Implementation& ref = Registry::instance().impl(reference_);
-    if (const std::string why = export_refusal(ref, &scratch_.args); !why.empty())
+    if (const std::string why = export_refusal(ref, &scratch_.view.args); !why.empty())
       throw InputError("the reference arm " + reference_ + " refuses this row: " + why);
-    export_launch(ref, &scratch_.args, be_.stream());
+    export_launch(ref, &scratch_.view.args, be_.stream());
     KGATE_CUDA_LAUNCHED();
     KGATE_CUDA(cudaStreamSynchronize(be_.stream()));
     std::vector<std::string> out(op_.tensors.size());
@@ -185,9 +148,7 @@ class GpuContext final : public gpu::GpuRowContext {
       if (t.access == KGATE_INPUT) continue;
       out[i].assign(t.bytes(), '\0');
       scratch_.data[i].download(out[i].data(), out[i].size());
-      for (int64_t e = 0; e < t.elements(); ++e)
-        if (is_poison(t, out[i].data(), t.offset(e)))
-          throw InputError("the reference arm " + reference_ + " left " + t.name + t.coords(e) + " unwritten");
+      require_written(t, out[i].data(), reference_);
     }
     return out;
   }
