@@ -23,9 +23,11 @@ else
 fi
 
 # The DSSE verifier the tests check signed receipts with (Debian's python3-securesystemslib has
-# no dsse module). Pinned, wheels only, with its dependencies; skipped when already in place.
+# no dsse module), and NVIDIA's cuobjdump, which e2e.cuda_archs lists the GPU build's machine code
+# with (the pip CUDA toolkit has none). Pinned, wheels only, with their dependencies; skipped when
+# already in place.
 venv="$(cd "$(dirname "$0")/.." && pwd)/build-pyverify/venv"
-pins=(securesystemslib==1.6.0 cryptography==50.0.2 cffi==2.1.1 pycparser==3.12)
+pins=(securesystemslib==1.6.0 cryptography==50.0.2 cffi==2.1.1 pycparser==3.12 nvidia-cuda-cuobjdump==13.2.51)
 pinned() {
   "$venv/bin/python" - "${pins[@]}" <<'PY' 2>/dev/null
 import sys

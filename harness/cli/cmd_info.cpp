@@ -76,8 +76,9 @@ std::string shown(const json& j) { return terminal(j.get<std::string>()); }
 void print_implementations(const json& impls) {
   for (const auto& i : impls) {
     const std::string names = join(i["kernel_names"].get<std::vector<std::string>>(), ",");
-    std::printf("  %-28s %-5s %-9s %s%s\n", shown(i["name"]).c_str(), shown(i["backend"]).c_str(),
-                shown(i["role"]).c_str(), shown(i["description"]).c_str(),
+    const std::string archs = join(i["archs"].get<std::vector<std::string>>(), ",");
+    std::printf("  %-28s %-5s %-20s %-9s %s%s\n", shown(i["name"]).c_str(), shown(i["backend"]).c_str(),
+                terminal(archs).c_str(), shown(i["role"]).c_str(), shown(i["description"]).c_str(),
                 names.empty() ? "" : (" [kernels: " + terminal(names) + "]").c_str());
   }
 }
@@ -122,9 +123,10 @@ void add_list(CLI::App& app, Action& action) {
     bool json = false;
   };
   auto o = std::make_shared<Opts>();
-  auto* sc = app.add_subcommand("list",
-                                "Families, implementations (with backend, role, kernel names), case tables, "
-                                "and this machine's architecture.");
+  auto* sc =
+      app.add_subcommand("list",
+                         "Families, implementations (with backend, architectures, role, kernel names), case tables, "
+                         "and this machine's architecture.");
   sc->add_option("--cases-dir", o->dir, "where to look for case tables (default: <source>/cases)");
   sc->add_option("--export", o->exports,
                  "list only the arms of this export library (PATH, export:PATH, or one arm: export:PATH:NAME; "

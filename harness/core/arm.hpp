@@ -31,7 +31,12 @@ struct ArmEntry {
   const char* description;
   const Arm* arm;
   std::string (*supports)(const json& params) = nullptr;  // "" when supported, else why not
+  // The architectures the arm is declared for, when fewer than its group's (an arm tuned for one).
+  std::span<const char* const> archs{};
 };
+
+// An arm tuned for and measured on the H100/H200 alone (sm_90a instructions, or only its tuning).
+inline constexpr const char* kSm90aOnly[] = {"sm_90a"};
 
 // What the arms of one table share: their family, backend, architectures and sources.
 struct ArmGroup {
@@ -60,7 +65,7 @@ void add_arms(Registry& r, const ArmGroup& group, std::span<const ArmEntry<Arm>>
     impl.family = group.family;
     impl.backend = group.backend;
     impl.role = e.role;
-    impl.archs = group.archs;
+    impl.archs = e.archs.empty() ? group.archs : std::vector<std::string>(e.archs.begin(), e.archs.end());
     impl.kernel_names.assign(e.arm->kernels.begin(), e.arm->kernels.end());
     impl.sources = group.sources;
     impl.description = e.description;

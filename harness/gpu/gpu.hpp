@@ -11,6 +11,9 @@
 namespace kgate::gpu {
 
 bool device_present(std::string* why);
+// The architectures this build's device code is for ("sm_80", "sm_90a", "sm_100a": the real
+// targets of CMAKE_CUDA_ARCHITECTURES), which every bundled GPU arm declares unless it names fewer.
+std::vector<std::string> built_archs();
 // "sm_90: NVIDIA H200, 132 SMs, 60 MiB L2" for device `ordinal`.
 std::string describe_device(int ordinal = 0);
 // timer: "cupti" (falls back to "events", saying why, when CUPTI is held) or "events".

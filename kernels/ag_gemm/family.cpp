@@ -6,6 +6,9 @@
 #include "harness/core/artifacts.hpp"
 #include "kernels/ag_gemm/arms.hpp"
 #include "kernels/ag_gemm/config.hpp"
+#ifdef KGATE_HAVE_CUDA
+#include "harness/gpu/gpu.hpp"
+#endif
 
 namespace kgate::ag_gemm {
 namespace {
@@ -16,9 +19,7 @@ void add_family_arms(Registry& r) {
            kCpuArms);
 #ifdef KGATE_HAVE_CUDA
   add_arms(r,
-           {"ag_gemm",
-            "cuda",
-            {"sm_90a"},
+           {"ag_gemm", "cuda", kgate::gpu::built_archs(),
             built_arm_sources("ag_gemm", "cuda", {"kernels/ag_gemm/launch.cpp", "kernels/ag_gemm/gpu_context.cpp"})},
            kGpuArms);
 #endif

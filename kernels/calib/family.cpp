@@ -13,6 +13,9 @@
 #include "harness/core/artifacts.hpp"
 #include "kernels/calib/arms.hpp"
 #include "kernels/calib/config.hpp"
+#ifdef KGATE_HAVE_CUDA
+#include "harness/gpu/gpu.hpp"
+#endif
 
 namespace kgate {
 
@@ -36,9 +39,7 @@ void register_family_calib([[maybe_unused]] Registry& r) {
 
   // An arm's sources: the dependencies of the units that implement it (calib has no oracle).
   add_arms(r,
-           {"calib",
-            "cuda",
-            {"sm_90a"},
+           {"calib", "cuda", kgate::gpu::built_archs(),
             built_arm_sources("calib", "cuda", {"kernels/calib/launch.cu", "kernels/calib/gpu_context.cpp"})},
            calib::kGpuArms);
 #endif

@@ -26,7 +26,7 @@ inline const ArmEntry<gpu::Arm> kGpuArms[] = {
      "on 64-column blocks, warp-specialized (a producer warpgroup gathers and dequantizes, two consumer "
      "warpgroups multiply; persistent grid) from 160 FP8 or 64 BF16 block steps, two lockstep warpgroups "
      "below; otherwise mma.sync on 32-column blocks; one split writes out itself, more merge in a combine kernel",
-     &gpu::kFastArm},
+     &gpu::kFastArm, nullptr, kSm90aOnly},
     {"sparse_mla.floor", "floor",
      "reads every active valid gathered row and q, writes out and lse, no math (memory floor)", &gpu::kFloorArm},
 };

@@ -5,6 +5,9 @@
 
 #include "harness/core/artifacts.hpp"
 #include "kernels/sparse_mla/arms.hpp"
+#ifdef KGATE_HAVE_CUDA
+#include "harness/gpu/gpu.hpp"
+#endif
 
 namespace kgate::sparse_mla {
 namespace {
@@ -18,9 +21,7 @@ void add_family_arms(Registry& r) {
   // launch.cu is one unit: every GPU arm names every kernel header it includes.
   add_arms(
       r,
-      {"sparse_mla",
-       "cuda",
-       {"sm_90a"},
+      {"sparse_mla", "cuda", kgate::gpu::built_archs(),
        built_arm_sources("sparse_mla", "cuda", {"kernels/sparse_mla/launch.cu", "kernels/sparse_mla/gpu_context.cpp"})},
       kGpuArms);
 #endif

@@ -24,7 +24,7 @@ inline const ArmEntry<gpu::Arm> kGpuArms[] = {
      "BF16 state up to 768 tiles: state warps that only move the state plus one side-input warp per CTA; else row "
      "owner: 2-warp CTAs over row slices of a (batch, head), state through cp.async, side rows prefetched to L2 "
      "(BF16 state)",
-     &gpu::kFastArm},
+     &gpu::kFastArm, nullptr, kSm90aOnly},
     {"ssu.floor", "floor", "copies the state bytes the update reads and writes, in place (bandwidth anchor)",
      &gpu::kFloorArm},
     {"ssu.floor_copy", "floor",

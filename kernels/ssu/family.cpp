@@ -8,6 +8,9 @@
 #include "harness/core/registry.hpp"
 #include "kernels/ssu/arms.hpp"
 #include "kernels/ssu/config.hpp"
+#ifdef KGATE_HAVE_CUDA
+#include "harness/gpu/gpu.hpp"
+#endif
 
 namespace kgate::ssu {
 namespace {
@@ -25,9 +28,7 @@ void add_family_arms(Registry& r) {
   add_arms(r, {"ssu", "cpu", {"host"}, built_arm_sources("ssu", "cpu", {"kernels/ssu/cpu_arms.cpp"})}, kCpuArms);
 #ifdef KGATE_HAVE_CUDA
   add_arms(r,
-           {"ssu",
-            "cuda",
-            {"sm_90a"},
+           {"ssu", "cuda", kgate::gpu::built_archs(),
             built_arm_sources("ssu", "cuda", {"kernels/ssu/launch.cu", "kernels/ssu/gpu_context.cpp"})},
            kGpuArms);
 #endif

@@ -41,10 +41,14 @@ struct Geo {
 // its side loads hit L2. Not evict_last: such lines outlive the kernel and crowd the L2 of
 // whatever runs next (and outlive a plain memset flush; see harness/gpu/device.hpp).
 __device__ __forceinline__ void bulk_prefetch_l2(const void* p, long long bytes) {
+  // The bulk prefetch is sm_90's: ssu.fast is declared for sm_90a alone, and the build's other
+  // architectures (sm_80) compile the hint away.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   const uintptr_t lo = reinterpret_cast<uintptr_t>(p) & ~uintptr_t{15};
   const uintptr_t hi = (reinterpret_cast<uintptr_t>(p) + bytes + 15) & ~uintptr_t{15};
   asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(lo), "r"(static_cast<unsigned>(hi - lo))
                : "memory");
+#endif
 }
 template <class ST, class IT>
 __device__ __forceinline__ void prefetch_side_rows(const Args& a, int b, int h, int part) {

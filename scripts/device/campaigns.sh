@@ -2,12 +2,13 @@
 # Each family's campaign: the `kgate run` commands that first make its receipts, into
 # receipts/<arch>/<gpu>/ (receipts.sh re-makes them after that). One function per family.
 #
-# usage: scripts/device/campaigns.sh [--build DIR] [--peers DIR] FAMILY...   (calib ssu sparse_mla ag_gemm)
+# usage: scripts/device/campaigns.sh [--build DIR] [--peers DIR] FAMILY...   (calib ssu sparse_mla ag_gemm tensor)
 #   ssu_graph, sparse_mla_graph: only that family's CUDA-graph campaign (receipts.sh makes them where missing)
 #   --missing    make only the receipts that receipts/<arch>/<gpu>/ does not hold yet
 #   --build DIR  a build of kgate (default build/)
 #   --peers DIR  the export libraries: FlashInfer's and FlashMLA's (scripts/peers/*.sh) and
-#                libkgate_ssu_fast.so (kgate export --family ssu --arms ssu.fast); default build-peers
+#                libkgate_ssu_fast.so (kgate export --family ssu --arms ssu.fast); default build-peers;
+#                tensor/libgemm.so and tensor/librmsnorm.so there, the examples' exports (built with nvcc when absent)
 # Exit: 0 every campaign's receipt passes its policy, 1 otherwise, 2 usage.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -18,14 +19,15 @@ while [ $# -gt 0 ]; do
     --peers) peers=$2; shift 2 ;;
     --missing) missing=1; shift ;;
     -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    calib|ssu|sparse_mla|ag_gemm|ssu_graph|sparse_mla_graph) families+=("$1"); shift ;;
+    calib|ssu|sparse_mla|ag_gemm|tensor|ssu_graph|sparse_mla_graph) families+=("$1"); shift ;;
     *) echo "campaigns.sh: unknown argument $1 (--help)" >&2; exit 2 ;;
   esac
 done
 [ "${#families[@]}" -gt 0 ] || { echo "campaigns.sh: name at least one family (--help)" >&2; exit 2; }
-K=$build/kgate
+K=$(cd "$(dirname "$build/kgate")" && pwd)/kgate
 source scripts/device/gpu_folder.sh
 to=$(gpu_folder "$K")
+to=$(mkdir -p "$to" && cd "$to" && pwd)
 mkdir -p "$to"
 lib() { find "$peers" -maxdepth 4 -name "$1" -type f | head -1; }
 rc=0
@@ -96,6 +98,23 @@ ag_gemm() {
       --candidate ag_gemm.overlap --baseline ag_gemm.baseline,ag_gemm.floor,ag_gemm.gather \
       --policy cases/policies/ag_gemm_simulated.json
   done
+}
+
+# The tensor family's worked examples (examples/tensor/*.cu), each against the oracle arm its case
+# table names, run beside their libraries (the tables name them by file name).
+tensor() {
+  local d=$peers/tensor root=$PWD
+  mkdir -p "$d"
+  [ -f "$d/libgemm.so" ] || nvcc -O3 -arch=sm_90a -shared -Xcompiler -fPIC -Iharness/export -Ikernels \
+    examples/tensor/gemm.cu -o "$d/libgemm.so" -lcublas || rc=1
+  [ -f "$d/librmsnorm.so" ] || nvcc -O3 -arch=sm_90a -shared -Xcompiler -fPIC -Iharness/export -Ikernels \
+    examples/tensor/rmsnorm.cu -o "$d/librmsnorm.so" || rc=1
+  pushd "$d" >/dev/null || return
+  run tensor_gemm_vs_cublas --cases "$root/examples/tensor/gemm.json" --candidate export:libgemm.so:gemm.mine \
+    --baseline export:libgemm.so:gemm.cublas --policy correct
+  run tensor_rmsnorm_vs_double_sums --cases "$root/examples/tensor/rmsnorm.json" \
+    --candidate export:librmsnorm.so:rmsnorm.mine --baseline export:librmsnorm.so:rmsnorm.ref --policy correct
+  popd >/dev/null || return
 }
 
 for f in "${families[@]}"; do "$f"; done

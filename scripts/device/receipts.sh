@@ -52,7 +52,7 @@ if [ "${#old[@]}" -gt 0 ]; then
   echo "receipts.sh: rerun exit $rc after $(($(date +%s) - start)) s"
 fi
 echo "receipts.sh: the campaigns that have no receipt here yet"
-bash scripts/device/campaigns.sh --missing --build "$build" --peers "$peers" calib ssu sparse_mla ag_gemm >> "$log" || rc=1
+bash scripts/device/campaigns.sh --missing --build "$build" --peers "$peers" calib ssu sparse_mla ag_gemm tensor >> "$log" || rc=1
 for r in "$to"/*.json; do
   case "$r" in *.samples.json) continue ;; esac
   "$K" report "$r" --format md --out "${r%.json}.report.md"
