@@ -40,7 +40,7 @@ if [ -z "$from" ]; then
     from=${from%/}
   fi
 fi
-mapfile -t old < <(ls "$from"/*.json 2>/dev/null | grep -v '\.samples\.json$' || true)
+mapfile -t old < <(ls "$from"/*.json 2>/dev/null | grep -Ev '\.(samples|sanitize|accept)\.json$' || true)
 echo "receipts.sh: $gpu ($arch): re-making ${#old[@]} receipts of ${from:-no folder} into $to"
 mkdir -p "$to"
 start=$(date +%s)
@@ -54,7 +54,7 @@ fi
 echo "receipts.sh: the campaigns that have no receipt here yet"
 bash scripts/device/campaigns.sh --missing --build "$build" --peers "$peers" calib ssu sparse_mla ag_gemm tensor >> "$log" || rc=1
 for r in "$to"/*.json; do
-  case "$r" in *.samples.json) continue ;; esac
+  case "$r" in *.samples.json | *.sanitize.json | *.accept.json) continue ;; esac
   "$K" report "$r" --format md --out "${r%.json}.report.md"
   "$K" report "$r" --format html --out "${r%.json}.report.html"
 done
