@@ -57,6 +57,7 @@ void add_report(CLI::App& app, Action& action) {
       const AuditResult audited = load_audited(o->receipt);
       check_not_the_receipt(o->out, o->receipt, audited.receipt, "--out");
       ReportView v = report_view(audited.receipt, o->receipt);
+      if (!audited.samples.is_null()) v.samples = audited.samples;
       // An acceptance beside the receipt is shown beside its frozen verdict; one that does not
       // audit is refused like a receipt that does not.
       if (const std::string s = statement_path(o->receipt, StatementKind::accept); file_exists(s)) {

@@ -6,7 +6,8 @@
 // within it. Charts: per baseline, the ratio per row (a bar from 1, the 99% CI as a whisker, a
 // line at 1); median time per arm against the table's declared sweep parameter (a mark per row where it
 // declares none); and
-// the candidate as a percent of the floor arm (else of the copy peak) when the receipt has one.
+// the candidate as a percent of the floor arm (else of the copy peak) when the receipt has one; and
+// per arm, every timed sample per row from the sidecar (quartile box, range, each group's median).
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -436,6 +437,88 @@ std::string percent_chart(const ReportView& v, int index) {
   return s.finish();
 }
 
+// Quantile q of sorted values (linear between the two nearest ranks).
+double quantile(const std::vector<double>& sorted, double q) {
+  const double at = q * static_cast<double>(sorted.size() - 1);
+  const size_t i = static_cast<size_t>(at);
+  return i + 1 < sorted.size() ? sorted[i] + (at - static_cast<double>(i)) * (sorted[i + 1] - sorted[i]) : sorted[i];
+}
+
+// One arm's timed samples per row, from the sidecar, as groups in run order: the baseline side of
+// its pair, or (the candidate) the candidate side of the row's first measured pair.
+std::vector<std::vector<std::vector<double>>> arm_samples(const ReportView& v, const std::string& arm, bool cand) {
+  std::vector<std::vector<std::vector<double>>> out(v.rows.size());
+  const json& rows = (*v.samples)["rows"];
+  for (size_t i = 0; i < v.rows.size(); ++i) {
+    const RowRecord& r = v.rows[i].record;
+    const auto it = rows.find(r.id);
+    if (it == rows.end() || !it->contains("pairs")) continue;
+    const json& pairs = (*it)["pairs"];
+    for (size_t p = 0; p < r.pairs.size() && p < pairs.size() && out[i].empty(); ++p) {
+      if (!cand && r.pairs[p].baseline != arm) continue;
+      for (const json& g : pairs[p].value(cand ? "candidate" : "baseline", json::array())) {
+        std::vector<double> xs;
+        for (const json& x : g)
+          if (x.is_number() && x.get<double>() > 0) xs.push_back(x.get<double>());
+        if (!xs.empty()) out[i].push_back(std::move(xs));
+      }
+    }
+  }
+  return out;
+}
+
+// Every timed sample of one arm per row: a box over the quartiles, a whisker from the fastest to
+// the slowest sample, and a tick per group at that group's median, groups left to right in run
+// order, so a group that drifts from the others or two clusters of samples show.
+std::string distribution_chart(const ReportView& v, const std::string& arm, bool cand, int index) {
+  if (!v.samples || !v.samples->contains("rows")) return "";
+  const auto groups = arm_samples(v, arm, cand);
+  double lo = INFINITY, hi = 0;
+  for (const auto& row : groups)
+    for (const auto& g : row)
+      for (double x : g) lo = std::min(lo, x), hi = std::max(hi, x);
+  if (!(hi > 0)) return "";
+  const std::string unit = v.samples->value("unit", std::string("us"));
+  Svg s(index, 20, arm + (cand ? " (candidate)" : "") + ": every timed sample per row, " + unit,
+        "box: the quartiles, black line: the median; whisker: fastest to slowest sample; ticks: each group's "
+        "median, groups left to right in run order");
+  const Scale y = scale_over(lo, hi, true, s.bottom(), s.top());
+  s.y_axis(y, "time (" + unit + ", log scale)");
+  std::vector<std::string> ids;
+  for (const auto& rv : v.rows) ids.push_back(rv.record.id);
+  const double slot = double(s.right() - s.left()) / std::max<size_t>(1, ids.size());
+  const double w = std::max(3.0, slot * 0.7);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (groups[i].empty()) continue;
+    std::vector<double> all;
+    for (const auto& g : groups[i]) all.insert(all.end(), g.begin(), g.end());
+    std::sort(all.begin(), all.end());
+    const double px = s.left() + (i + 0.5) * slot, q1 = quantile(all, 0.25), med = quantile(all, 0.5),
+                 q3 = quantile(all, 0.75);
+    s.out() << "<g class=\"dist\" data-row=\"" << rt::html(ids[i]) << "\"><path d=\"M" << f1(px) << " "
+            << f1(y(all.front())) << "V" << f1(y(all.back())) << "\" stroke=\"#888888\" stroke-width=\"1\"/>";
+    bar(s, px, w, y(q1), y(q3), kPalette[0],
+        ids[i] + ": " + std::to_string(all.size()) + " samples, median " + rt::printf_num("%.4g", med) + " " + unit +
+            ", quartiles " + rt::printf_num("%.4g", q1) + " - " + rt::printf_num("%.4g", q3) + ", range " +
+            rt::printf_num("%.4g", all.front()) + " - " + rt::printf_num("%.4g", all.back()));
+    s.out() << "<path d=\"M" << f1(px - w / 2) << " " << f1(y(med)) << "H" << f1(px + w / 2)
+            << "\" stroke=\"#000000\" stroke-width=\"1.5\"/>";
+    const double gw = w / static_cast<double>(groups[i].size());
+    for (size_t g = 0; g < groups[i].size(); ++g) {
+      std::vector<double> sorted = groups[i][g];
+      std::sort(sorted.begin(), sorted.end());
+      const double gx = px - w / 2 + (static_cast<double>(g) + 0.5) * gw, gy = y(quantile(sorted, 0.5));
+      s.out() << "<path class=\"group\" d=\"M" << f1(gx - std::max(1.0, gw * 0.4)) << " " << f1(gy) << "H"
+              << f1(gx + std::max(1.0, gw * 0.4)) << "\" stroke=\"" << kPalette[1 + g % 7]
+              << "\" stroke-width=\"2\"><title>" << rt::html(ids[i] + ": group " + std::to_string(g) + " median ")
+              << rt::html(rt::printf_num("%.4g", quantile(sorted, 0.5)) + " " + unit) << "</title></path>";
+    }
+    s.out() << "</g>\n";
+  }
+  s.row_labels(ids, slot);
+  return s.finish();
+}
+
 constexpr const char* kCss = R"(body{margin:0;font:14px/1.4 "DejaVu Sans",Verdana,sans-serif;color:#222;background:#fff}
 header.top{box-sizing:border-box;padding:6px 16px;overflow:auto;border-bottom:1px solid #ddd}
 header.top h2{margin:0 0 2px;font-size:17px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
@@ -461,7 +544,13 @@ std::string report_html(const ReportView& v) {
   int index = 0;
   for (const auto& b : v.baselines) charts += ratio_chart(v, b, index++);
   charts += time_chart(v, index++);
-  charts += percent_chart(v, index);
+  // Then the samples behind every median: the candidate's, then each baseline's.
+  const auto add = [&](const std::string& chart) {
+    if (!chart.empty()) charts += chart, ++index;
+  };
+  add(percent_chart(v, index));
+  add(distribution_chart(v, v.candidate, true, index));
+  for (const auto& b : v.baselines) add(distribution_chart(v, b, false, index));
   std::string o = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>";
   o += rt::html("kgate report: " + v.candidate + " (" + v.table + ")");
   o += "</title>\n<style>\n";

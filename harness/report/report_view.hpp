@@ -54,6 +54,7 @@ AcceptanceView acceptance_view(const json& statement, const std::string& name);
 struct ReportView : ReceiptView {
   std::vector<RowView> rows;
   std::optional<AcceptanceView> acceptance;  // set by the caller where a statement stands beside
+  std::optional<json> samples;               // the audited sidecar, where the caller has it (html: distributions)
   // Which columns carry data in at least one row.
   bool has_work() const, has_flops() const, has_copy_peak() const, has_gemm_peak() const, has_floor() const;
 };

@@ -25,6 +25,12 @@ check "run ag_gemm (no sweep declared)" 0 $?
 expect_grep "no sweep: time per row" "median time per arm vs row<" g.html
 ! grep -q '<g class="series"><path' g.html; check "no sweep: no line joins rows of unlike shapes" 0 $?
 grep -q '<g class="series"><path' r.html; check "sweep: lines along it" 0 $?
+# The samples behind the medians, per arm (from the sidecar): a box per row with each group's median.
+expect_grep "the candidate's samples" "ssu.cpu_eigen (candidate): every timed sample per row" r.html
+expect_grep "the baseline's samples" "ssu.cpu_scalar: every timed sample per row" r.html
+rows=$(python3 -c "import json; print(len(json.load(open('r.json'))['body']['predicate']['rows']))")
+[ "$(grep -o '<g class="dist"' r.html | wc -l)" -eq $((2 * rows)) ]; check "a box per row and arm" 0 $?
+[ "$(grep -o '<path class="group"' r.html | wc -l)" -eq $((2 * 2 * rows)) ]; check "a median tick per group" 0 $?
 [ "$fails" -eq 0 ] || finish
 
 # Chromium is slow to start on a loaded machine: a generous timeout, a fresh profile per call,
