@@ -85,7 +85,7 @@ void add_compare(CLI::App& app, Action& action) {
   struct Opts {
     std::string old_r, new_r, out;
     CompareRule rule;
-    bool json = false, fail_on_unresolved = false;
+    bool json = false, html = false, fail_on_unresolved = false;
   };
   auto o = std::make_shared<Opts>();
   auto* sc = app.add_subcommand(
@@ -117,17 +117,22 @@ void add_compare(CLI::App& app, Action& action) {
   sc->add_flag("--fail-on-unresolved", o->fail_on_unresolved,
                "exit 1 when a pair is UNRESOLVED too (CI: the runs must tell SAME from a change)");
   sc->add_flag("--json", o->json, "print JSON (schema kgate.compare/1) instead of markdown");
+  sc->add_flag("--html", o->html,
+               "print one self-contained html page instead: per baseline, each row's change with its interval "
+               "(coloured by class) and its old and new ratios with theirs, then the tables");
   sc->footer(
       help_footer("0 no pair SLOWER, 1 a pair SLOWER (or UNRESOLVED with --fail-on-unresolved) or a receipt fails "
                   "its audit, 2 usage or input error or no rows match.",
                   "  kgate compare main.json branch.json\n"
                   "  kgate compare main.json branch.json --fail-on-unresolved --margin 0.03\n"
                   "  kgate compare main.json branch.json --threshold 0.05 --json | jq '.pairs[] | select(.class == "
-                  "\"SLOWER\")'\n"));
+                  "\"SLOWER\")'\n"
+                  "  kgate compare main.json branch.json --html --out compare.html\n"));
   sc->add_option("--out", o->out, "write here instead of stdout");
   sc->callback([o, &action] {
     action = [o]() -> int {
       check_compare_rule(o->rule);
+      if (o->json && o->html) throw InputError("--json and --html: choose one");
       if (!o->out.empty()) check_output_path(o->out, "--out");
       const AuditResult old_r = load_audited(o->old_r), new_r = load_audited(o->new_r);
       check_not_the_receipt(o->out, o->old_r, old_r.receipt, "--out");
@@ -135,7 +140,7 @@ void add_compare(CLI::App& app, Action& action) {
       const ReportView a = report_view(old_r.receipt, o->old_r);
       const ReportView b = report_view(new_r.receipt, o->new_r);
       const CompareResult c = compare_receipts(a, b, o->rule);
-      emit_text(o->json ? compare_json(c) : compare_markdown(c), o->out);
+      emit_text(o->json ? compare_json(c) : o->html ? compare_html(c) : compare_markdown(c), o->out);
       return c.any_slower() || (o->fail_on_unresolved && c.any(ChangeClass::unresolved)) ? kExitFail : kExitOk;
     };
   });

@@ -162,7 +162,7 @@ void failure_blocks(const CompareResult& c, std::vector<doc::Block>& d) {
 
 }  // namespace
 
-std::string compare_markdown(const CompareResult& c) {
+std::vector<doc::Block> compare_document(const CompareResult& c) {
   std::vector<doc::Block> d;
   header_blocks(c, d);
   geomean_blocks(c, d);
@@ -176,8 +176,10 @@ std::string compare_markdown(const CompareResult& c) {
     d.push_back(doc::list(std::move(items)));
   }
   failure_blocks(c, d);
-  return doc::render_md(d) + "\n";
+  return d;
 }
+
+std::string compare_markdown(const CompareResult& c) { return doc::render_md(compare_document(c)) + "\n"; }
 
 std::string compare_json(const CompareResult& c) {
   auto side = [](const CompareSide& s) {

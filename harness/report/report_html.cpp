@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "harness/core/gates.hpp"
+#include "harness/report/compare.hpp"
 #include "harness/report/report.hpp"
 #include "harness/report/report_text.hpp"
 
@@ -519,6 +520,91 @@ std::string distribution_chart(const ReportView& v, const std::string& arm, bool
   return s.finish();
 }
 
+// Per baseline of a comparison: each row's old and new ratio with its interval, side by side.
+std::string compare_ratio_chart(const CompareResult& c, const std::string& baseline, int index) {
+  Svg s(index, 20, "ratio vs " + baseline + " per row, old (left, purple) and new (right, blue)",
+        "ratio = baseline median / candidate median, > 1 = candidate faster; whisker: each receipt's " +
+            rt::shortest(c.level * 100) + "% CI");
+  std::vector<const PairChange*> pairs;
+  double lo = 1, hi = 1;
+  for (const auto& p : c.pairs) {
+    if (p.baseline != baseline) continue;
+    pairs.push_back(&p);
+    for (const auto& [r, ci] : {std::pair{p.old_ratio, p.old_ci}, std::pair{p.new_ratio, p.new_ci}}) {
+      if (r) lo = std::min(lo, *r), hi = std::max(hi, *r);
+      if (ci) lo = std::min(lo, ci->lo), hi = std::max(hi, ci->hi);
+    }
+  }
+  const Scale y = scale_over(lo, hi, true, s.bottom(), s.top());
+  s.y_axis(y, "ratio (log scale)");
+  const double slot = double(s.right() - s.left()) / std::max<size_t>(1, pairs.size());
+  std::vector<std::string> ids;
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    const PairChange& p = *pairs[i];
+    ids.push_back(p.id);
+    s.out() << "<g class=\"pair\" data-row=\"" << rt::html(p.id) << "\">";
+    int side = 0;
+    for (const auto& [r, ci] : {std::pair{p.old_ratio, p.old_ci}, std::pair{p.new_ratio, p.new_ci}}) {
+      const double px = s.left() + (i + 0.3 + 0.4 * side) * slot, w = std::max(2.0, slot * 0.3);
+      const char* color = side++ ? kPalette[0] : kPalette[3];
+      if (!r) continue;
+      bar(s, px, w, y(1), y(*r), color,
+          p.id + (side == 1 ? ": old ratio " : ": new ratio ") + rt::ratio3(*r) +
+              (ci ? ", CI " + rt::interval3(ci->lo, ci->hi) : std::string()));
+      if (ci)
+        s.out() << "<path d=\"M" << f1(px) << " " << f1(y(ci->lo)) << "V" << f1(y(ci->hi))
+                << "\" stroke=\"#222222\" stroke-width=\"1.2\"/>";
+    }
+    s.out() << "</g>\n";
+  }
+  s.hline(y(1), "#000000", "1");
+  s.row_labels(ids, slot);
+  return s.finish();
+}
+
+// Per baseline of a comparison: each row's change (new ratio / old ratio) with its interval,
+// coloured by its class.
+std::string change_chart(const CompareResult& c, const std::string& baseline, int index) {
+  Svg s(index, 20, "change vs " + baseline + " per row: new ratio / old ratio, > 1 = the candidate gained",
+        "bar from 1 to the change; whisker: its " + rt::shortest(c.level * 100) +
+            "% interval (run noise included); green FASTER, red SLOWER, blue SAME, amber UNRESOLVED");
+  std::vector<const PairChange*> pairs;
+  double lo = 1 / (1 + c.rule.margin), hi = 1 + c.rule.margin;
+  for (const auto& p : c.pairs) {
+    if (p.baseline != baseline) continue;
+    pairs.push_back(&p);
+    if (p.change) lo = std::min(lo, *p.change), hi = std::max(hi, *p.change);
+    if (p.change_ci) lo = std::min(lo, p.change_ci->lo), hi = std::max(hi, p.change_ci->hi);
+  }
+  const Scale y = scale_over(lo, hi, true, s.bottom(), s.top());
+  s.y_axis(y, "change (log scale)");
+  const double slot = double(s.right() - s.left()) / std::max<size_t>(1, pairs.size());
+  std::vector<std::string> ids;
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    const PairChange& p = *pairs[i];
+    ids.push_back(p.id);
+    if (!p.change) continue;
+    const double px = s.left() + (i + 0.5) * slot;
+    const char* color = p.cls == ChangeClass::faster   ? "#2e7d32"
+                        : p.cls == ChangeClass::slower ? "#c62828"
+                        : p.cls == ChangeClass::same   ? "#1f77b4"
+                                                       : "#f0a202";
+    s.out() << "<g class=\"change\" data-row=\"" << rt::html(p.id) << "\" data-class=\"" << to_string(p.cls) << "\">";
+    bar(s, px, std::max(2.0, slot * 0.6), y(1), y(*p.change), color,
+        p.id + ": " + to_string(p.cls) + ", change " + rt::ratio3(*p.change) +
+            (p.change_ci ? ", interval " + rt::interval3(p.change_ci->lo, p.change_ci->hi) : std::string()));
+    if (p.change_ci)
+      s.out() << "<path d=\"M" << f1(px) << " " << f1(y(p.change_ci->lo)) << "V" << f1(y(p.change_ci->hi))
+              << "\" stroke=\"#222222\" stroke-width=\"1.2\"/>";
+    s.out() << "</g>\n";
+  }
+  s.hline(y(1), "#000000", "1");
+  s.hline(y(1 + c.rule.margin), "#888888", "+margin");
+  s.hline(y(1 / (1 + c.rule.margin)), "#888888", "-margin");
+  s.row_labels(ids, slot);
+  return s.finish();
+}
+
 constexpr const char* kCss = R"(body{margin:0;font:14px/1.4 "DejaVu Sans",Verdana,sans-serif;color:#222;background:#fff}
 header.top{box-sizing:border-box;padding:6px 16px;overflow:auto;border-bottom:1px solid #ddd}
 header.top h2{margin:0 0 2px;font-size:17px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
@@ -536,6 +622,24 @@ code{font-size:12px}
 pre{background:#f6f8fa;padding:8px;overflow:auto;max-height:480px;font-size:12px}
 )";
 
+// The page: a header of kHtmlHeaderPx, the charts stacked (the layout the e2e test reads), the body.
+std::string page(const std::string& title, const std::string& banner, const std::string& charts,
+                 const std::string& body) {
+  std::string o = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>";
+  o += rt::html(title);
+  o += "</title>\n<style>\n";
+  o += kCss;
+  o += "</style>\n</head>\n<body>\n<header class=\"top\" style=\"height:" + std::to_string(kHtmlHeaderPx) + "px\">\n";
+  o += banner;
+  o += "</header>\n<div id=\"charts\" data-top=\"" + std::to_string(kHtmlHeaderPx) + "\" data-chart-height=\"" +
+       std::to_string(kHtmlChartPx) + "\">\n";
+  o += charts;
+  o += "</div>\n<main>\n";
+  o += body;
+  o += "</main>\n</body>\n</html>\n";
+  return o;
+}
+
 }  // namespace
 
 std::string report_html(const ReportView& v) {
@@ -551,19 +655,24 @@ std::string report_html(const ReportView& v) {
   add(percent_chart(v, index));
   add(distribution_chart(v, v.candidate, true, index));
   for (const auto& b : v.baselines) add(distribution_chart(v, b, false, index));
-  std::string o = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>";
-  o += rt::html("kgate report: " + v.candidate + " (" + v.table + ")");
-  o += "</title>\n<style>\n";
-  o += kCss;
-  o += "</style>\n</head>\n<body>\n<header class=\"top\" style=\"height:" + std::to_string(kHtmlHeaderPx) + "px\">\n";
-  o += doc::render_html(d.banner);
-  o += "</header>\n<div id=\"charts\" data-top=\"" + std::to_string(kHtmlHeaderPx) + "\" data-chart-height=\"" +
-       std::to_string(kHtmlChartPx) + "\">\n";
-  o += charts;
-  o += "</div>\n<main>\n";
-  o += doc::render_html(d.body());
-  o += "</main>\n</body>\n</html>\n";
-  return o;
+  return page("kgate report: " + v.candidate + " (" + v.table + ")", doc::render_html(d.banner), charts,
+              doc::render_html(d.body()));
+}
+
+std::string compare_html(const CompareResult& c) {
+  std::vector<doc::Block> d = compare_document(c);
+  // The title and the derived-file line head the page; the rest follows the charts.
+  const std::vector<doc::Block> banner(d.begin(), d.begin() + std::min<size_t>(2, d.size()));
+  d.erase(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(banner.size()));
+  std::string charts;
+  int index = 0;
+  for (const auto& b : c.new_side.baselines)
+    if (std::any_of(c.pairs.begin(), c.pairs.end(), [&](const PairChange& p) { return p.baseline == b; })) {
+      charts += change_chart(c, b, index++);
+      charts += compare_ratio_chart(c, b, index++);
+    }
+  return page("kgate compare: " + c.new_side.candidate + " (" + c.new_side.table + ")", doc::render_html(banner),
+              charts, doc::render_html(d));
 }
 
 }  // namespace kgate

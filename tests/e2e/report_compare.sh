@@ -54,6 +54,13 @@ python3 -c "import json; j=json.load(open('slower.json')); p=j['pairs'][0]; \
 assert j['any_slower'] and p['class']=='SLOWER' and p['change_ci']['hi'] < 1 and j['only_old'][0]['row']=='only-big'" 2>/dev/null
 check "compare --json: class, interval, rows in one receipt" 0 $?
 # The other way round x gains ~3x: FASTER, exit 0.
+"$KGATE" compare old.json new.json --html --out slower.html; check "compare --html exits 1 too" 1 $?
+expect_grep "compare --html: a change chart per baseline" "change vs ag_gemm.cpu_blocked per row" slower.html
+expect_grep "compare --html: the old and new ratios" "ratio vs ag_gemm.cpu_blocked per row, old" slower.html
+expect_grep "compare --html: the change coloured by its class" 'data-row="x" data-class="SLOWER"' slower.html
+expect_grep "compare --html: the tables follow" "only in old: <code>only-big</code>" slower.html
+"$KGATE" compare old.json new.json --html --json >/dev/null 2>both.txt; check "compare: --html and --json refused" 2 $?
+expect_grep "compare: says to choose" "choose one" both.txt
 "$KGATE" compare new.json old.json >faster.md; check "compare: FASTER exits 0" 0 $?
 expect_grep "compare: x is FASTER" "\*\*FASTER\*\*" faster.md
 expect_grep "compare: row only in new" "only in new: \`only-big\`" faster.md
