@@ -9,6 +9,7 @@
 // the candidate as a percent of the floor arm (else of the copy peak) when the receipt has one; and
 // per arm, every timed sample per row from the sidecar (quartile box, range, each group's median).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <set>
@@ -520,45 +521,70 @@ std::string distribution_chart(const ReportView& v, const std::string& arm, bool
   return s.finish();
 }
 
+// The pairs of one baseline in a comparison on a log axis over [lo, hi] widened to every value
+// extent(pair) lists, their row ids under the chart.
+struct PairAxis {
+  std::vector<const PairChange*> pairs;
+  Scale y;
+  double slot = 0;
+};
+template <class Extent>
+PairAxis pair_axis(Svg& s, const CompareResult& c, const std::string& baseline, double lo, double hi,
+                   const std::string& label, Extent extent) {
+  PairAxis a;
+  std::vector<std::string> ids;
+  for (const auto& p : c.pairs) {
+    if (p.baseline != baseline) continue;
+    a.pairs.push_back(&p);
+    ids.push_back(p.id);
+    for (double x : extent(p)) lo = std::min(lo, x), hi = std::max(hi, x);
+  }
+  a.y = scale_over(lo, hi, true, s.bottom(), s.top());
+  s.y_axis(a.y, label);
+  a.slot = double(s.right() - s.left()) / std::max<size_t>(1, a.pairs.size());
+  s.row_labels(ids, a.slot);
+  return a;
+}
+
+// A vertical whisker over [lo, hi] (pixels) at px.
+void whisker(Svg& s, double px, double lo, double hi) {
+  s.out() << "<path d=\"M" << f1(px) << " " << f1(lo) << "V" << f1(hi)
+          << "\" stroke=\"#222222\" stroke-width=\"1.2\"/>";
+}
+
 // Per baseline of a comparison: each row's old and new ratio with its interval, side by side.
 std::string compare_ratio_chart(const CompareResult& c, const std::string& baseline, int index) {
   Svg s(index, 20, "ratio vs " + baseline + " per row, old (left, purple) and new (right, blue)",
         "ratio = baseline median / candidate median, > 1 = candidate faster; whisker: each receipt's " +
             rt::shortest(c.level * 100) + "% CI");
-  std::vector<const PairChange*> pairs;
-  double lo = 1, hi = 1;
-  for (const auto& p : c.pairs) {
-    if (p.baseline != baseline) continue;
-    pairs.push_back(&p);
-    for (const auto& [r, ci] : {std::pair{p.old_ratio, p.old_ci}, std::pair{p.new_ratio, p.new_ci}}) {
-      if (r) lo = std::min(lo, *r), hi = std::max(hi, *r);
-      if (ci) lo = std::min(lo, ci->lo), hi = std::max(hi, ci->hi);
+  using Side = std::pair<std::optional<double>, std::optional<RatioInterval>>;
+  auto sides = [](const PairChange& p) {
+    return std::array<Side, 2>{Side{p.old_ratio, p.old_ci}, {p.new_ratio, p.new_ci}};
+  };
+  const PairAxis a = pair_axis(s, c, baseline, 1, 1, "ratio (log scale)", [&](const PairChange& p) {
+    std::vector<double> xs;
+    for (const auto& [r, ci] : sides(p)) {
+      if (r) xs.push_back(*r);
+      if (ci) xs.insert(xs.end(), {ci->lo, ci->hi});
     }
-  }
-  const Scale y = scale_over(lo, hi, true, s.bottom(), s.top());
-  s.y_axis(y, "ratio (log scale)");
-  const double slot = double(s.right() - s.left()) / std::max<size_t>(1, pairs.size());
-  std::vector<std::string> ids;
-  for (size_t i = 0; i < pairs.size(); ++i) {
-    const PairChange& p = *pairs[i];
-    ids.push_back(p.id);
+    return xs;
+  });
+  for (size_t i = 0; i < a.pairs.size(); ++i) {
+    const PairChange& p = *a.pairs[i];
     s.out() << "<g class=\"pair\" data-row=\"" << rt::html(p.id) << "\">";
-    int side = 0;
-    for (const auto& [r, ci] : {std::pair{p.old_ratio, p.old_ci}, std::pair{p.new_ratio, p.new_ci}}) {
-      const double px = s.left() + (i + 0.3 + 0.4 * side) * slot, w = std::max(2.0, slot * 0.3);
-      const char* color = side++ ? kPalette[0] : kPalette[3];
+    const auto both = sides(p);
+    for (size_t k = 0; k < both.size(); ++k) {
+      const auto& [r, ci] = both[k];
       if (!r) continue;
-      bar(s, px, w, y(1), y(*r), color,
-          p.id + (side == 1 ? ": old ratio " : ": new ratio ") + rt::ratio3(*r) +
+      const double px = s.left() + (i + 0.3 + 0.4 * k) * a.slot;
+      bar(s, px, std::max(2.0, a.slot * 0.3), a.y(1), a.y(*r), k ? kPalette[0] : kPalette[3],
+          p.id + (k ? ": new ratio " : ": old ratio ") + rt::ratio3(*r) +
               (ci ? ", CI " + rt::interval3(ci->lo, ci->hi) : std::string()));
-      if (ci)
-        s.out() << "<path d=\"M" << f1(px) << " " << f1(y(ci->lo)) << "V" << f1(y(ci->hi))
-                << "\" stroke=\"#222222\" stroke-width=\"1.2\"/>";
+      if (ci) whisker(s, px, a.y(ci->lo), a.y(ci->hi));
     }
     s.out() << "</g>\n";
   }
-  s.hline(y(1), "#000000", "1");
-  s.row_labels(ids, slot);
+  s.hline(a.y(1), "#000000", "1");
   return s.finish();
 }
 
@@ -568,40 +594,31 @@ std::string change_chart(const CompareResult& c, const std::string& baseline, in
   Svg s(index, 20, "change vs " + baseline + " per row: new ratio / old ratio, > 1 = the candidate gained",
         "bar from 1 to the change; whisker: its " + rt::shortest(c.level * 100) +
             "% interval (run noise included); green FASTER, red SLOWER, blue SAME, amber UNRESOLVED");
-  std::vector<const PairChange*> pairs;
-  double lo = 1 / (1 + c.rule.margin), hi = 1 + c.rule.margin;
-  for (const auto& p : c.pairs) {
-    if (p.baseline != baseline) continue;
-    pairs.push_back(&p);
-    if (p.change) lo = std::min(lo, *p.change), hi = std::max(hi, *p.change);
-    if (p.change_ci) lo = std::min(lo, p.change_ci->lo), hi = std::max(hi, p.change_ci->hi);
-  }
-  const Scale y = scale_over(lo, hi, true, s.bottom(), s.top());
-  s.y_axis(y, "change (log scale)");
-  const double slot = double(s.right() - s.left()) / std::max<size_t>(1, pairs.size());
-  std::vector<std::string> ids;
-  for (size_t i = 0; i < pairs.size(); ++i) {
-    const PairChange& p = *pairs[i];
-    ids.push_back(p.id);
+  const double m = 1 + c.rule.margin;
+  const PairAxis a = pair_axis(s, c, baseline, 1 / m, m, "change (log scale)", [](const PairChange& p) {
+    std::vector<double> xs;
+    if (p.change) xs.push_back(*p.change);
+    if (p.change_ci) xs.insert(xs.end(), {p.change_ci->lo, p.change_ci->hi});
+    return xs;
+  });
+  for (size_t i = 0; i < a.pairs.size(); ++i) {
+    const PairChange& p = *a.pairs[i];
     if (!p.change) continue;
-    const double px = s.left() + (i + 0.5) * slot;
+    const double px = s.left() + (i + 0.5) * a.slot;
     const char* color = p.cls == ChangeClass::faster   ? "#2e7d32"
                         : p.cls == ChangeClass::slower ? "#c62828"
                         : p.cls == ChangeClass::same   ? "#1f77b4"
                                                        : "#f0a202";
     s.out() << "<g class=\"change\" data-row=\"" << rt::html(p.id) << "\" data-class=\"" << to_string(p.cls) << "\">";
-    bar(s, px, std::max(2.0, slot * 0.6), y(1), y(*p.change), color,
+    bar(s, px, std::max(2.0, a.slot * 0.6), a.y(1), a.y(*p.change), color,
         p.id + ": " + to_string(p.cls) + ", change " + rt::ratio3(*p.change) +
             (p.change_ci ? ", interval " + rt::interval3(p.change_ci->lo, p.change_ci->hi) : std::string()));
-    if (p.change_ci)
-      s.out() << "<path d=\"M" << f1(px) << " " << f1(y(p.change_ci->lo)) << "V" << f1(y(p.change_ci->hi))
-              << "\" stroke=\"#222222\" stroke-width=\"1.2\"/>";
+    if (p.change_ci) whisker(s, px, a.y(p.change_ci->lo), a.y(p.change_ci->hi));
     s.out() << "</g>\n";
   }
-  s.hline(y(1), "#000000", "1");
-  s.hline(y(1 + c.rule.margin), "#888888", "+margin");
-  s.hline(y(1 / (1 + c.rule.margin)), "#888888", "-margin");
-  s.row_labels(ids, slot);
+  s.hline(a.y(1), "#000000", "1");
+  s.hline(a.y(m), "#888888", "+margin");
+  s.hline(a.y(1 / m), "#888888", "-margin");
   return s.finish();
 }
 
