@@ -169,6 +169,31 @@ class Svg {
   std::ostringstream o_;
 };
 
+// An arm as the charts name it: an export arm (export:LIB:NAME) by NAME and "(export)" where no
+// other arm of `arms` has that NAME, else in full; the report's arms table has every identity.
+std::string arm_label(const std::string& arm, const std::vector<std::string>& arms) {
+  const auto name = [](const std::string& a) {
+    const size_t colon = a.rfind(':');
+    return a.rfind("export:", 0) == 0 && colon > 7 ? a.substr(colon + 1) : a;
+  };
+  if (name(arm) == arm) return arm;
+  const bool shared = std::any_of(arms.begin(), arms.end(), [&](const std::string& o) {
+    return o != arm && o.rfind("export:", 0) == 0 && name(o) == name(arm);
+  });
+  return shared ? arm : name(arm) + " (export)";
+}
+std::vector<std::string> run_arms(const std::string& candidate, const std::vector<std::string>& baselines) {
+  std::vector<std::string> out = {candidate};
+  out.insert(out.end(), baselines.begin(), baselines.end());
+  return out;
+}
+std::string arm_label(const ReportView& v, const std::string& arm) {
+  return arm_label(arm, run_arms(v.candidate, v.baselines));
+}
+std::string arm_label(const CompareResult& c, const std::string& arm) {
+  return arm_label(arm, run_arms(c.new_side.candidate, c.new_side.baselines));
+}
+
 // A bar from `from` to `to` (pixels) centred on px, with its tooltip.
 void bar(Svg& s, double px, double w, double from, double to, const char* color, const std::string& tip) {
   s.out() << "<rect x=\"" << f1(px - w / 2) << "\" y=\"" << f1(std::min(from, to)) << "\" width=\"" << f1(w)
@@ -195,7 +220,8 @@ std::string ratio_chart(const ReportView& v, const std::string& baseline, int in
   // the ratio the limit needs (1 / (1 + L)).
   const bool limited = std::any_of(v.rows.begin(), v.rows.end(),
                                    [&](const RowView& rv) { return row_limit(v, rv.record, baseline).has_value(); });
-  Svg s(index, 20, "ratio vs " + baseline + " per row: baseline / candidate median, > 1 = candidate faster",
+  Svg s(index, 20,
+        "ratio vs " + arm_label(v, baseline) + " per row: baseline / candidate median, > 1 = candidate faster",
         limited ? "bar from 1 to the ratio; whisker: the " + rt::shortest(v.interval.level * 100) +
                       "% CI; black tick: the ratio the row's limit gate needs, 1 / (1 + L); green: the limit "
                       "passed, red: failed"
@@ -381,7 +407,8 @@ std::string time_chart(const ReportView& v, int index) {
     for (const auto& [xv, t] : se.points)
       s.out() << "<circle cx=\"" << f1(px(xv)) << "\" cy=\"" << f1(y(t)) << "\" r=\"3\" fill=\"" << color
               << "\"><title>"
-              << rt::html(se.arm + (se.group.empty() ? "" : " " + se.group) + ": " + rt::sig4(t) + " us at " +
+              << rt::html(arm_label(v, se.arm) + (se.group.empty() ? "" : " " + se.group) + ": " + rt::sig4(t) +
+                          " us at " +
                           (param.empty() ? "row " + ids[size_t(xv)] : param + "=" + rt::printf_num("%.6g", xv)))
               << "</title></circle>";
     s.out() << "</g>\n";
@@ -391,7 +418,7 @@ std::string time_chart(const ReportView& v, int index) {
               << "\" stroke=\"" << color << "\" stroke-width=\"2\""
               << (*kDashes[dash] ? std::string(" stroke-dasharray=\"") + kDashes[dash] + "\"" : "") << "/><text x=\""
               << s.right() + 38 << "\" y=\"" << ly + 4 << "\" class=\"tick\">"
-              << rt::html(se.arm + (se.group.empty() ? "" : " " + se.group)) << "</text>\n";
+              << rt::html(arm_label(v, se.arm) + (se.group.empty() ? "" : " " + se.group)) << "</text>\n";
     } else if (k == 20) {
       s.out() << "<text x=\"" << s.right() + 10 << "\" y=\"" << s.top() + 8 + 20 * 16 << "\" class=\"tick\">\u2026 "
               << series.size() - 20 << " more</text>\n";
@@ -421,9 +448,11 @@ std::string percent_chart(const ReportView& v, int index) {
     pct.push_back(x);
     if (x) top = std::max(top, *x);
   }
-  Svg s(index, 20, floor.empty() ? "candidate as % of the measured copy peak" : "candidate as % of the floor " + floor,
-        floor.empty() ? "the family's work model bytes / candidate median, over the copy peak measured at start-up"
-                      : "floor time / candidate time; 100% = as fast as the floor");
+  Svg s(
+      index, 20,
+      floor.empty() ? "candidate as % of the measured copy peak" : "candidate as % of the floor " + arm_label(v, floor),
+      floor.empty() ? "the family's work model bytes / candidate median, over the copy peak measured at start-up"
+                    : "floor time / candidate time; 100% = as fast as the floor");
   const Scale y = scale_over(0, top, false, s.bottom(), s.top(), 0.05);
   s.y_axis(y, floor.empty() ? "% of copy peak" : "% of floor", "%");
   const double slot = double(s.right() - s.left()) / std::max<size_t>(1, ids.size());
@@ -481,7 +510,7 @@ std::string distribution_chart(const ReportView& v, const std::string& arm, bool
       for (double x : g) lo = std::min(lo, x), hi = std::max(hi, x);
   if (!(hi > 0)) return "";
   const std::string unit = v.samples->value("unit", std::string("us"));
-  Svg s(index, 20, arm + (cand ? " (candidate)" : "") + ": every timed sample per row, " + unit,
+  Svg s(index, 20, arm_label(v, arm) + (cand ? " (candidate)" : "") + ": every timed sample per row, " + unit,
         "box: the quartiles, black line: the median; whisker: fastest to slowest sample; ticks: each group's "
         "median, groups left to right in run order");
   const Scale y = scale_over(lo, hi, true, s.bottom(), s.top());
@@ -554,7 +583,7 @@ void whisker(Svg& s, double px, double lo, double hi) {
 
 // Per baseline of a comparison: each row's old and new ratio with its interval, side by side.
 std::string compare_ratio_chart(const CompareResult& c, const std::string& baseline, int index) {
-  Svg s(index, 20, "ratio vs " + baseline + " per row, old (left, purple) and new (right, blue)",
+  Svg s(index, 20, "ratio vs " + arm_label(c, baseline) + " per row, old (left, purple) and new (right, blue)",
         "ratio = baseline median / candidate median, > 1 = candidate faster; whisker: each receipt's " +
             rt::shortest(c.level * 100) + "% CI");
   using Side = std::pair<std::optional<double>, std::optional<RatioInterval>>;
@@ -591,7 +620,8 @@ std::string compare_ratio_chart(const CompareResult& c, const std::string& basel
 // Per baseline of a comparison: each row's change (new ratio / old ratio) with its interval,
 // coloured by its class.
 std::string change_chart(const CompareResult& c, const std::string& baseline, int index) {
-  Svg s(index, 20, "change vs " + baseline + " per row: new ratio / old ratio, > 1 = the candidate gained",
+  Svg s(index, 20,
+        "change vs " + arm_label(c, baseline) + " per row: new ratio / old ratio, > 1 = the candidate gained",
         "bar from 1 to the change; whisker: its " + rt::shortest(c.level * 100) +
             "% interval (run noise included); green FASTER, red SLOWER, blue SAME, amber UNRESOLVED");
   const double m = 1 + c.rule.margin;

@@ -24,6 +24,10 @@ check "run the example against its oracle arm" 0 $?
 expect_grep "every row passes" "5 rows, 5 pass policy" out.txt
 "$KGATE" audit rms.json >/dev/null; check "audit" 0 $?
 "$KGATE" gate rms.json --policy correct >/dev/null; check "gate correct" 0 $?
+# The charts name an export arm by its name where that is unambiguous; the tables keep its identity.
+"$KGATE" report rms.json --format html --out rms.html; check "html report" 0 $?
+expect_grep "a short label in the charts" "rmsnorm.ref (export): every timed sample" rms.html
+expect_grep "the full identity in the tables" "export:librmsnorm.so:rmsnorm.ref" rms.html
 python3 - rms.json <<'PY' || fails=$((fails + 1))
 import json, sys
 p = json.load(open(sys.argv[1]))["body"]["predicate"]
