@@ -10,10 +10,15 @@ mapfile -t all < <(find receipts -mindepth 3 -maxdepth 3 -name '*.json' ! -name 
   ! -name '*.sanitize.json' ! -name '*.accept.json' | sort)
 [ "${#all[@]}" -gt 0 ]; check "receipts exist (${#all[@]})" 0 $?
 # receipts/ holds receipts, their sidecars, and what kgate renders from them: nothing else. Statements
-# (R.sanitize.json, R.accept.json) are audited with their receipts; sanitizer logs lie in R.sanitize.logs/.
+# (R.sanitize.json, R.accept.json) are audited with their receipts; sanitizer logs lie in R.sanitize.logs/;
+# R.report.png is a screenshot of R's html report.
 stray=$(find receipts -type f ! -name '*.json' ! -name '*.report.md' ! -name '*.report.html' ! -name INDEX.md \
-  ! -path '*.sanitize.logs/*.log')
+  ! -path '*.sanitize.logs/*.log' ! -name '*.report.png')
 [ -z "$stray" ]; check "receipts/ holds only receipts, sidecars, reports and indexes: ${stray:-none other}" 0 $?
+# A screenshot of a report (R.report.png: what a reviewer sees first) stands beside its receipt.
+for png in $(find receipts -name '*.report.png'); do
+  [ -f "${png%.report.png}.json" ]; check "$png beside its receipt" 0 $?
+done
 "$KGATE" audit "${all[@]}" > "$WORK/audit.txt"; check "audit every committed receipt" 0 $?
 for d in "${dirs[@]}"; do
   "$KGATE" index "$d" > "$WORK/index.md"; check "index $d" 0 $?
