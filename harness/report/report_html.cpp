@@ -1,13 +1,14 @@
 // The html report: one self-contained file (inline CSS and SVG, no script, no network).
 //
 // Layout, fixed so that a test can find the charts in a screenshot: a header of kHtmlHeaderPx,
-// then the charts stacked, each kHtmlChartWidthPx x kHtmlChartPx, chart i (id "chart-i") at
-// y = kHtmlHeaderPx + i * kHtmlChartPx; each chart's data-plot="x0,y0,x1,y1" gives its plot area
-// within it. Charts: per baseline, the ratio per row (a bar from 1, the 99% CI as a whisker, a
-// line at 1); median time per arm against the table's declared sweep parameter (a mark per row where it
-// declares none); and
-// the candidate as a percent of the floor arm (else of the copy peak) when the receipt has one; and
-// per arm, every timed sample per row from the sidecar (quartile box, range, each group's median).
+// then the charts stacked, each drawn kHtmlChartWidthPx x kHtmlChartPx and shown at the page's
+// width (up to 1600 px) with that aspect, so chart i (id "chart-i") lies at y = kHtmlHeaderPx +
+// i * kHtmlChartPx * scale, scale = shown width / kHtmlChartWidthPx; each chart's
+// data-plot="x0,y0,x1,y1" gives its plot area within it, in drawn pixels. Charts: per baseline, the ratio per row (a
+// bar from 1, the 99% CI as a whisker, a line at 1); median time per arm against the table's declared sweep parameter
+// (a mark per row where it declares none); and the candidate as a percent of the floor arm (else of the copy peak) when
+// the receipt has one; and per arm, every timed sample per row from the sidecar (quartile box, range, each group's
+// median).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -656,7 +657,7 @@ constexpr const char* kCss = R"(body{margin:0;font:14px/1.4 "DejaVu Sans",Verdan
 header.top{box-sizing:border-box;padding:6px 16px;overflow:auto;border-bottom:1px solid #ddd}
 header.top h2{margin:0 0 2px;font-size:17px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 header.top p{margin:1px 0;font-size:12px}
-#charts svg{display:block}
+#charts svg{display:block;width:100%;height:auto;max-width:1600px}
 svg .title{font-size:12px;font-weight:bold;fill:#222}
 svg .tick{font-size:10px;fill:#444}
 main{padding:0 16px 32px}
@@ -679,7 +680,7 @@ std::string page(const std::string& title, const std::string& banner, const std:
   o += "</style>\n</head>\n<body>\n<header class=\"top\" style=\"height:" + std::to_string(kHtmlHeaderPx) + "px\">\n";
   o += banner;
   o += "</header>\n<div id=\"charts\" data-top=\"" + std::to_string(kHtmlHeaderPx) + "\" data-chart-height=\"" +
-       std::to_string(kHtmlChartPx) + "\">\n";
+       std::to_string(kHtmlChartPx) + "\" data-chart-width=\"" + std::to_string(kHtmlChartWidthPx) + "\">\n";
   o += charts;
   o += "</div>\n<main>\n";
   o += body;

@@ -2,7 +2,8 @@
 # The html report of a CPU-backend receipt, rendered by headless Chromium: the DOM holds every row
 # of the receipt (id="row-<id>"), and in a screenshot every chart's plot area holds drawn marks
 # (saturated pixels: bars and lines; the axes, grid, whiskers and text are grey). The charts' places
-# come from the page itself (#charts data-top / data-chart-height, each chart's data-plot).
+# come from the page itself (#charts data-top / data-chart-height / data-chart-width, each chart's
+# data-plot), the charts shown at the window's width.
 # Skips (exit 77) only when no chromium is installed (scripts/setup.sh installs it).
 source "$(dirname "$0")/lib.sh"
 CHROMIUM=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
@@ -52,7 +53,8 @@ chrome dom.html --dump-dom "file://$WORK/r.html" >dom.html; check "chromium dump
 [ "$fails" -eq 0 ] || finish
 charts=$(grep -o 'class="chart"' dom.html | wc -l)
 height=$(python3 -c "import re,sys; d=open('dom.html').read(); \
-m=re.search(r'id=\"charts\" data-top=\"(\d+)\" data-chart-height=\"(\d+)\"', d); print(int(m[1]) + $charts * int(m[2]) + 40)")
+m=re.search(r'id=\"charts\" data-top=\"(\d+)\" data-chart-height=\"(\d+)\" data-chart-width=\"(\d+)\"', d); \
+print(int(int(m[1]) + $charts * int(m[2]) * 1000 / int(m[3])) + 40)")
 check "the page names its chart layout" 0 $?
 chrome shot.png --window-size=1000,"$height" --screenshot="$WORK/shot.png" "file://$WORK/r.html" >/dev/null
 check "chromium takes a screenshot" 0 $?
@@ -108,12 +110,14 @@ def png_rgb(path):
     return width, height, out
 
 width, height, pixels = png_rgb(png_path)
-top, chart_h = map(int, re.search(r'id="charts" data-top="(\d+)" data-chart-height="(\d+)"', dom).groups())
+top, chart_h, chart_w = map(int, re.search(r'id="charts" data-top="(\d+)" data-chart-height="(\d+)" data-chart-width="(\d+)"', dom).groups())
+scale = width / chart_w  # the charts are shown at the page's width (the window: 1000 px)
 charts = re.findall(r'<svg class="chart" id="chart-(\d+)"[^>]*data-plot="(\d+),(\d+),(\d+),(\d+)"', dom)
 report(len(charts) >= 2, "the page has its charts (%d: ratio per baseline, time vs size)" % len(charts))
 for index, x0, y0, x1, y1 in charts:
-    x0, x1 = int(x0) + 1, int(x1) - 1
-    y0, y1 = top + int(index) * chart_h + int(y0) + 1, top + int(index) * chart_h + int(y1) - 1
+    x0, x1 = int(int(x0) * scale) + 1, int(int(x1) * scale) - 1
+    y0 = int(top + (int(index) * chart_h + int(y0)) * scale) + 1
+    y1 = int(top + (int(index) * chart_h + int(y1)) * scale) - 1
     if y1 >= height or x1 >= width:
         report(False, "chart %s lies outside the %dx%d screenshot" % (index, width, height))
         continue
@@ -151,7 +155,8 @@ for r in "${committed[@]}"; do
   chrome "$n.dom" --dump-dom "file://$WORK/$n.html" >"$n.dom"; check "chromium renders $r" 0 $?
   charts=$(grep -o 'class="chart"' "$n.dom" | wc -l)
   height=$(python3 -c "import re; d=open('$n.dom').read(); \
-m=re.search(r'id=\"charts\" data-top=\"(\d+)\" data-chart-height=\"(\d+)\"', d); print(int(m[1]) + $charts * int(m[2]) + 40)")
+m=re.search(r'id=\"charts\" data-top=\"(\d+)\" data-chart-height=\"(\d+)\" data-chart-width=\"(\d+)\"', d); \
+print(int(int(m[1]) + $charts * int(m[2]) * 1000 / int(m[3])) + 40)")
   chrome "$n.png" --window-size=1000,"$height" --screenshot="$WORK/$n.png" "file://$WORK/$n.html" >/dev/null
   check "chromium screenshots $r" 0 $?
   python3 check.py "$SRC/$r" "$n.dom" "$n.png" "$SRC"; check "$r: rows, drawn charts, the sweep axis" 0 $?
