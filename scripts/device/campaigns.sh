@@ -101,20 +101,18 @@ ag_gemm() {
 }
 
 # The tensor family's worked examples (examples/tensor/*.cu), each against the oracle arm its case
-# table names, run beside their libraries (the tables name them by file name).
+# table names (matched by the library's file name, so the libraries may lie anywhere).
 tensor() {
-  local d=$peers/tensor root=$PWD
+  local d=$peers/tensor
   mkdir -p "$d"
   [ -f "$d/libgemm.so" ] || nvcc -O3 -arch=sm_90a -shared -Xcompiler -fPIC -Iharness/export -Ikernels \
     examples/tensor/gemm.cu -o "$d/libgemm.so" -lcublas || rc=1
   [ -f "$d/librmsnorm.so" ] || nvcc -O3 -arch=sm_90a -shared -Xcompiler -fPIC -Iharness/export -Ikernels \
     examples/tensor/rmsnorm.cu -o "$d/librmsnorm.so" || rc=1
-  pushd "$d" >/dev/null || return
-  run tensor_gemm_vs_cublas --cases "$root/examples/tensor/gemm.json" --candidate export:libgemm.so:gemm.mine \
-    --baseline export:libgemm.so:gemm.cublas --policy correct
-  run tensor_rmsnorm_vs_double_sums --cases "$root/examples/tensor/rmsnorm.json" \
-    --candidate export:librmsnorm.so:rmsnorm.mine --baseline export:librmsnorm.so:rmsnorm.ref --policy correct
-  popd >/dev/null || return
+  run tensor_gemm_vs_cublas --cases examples/tensor/gemm.json --candidate "export:$d/libgemm.so:gemm.mine" \
+    --baseline "export:$d/libgemm.so:gemm.cublas" --policy correct
+  run tensor_rmsnorm_vs_double_sums --cases examples/tensor/rmsnorm.json \
+    --candidate "export:$d/librmsnorm.so:rmsnorm.mine" --baseline "export:$d/librmsnorm.so:rmsnorm.ref" --policy correct
 }
 
 for f in "${families[@]}"; do "$f"; done
