@@ -539,11 +539,11 @@ std::string distribution_chart(const ReportView& v, const std::string& arm, bool
     for (size_t g = 0; g < groups[i].size(); ++g) {
       std::vector<double> sorted = groups[i][g];
       std::sort(sorted.begin(), sorted.end());
-      const double gx = px - w / 2 + (static_cast<double>(g) + 0.5) * gw, gy = y(quantile(sorted, 0.5));
+      const double gmed = quantile(sorted, 0.5), gx = px - w / 2 + (static_cast<double>(g) + 0.5) * gw, gy = y(gmed);
       s.out() << "<path class=\"group\" d=\"M" << f1(gx - std::max(1.0, gw * 0.4)) << " " << f1(gy) << "H"
               << f1(gx + std::max(1.0, gw * 0.4)) << "\" stroke=\"" << kPalette[1 + g % 7]
               << "\" stroke-width=\"2\"><title>" << rt::html(ids[i] + ": group " + std::to_string(g) + " median ")
-              << rt::html(rt::printf_num("%.4g", quantile(sorted, 0.5)) + " " + unit) << "</title></path>";
+              << rt::html(rt::printf_num("%.4g", gmed) + " " + unit) << "</title></path>";
     }
     s.out() << "</g>\n";
   }

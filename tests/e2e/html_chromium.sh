@@ -49,12 +49,18 @@ chrome() {  # chrome OUTPUT_CHECK_FILE ARGS...
   tail -20 chrome.log >&2
   return 1
 }
+# page_height DOM: the height that shows every chart of a page 1000 px wide, from its own layout.
+page_height() {
+  python3 - "$1" <<'PY'
+import re, sys
+d = open(sys.argv[1]).read()
+m = re.search(r'id="charts" data-top="(\d+)" data-chart-height="(\d+)" data-chart-width="(\d+)"', d)
+print(int(int(m[1]) + d.count('class="chart"') * int(m[2]) * 1000 / int(m[3])) + 40)
+PY
+}
 chrome dom.html --dump-dom "file://$WORK/r.html" >dom.html; check "chromium dumps the DOM" 0 $?
 [ "$fails" -eq 0 ] || finish
-charts=$(grep -o 'class="chart"' dom.html | wc -l)
-height=$(python3 -c "import re,sys; d=open('dom.html').read(); \
-m=re.search(r'id=\"charts\" data-top=\"(\d+)\" data-chart-height=\"(\d+)\" data-chart-width=\"(\d+)\"', d); \
-print(int(int(m[1]) + $charts * int(m[2]) * 1000 / int(m[3])) + 40)")
+height=$(page_height dom.html)
 check "the page names its chart layout" 0 $?
 chrome shot.png --window-size=1000,"$height" --screenshot="$WORK/shot.png" "file://$WORK/r.html" >/dev/null
 check "chromium takes a screenshot" 0 $?
@@ -153,11 +159,7 @@ for r in "${committed[@]}"; do
   n=$(basename "${r%.json}")
   "$KGATE" report "$SRC/$r" --format html --out "$n.html"; check "report html: $r" 0 $?
   chrome "$n.dom" --dump-dom "file://$WORK/$n.html" >"$n.dom"; check "chromium renders $r" 0 $?
-  charts=$(grep -o 'class="chart"' "$n.dom" | wc -l)
-  height=$(python3 -c "import re; d=open('$n.dom').read(); \
-m=re.search(r'id=\"charts\" data-top=\"(\d+)\" data-chart-height=\"(\d+)\" data-chart-width=\"(\d+)\"', d); \
-print(int(int(m[1]) + $charts * int(m[2]) * 1000 / int(m[3])) + 40)")
-  chrome "$n.png" --window-size=1000,"$height" --screenshot="$WORK/$n.png" "file://$WORK/$n.html" >/dev/null
+  chrome "$n.png" --window-size=1000,"$(page_height "$n.dom")" --screenshot="$WORK/$n.png" "file://$WORK/$n.html" >/dev/null
   check "chromium screenshots $r" 0 $?
   python3 check.py "$SRC/$r" "$n.dom" "$n.png" "$SRC"; check "$r: rows, drawn charts, the sweep axis" 0 $?
 done
